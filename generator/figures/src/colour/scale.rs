@@ -1,0 +1,161 @@
+//! Sequential scales (for magnitudes such as probabilities) and diverging scales (for
+//! signed values), each a list of colour-blind-safe anchor colours interpolated in Oklab.
+
+use super::{Colour, Oklab};
+
+/// Maps `t` in `[0, 1]` to a colour whose lightness changes monotonically.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Sequential {
+    stops: &'static [Colour],
+}
+
+impl Sequential {
+    /// Pale to deep blue (ColorBrewer Blues anchors): low values fade into a light page.
+    pub const BLUES: Sequential = Sequential {
+        stops: &[
+            Colour::from_hex(0xf7fbff),
+            Colour::from_hex(0xc6dbef),
+            Colour::from_hex(0x6baed6),
+            Colour::from_hex(0x2171b5),
+            Colour::from_hex(0x08306b),
+        ],
+    };
+
+    /// Dark purple to yellow (viridis anchors): reads on light and dark pages, and in grey.
+    pub const VIRIDIS: Sequential = Sequential {
+        stops: &[
+            Colour::from_hex(0x440154),
+            Colour::from_hex(0x3b528b),
+            Colour::from_hex(0x21918c),
+            Colour::from_hex(0x5ec962),
+            Colour::from_hex(0xfde725),
+        ],
+    };
+
+    /// The colour at `t`, clamped to `[0, 1]`; NaN counts as 0.
+    pub fn at(&self, t: f64) -> Colour {
+        interpolate(self.stops, t)
+    }
+
+    /// The colour for `value` on a scale from `min` to `max` (a flat range maps to the start).
+    pub fn map(&self, value: f64, min: f64, max: f64) -> Colour {
+        let span = max - min;
+        let t = if span > 0.0 {
+            (value - min) / span
+        } else {
+            0.0
+        };
+        self.at(t)
+    }
+}
+
+/// Maps a signed value to one of two hues, with a neutral centre at zero.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Diverging {
+    /// From the most negative colour through the neutral centre to the most positive.
+    stops: &'static [Colour],
+}
+
+impl Diverging {
+    /// Blue (negative) to red (positive) through near-white (ColorBrewer RdBu anchors).
+    pub const BLUE_RED: Diverging = Diverging {
+        stops: &[
+            Colour::from_hex(0x2166ac),
+            Colour::from_hex(0x67a9cf),
+            Colour::from_hex(0xd1e5f0),
+            Colour::from_hex(0xf7f7f7),
+            Colour::from_hex(0xfddbc7),
+            Colour::from_hex(0xef8a62),
+            Colour::from_hex(0xb2182b),
+        ],
+    };
+
+    /// The colour for `value` on a symmetric scale from `-limit` to `limit`.
+    pub fn map(&self, value: f64, limit: f64) -> Colour {
+        let t = if limit > 0.0 {
+            0.5 + 0.5 * value / limit
+        } else {
+            0.5
+        };
+        interpolate(self.stops, t)
+    }
+}
+
+fn interpolate(stops: &[Colour], t: f64) -> Colour {
+    let t = if t.is_nan() { 0.0 } else { t.clamp(0.0, 1.0) };
+    let segments = stops.len() - 1;
+    let position = t * segments as f64;
+    let index = (position.floor() as usize).min(segments - 1);
+    let local = position - index as f64;
+    let from = Oklab::from(stops[index]);
+    let to = Oklab::from(stops[index + 1]);
+    Colour::from(from.mix(to, local))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Diverging, Sequential};
+    use crate::colour::Colour;
+
+    fn lightness_steps(colour_at: impl Fn(f64) -> Colour) -> Vec<f64> {
+        (0..=100)
+            .map(|i| colour_at(f64::from(i) / 100.0).lightness())
+            .collect()
+    }
+
+    #[test]
+    fn sequential_scales_change_lightness_monotonically() {
+        let blues = lightness_steps(|t| Sequential::BLUES.at(t));
+        assert!(blues.windows(2).all(|w| w[1] <= w[0] + 1e-3), "{blues:?}");
+        let viridis = lightness_steps(|t| Sequential::VIRIDIS.at(t));
+        assert!(
+            viridis.windows(2).all(|w| w[1] >= w[0] - 1e-3),
+            "{viridis:?}"
+        );
+    }
+
+    #[test]
+    fn sequential_ends_hit_their_anchors_and_clamp() {
+        assert_eq!(Sequential::BLUES.at(0.0).hex(), "#f7fbff");
+        assert_eq!(Sequential::BLUES.at(1.0).hex(), "#08306b");
+        assert_eq!(Sequential::BLUES.at(-3.0), Sequential::BLUES.at(0.0));
+        assert_eq!(Sequential::BLUES.at(7.0), Sequential::BLUES.at(1.0));
+        assert_eq!(Sequential::BLUES.at(f64::NAN), Sequential::BLUES.at(0.0));
+        assert_eq!(
+            Sequential::VIRIDIS.map(5.0, 0.0, 10.0),
+            Sequential::VIRIDIS.at(0.5)
+        );
+        assert_eq!(
+            Sequential::VIRIDIS.map(5.0, 5.0, 5.0),
+            Sequential::VIRIDIS.at(0.0)
+        );
+    }
+
+    #[test]
+    fn diverging_is_neutral_at_zero_and_darkens_both_ways() {
+        let scale = Diverging::BLUE_RED;
+        assert_eq!(scale.map(0.0, 2.0).hex(), "#f7f7f7");
+        assert_eq!(scale.map(-2.0, 2.0).hex(), "#2166ac");
+        assert_eq!(scale.map(2.0, 2.0).hex(), "#b2182b");
+        let centre = scale.map(0.0, 1.0).lightness();
+        for v in [0.25, 0.5, 1.0] {
+            assert!(scale.map(v, 1.0).lightness() < centre);
+            assert!(scale.map(-v, 1.0).lightness() < centre);
+        }
+        let neg = scale.map(-0.5, 1.0);
+        let pos = scale.map(0.5, 1.0);
+        assert!(neg.b > neg.r && pos.r > pos.b, "{neg:?} {pos:?}");
+    }
+
+    #[test]
+    fn output_is_deterministic_hex() {
+        let first: Vec<String> = (0..20)
+            .map(|i| Sequential::VIRIDIS.at(f64::from(i) / 19.0).hex())
+            .collect();
+        let again: Vec<String> = (0..20)
+            .map(|i| Sequential::VIRIDIS.at(f64::from(i) / 19.0).hex())
+            .collect();
+        assert_eq!(first, again);
+        assert!(first.iter().all(|h| h.len() == 7 && h.starts_with('#')));
+    }
+}

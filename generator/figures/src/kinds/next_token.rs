@@ -1,0 +1,308 @@
+//! `figure next-token`: the model's k likeliest next tokens after the prompt, as
+//! horizontal bars labelled with the token text and its probability.
+//!
+//! Probabilities are exact: p = exp(l − logsumexp(all V logits)) over `logits.last`. The
+//! candidates are the first k of the last row of `logits.topk_ids` (stored exactly, so
+//! rounding in stored logits cannot reorder near-ties at the cut), sorted by probability.
+//! Only the last position is drawn: elsewhere the trace keeps just the top-k logits, from
+//! which no exact probability follows, so `position` must name the last token.
+//!
+//! Options: `prompt`, `caption`, `k` (bars, default 10, at most the trace's top_k),
+//! `position` (default -1), `scale` ("top": the likeliest token's bar spans the width,
+//! default; "full": the width is 100%).
+
+use crate::error::FigureError;
+use crate::figure::Figure;
+use crate::options::Options;
+use crate::prompt::Prompt;
+use crate::svg::{number, text_width, Canvas, Element, Font};
+use crate::token_text::Shown;
+use crate::Traces;
+
+pub const KIND: &str = "next-token";
+
+const WIDTH: f64 = 440.0;
+const LABEL_SIZE: f64 = 14.0;
+const ROW: f64 = 26.0;
+const BAR: f64 = 18.0;
+const TOP: f64 = 34.0;
+const PERCENT_ROOM: f64 = 54.0;
+
+/// One bar: a candidate token and its probability.
+#[derive(Debug, Clone, PartialEq)]
+struct Bar {
+    text: String,
+    prob: f64,
+}
+
+pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, FigureError> {
+    let options = Options::new(KIND, table, &["k", "position", "scale"])?;
+    let prompt = options.prompt(traces)?;
+    let caption = options.caption()?;
+    let n_tokens = prompt.trace.meta.tokens.len();
+    if n_tokens == 0 {
+        return Err(prompt.broken(format!("the trace of \"{}\" has no tokens", prompt.name)));
+    }
+    let position = options.token("position", -1, n_tokens)?;
+    if position.0 + 1 != n_tokens {
+        return Err(FigureError::at("position", format!("next-token draws the last position only, not token {}", position.0))
+            .with_hint("probabilities are exact only where the trace keeps every logit (the last token); leave out `position`, or add a prompt that ends at that token"));
+    }
+    let topk_ids = prompt.tensor("logits.topk_ids", 2)?;
+    let stored_k = topk_ids.shape[1] as i64;
+    let k = options
+        .integer("k", stored_k.min(10), 1..=stored_k)
+        .map_err(|e| e.with_hint(format!("k must be between 1 and {stored_k}: the trace keeps the top {stored_k} candidates; raise top_k under [trace] in tracebook.toml and re-run `tracebook trace` for more")))?;
+    let full_scale = options.choice("scale", "top", &["top", "full"])? == "full";
+    let last_row = &topk_ids.data[topk_ids.data.len() - topk_ids.shape[1]..];
+    let logits = prompt.tensor("logits.last", 1)?;
+    let vocab = logits.shape[0];
+    let bars = bars(&prompt, &logits.data, &last_row[..k as usize])?;
+    let canvas = Canvas {
+        kind: KIND,
+        width: WIDTH,
+        height: TOP + bars.len() as f64 * ROW + 20.0,
+        title: format!(
+            "Next-token probabilities after \"{}\"",
+            prompt.trace.meta.prompt.text
+        ),
+        desc: describe(&prompt.trace.meta.prompt.text, &bars, vocab),
+    };
+    let body = draw(&prompt.trace.meta.prompt.text, &bars, vocab, full_scale);
+    Ok(Figure::new(canvas, body, caption, &prompt))
+}
+
+/// The candidates `ids` with their exact probabilities under `logits`, likeliest first.
+fn bars(prompt: &Prompt<'_>, logits: &[f32], ids: &[f32]) -> Result<Vec<Bar>, FigureError> {
+    if let Some(bad) = logits.iter().position(|l| !l.is_finite()) {
+        return Err(prompt.broken(format!(
+            "`logits.last` holds a non-finite value at id {bad}"
+        )));
+    }
+    let log_total = log_sum_exp(logits);
+    let mut bars = Vec::with_capacity(ids.len());
+    for &raw in ids {
+        let id = raw as u32;
+        let logit = logits
+            .get(id as usize)
+            .filter(|_| f64::from(raw) == f64::from(id));
+        let Some(&logit) = logit else {
+            return Err(prompt.broken(format!(
+                "`logits.topk_ids` names token {raw}, which is not a vocabulary id"
+            )));
+        };
+        let Some(text) = prompt.trace.meta.token_texts.get(&id) else {
+            return Err(prompt.broken(format!("the trace has no text for token id {id}")));
+        };
+        let prob = (f64::from(logit) - log_total).exp();
+        bars.push(Bar {
+            text: text.clone(),
+            prob,
+        });
+    }
+    // Stable: equal probabilities keep the stored top-k order.
+    bars.sort_by(|a, b| b.prob.total_cmp(&a.prob));
+    Ok(bars)
+}
+
+/// log Σ exp(l), computed in f64 around the maximum so it cannot overflow.
+fn log_sum_exp(logits: &[f32]) -> f64 {
+    let max = logits
+        .iter()
+        .map(|&l| f64::from(l))
+        .fold(f64::NEG_INFINITY, f64::max);
+    let sum: f64 = logits.iter().map(|&l| (f64::from(l) - max).exp()).sum();
+    max + sum.ln()
+}
+
+/// Where the bars go: labels end at `bar_x - 8`, bars start at `bar_x` and are at most `room` long.
+#[derive(Debug, Clone, Copy)]
+struct Columns {
+    bar_x: f64,
+    room: f64,
+    /// Probability that fills `room`.
+    scale: f64,
+    full_scale: bool,
+}
+
+fn draw(prompt_text: &str, bars: &[Bar], vocab: usize, full_scale: bool) -> Vec<Element> {
+    let labels: Vec<Shown> = bars
+        .iter()
+        .map(|b| Shown::fit(&b.text, WIDTH * 0.36, Font::Mono, LABEL_SIZE))
+        .collect();
+    let label_width = labels
+        .iter()
+        .map(|l| text_width(&l.text(), Font::Mono, LABEL_SIZE))
+        .fold(24.0, f64::max);
+    let bar_x = label_width + 10.0;
+    let top = bars.first().map_or(1.0, |b| b.prob);
+    let columns = Columns {
+        bar_x,
+        room: WIDTH - bar_x - PERCENT_ROOM,
+        scale: if full_scale {
+            1.0
+        } else {
+            top.max(f64::MIN_POSITIVE)
+        },
+        full_scale,
+    };
+    let mut body = vec![context(prompt_text)];
+    for (i, (bar, label)) in bars.iter().zip(&labels).enumerate() {
+        body.push(bar_row(bar, label, TOP + i as f64 * ROW, columns, i == 0));
+    }
+    body.push(
+        Element::new("text")
+            .class("tbf-s tbf-dim")
+            .attr("x", bar_x)
+            .attr("y", TOP + bars.len() as f64 * ROW + 8.0)
+            .text(rest_note(bars, vocab)),
+    );
+    body
+}
+
+/// The end of the prompt on one line, then an accent blank for the token being predicted.
+fn context(prompt_text: &str) -> Element {
+    let line = one_line(prompt_text);
+    let room = WIDTH - 40.0;
+    let mut used = text_width("…", Font::Mono, 13.0);
+    let mut tail: Vec<char> = Vec::new();
+    for c in line.chars().rev() {
+        let mut buf = [0u8; 4];
+        used += text_width(c.encode_utf8(&mut buf), Font::Mono, 13.0);
+        if used > room {
+            tail.push('…');
+            break;
+        }
+        tail.push(c);
+    }
+    let shown: String = tail.into_iter().rev().collect();
+    let end = text_width(&shown, Font::Mono, 13.0) + 4.0;
+    Element::new("g")
+        .child(
+            Element::new("text")
+                .class("tbf-m tbf-dim")
+                .attr("x", 0.0)
+                .attr("y", 15.0)
+                .attr("font-size", 13.0)
+                .text(shown),
+        )
+        .child(
+            Element::new("rect")
+                .class("tbf-bar")
+                .attr("x", end)
+                .attr("y", 14.0)
+                .attr("width", 26.0)
+                .attr("height", 3.0)
+                .attr("rx", 1.5),
+        )
+}
+
+/// Newlines as "⏎", other runs of whitespace as one space.
+fn one_line(text: &str) -> String {
+    let mut out = String::new();
+    for c in text.chars() {
+        if c == '\n' {
+            out.push('⏎');
+        } else if c.is_whitespace() {
+            if !out.ends_with(' ') {
+                out.push(' ');
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+fn bar_row(bar: &Bar, label: &Shown, y: f64, columns: Columns, first: bool) -> Element {
+    let Columns {
+        bar_x,
+        room,
+        scale,
+        full_scale,
+    } = columns;
+    let length = (bar.prob / scale * room).clamp(1.0, room);
+    let mut row = Element::new("g");
+    let label_text = Element::new("text")
+        .class("tbf-m")
+        .attr("x", bar_x - 8.0)
+        .attr("y", y + 13.5)
+        .attr("text-anchor", "end");
+    row.push(label.append_to(label_text));
+    if full_scale {
+        row.push(rect("tbf-track", bar_x, y, room));
+    }
+    row.push(rect(
+        if first { "tbf-bar" } else { "tbf-bar2" },
+        bar_x,
+        y,
+        length,
+    ));
+    row.push(
+        Element::new("text")
+            .class(if first { "tbf-b" } else { "tbf-dim" })
+            .attr("x", bar_x + length + 6.0)
+            .attr("y", y + 13.5)
+            .text(percent(bar.prob)),
+    );
+    row
+}
+
+fn rect(class: &str, x: f64, y: f64, width: f64) -> Element {
+    Element::new("rect")
+        .class(class)
+        .attr("x", x)
+        .attr("y", y)
+        .attr("width", width)
+        .attr("height", BAR)
+        .attr("rx", 2.0)
+}
+
+/// "the other 50,247 tokens share 41.3%".
+fn rest_note(bars: &[Bar], vocab: usize) -> String {
+    let covered: f64 = bars.iter().map(|b| b.prob).sum();
+    format!(
+        "the other {} tokens share {}",
+        thousands(vocab.saturating_sub(bars.len())),
+        percent((1.0 - covered).max(0.0))
+    )
+}
+
+/// A probability as a percentage with as many decimals as its size needs.
+fn percent(p: f64) -> String {
+    let pct = p * 100.0;
+    if pct >= 1.0 {
+        format!("{}%", number(pct, 1))
+    } else if pct >= 0.01 {
+        format!("{}%", number(pct, 2))
+    } else {
+        "<0.01%".to_string()
+    }
+}
+
+/// 50257 → "50,257".
+fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+fn describe(prompt_text: &str, bars: &[Bar], vocab: usize) -> String {
+    let list: Vec<String> = bars
+        .iter()
+        .map(|b| format!("{:?} {}", b.text, percent(b.prob)))
+        .collect();
+    format!(
+        "The {} likeliest next tokens after {:?}: {}; {}.",
+        bars.len(),
+        prompt_text,
+        list.join(", "),
+        rest_note(bars, vocab)
+    )
+}

@@ -1,0 +1,261 @@
+//! `figure tokens`: the prompt as GPT-2 sees it, one box per token with its text and
+//! vocabulary id, pieces of one word drawn close together, wrapped onto rows.
+//!
+//! Options: `prompt`, `caption`, `spans` (show each token's byte span in the prompt text,
+//! default false), `positions` (number the tokens, default false).
+
+use crate::error::FigureError;
+use crate::figure::Figure;
+use crate::options::Options;
+use crate::svg::{text_width, Canvas, Element, Font, CATEGORY_COUNT};
+use crate::token_text::{Shown, NEWLINE, SPACE};
+use crate::Traces;
+use tracebook_trace::Token;
+
+pub const KIND: &str = "tokens";
+
+const WIDTH: f64 = 440.0;
+const TEXT_SIZE: f64 = 15.0;
+const PAD_X: f64 = 7.0;
+const BOX_HEIGHT: f64 = 30.0;
+const GAP: f64 = 7.0;
+/// Pieces of one word sit this close, so a split word still reads as one.
+const PIECE_GAP: f64 = 2.0;
+
+/// What to draw under and above each token box.
+#[derive(Debug, Clone, Copy)]
+struct Show {
+    spans: bool,
+    positions: bool,
+}
+
+/// One token box, placed.
+#[derive(Debug, Clone)]
+struct Placed {
+    x: f64,
+    row: usize,
+    width: f64,
+}
+
+pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, FigureError> {
+    let options = Options::new(KIND, table, &["spans", "positions"])?;
+    let prompt = options.prompt(traces)?;
+    let caption = options.caption()?;
+    let show = Show {
+        spans: options.bool("spans", false)?,
+        positions: options.bool("positions", false)?,
+    };
+    let tokens = &prompt.trace.meta.tokens;
+    if tokens.is_empty() {
+        return Err(FigureError::at(
+            "prompt",
+            format!("the trace of \"{}\" has no tokens", prompt.name),
+        )
+        .with_hint("re-run `tracebook trace` to rewrite it"));
+    }
+    let placed = layout(tokens, show);
+    let rows = placed.last().map_or(1, |p| p.row + 1);
+    let row_height = row_height(show);
+    let mut body: Vec<Element> = tokens
+        .iter()
+        .zip(&placed)
+        .enumerate()
+        .map(|(i, (token, place))| token_group(i, token, place, show))
+        .collect();
+    let legend_y = rows as f64 * row_height + 6.0;
+    body.push(legend(tokens, show, legend_y));
+    let canvas = Canvas {
+        kind: KIND,
+        width: WIDTH,
+        height: legend_y + 10.0,
+        title: format!(
+            "The prompt \"{}\" as {} tokens",
+            prompt.trace.meta.prompt.text,
+            tokens.len()
+        ),
+        desc: describe(tokens),
+    };
+    Ok(Figure::new(canvas, body, caption, &prompt))
+}
+
+fn row_height(show: Show) -> f64 {
+    let above = if show.positions { 14.0 } else { 0.0 };
+    let below = if show.spans { 30.0 } else { 17.0 };
+    above + BOX_HEIGHT + below + 10.0
+}
+
+fn box_top(row: usize, show: Show) -> f64 {
+    let above = if show.positions { 14.0 } else { 0.0 };
+    row as f64 * row_height(show) + above + 1.0
+}
+
+/// The shown text of a token, cut so its box fits one row.
+fn label(token: &Token) -> Shown {
+    Shown::fit(
+        &token.text,
+        WIDTH - 2.0 * PAD_X - 2.0,
+        Font::Mono,
+        TEXT_SIZE,
+    )
+}
+
+fn box_width(token: &Token, show: Show) -> f64 {
+    let text = text_width(&label(token).text(), Font::Mono, TEXT_SIZE) + 2.0 * PAD_X;
+    let id = text_width(&token.id.to_string(), Font::Sans, 11.0) + 6.0;
+    let span = if show.spans {
+        text_width(&span_label(token), Font::Sans, 10.0) + 6.0
+    } else {
+        0.0
+    };
+    text.max(id).max(span).max(24.0).min(WIDTH - 2.0)
+}
+
+/// True when `token` continues the word `previous` ends, e.g. "believ" after "un".
+fn continues_word(previous: &Token, token: &Token) -> bool {
+    let ends_word = previous
+        .text
+        .chars()
+        .last()
+        .is_some_and(char::is_alphanumeric);
+    let starts_word = token.text.chars().next().is_some_and(char::is_alphanumeric);
+    ends_word && starts_word
+}
+
+/// Places boxes left to right, wrapping before a word that would not fit on the row
+/// (or inside a word that does not fit on any row).
+fn layout(tokens: &[Token], show: Show) -> Vec<Placed> {
+    let widths: Vec<f64> = tokens.iter().map(|t| box_width(t, show)).collect();
+    let mut placed: Vec<Placed> = Vec::with_capacity(tokens.len());
+    let (mut x, mut row) = (1.0, 0);
+    for i in 0..tokens.len() {
+        let joined = i > 0 && continues_word(&tokens[i - 1], &tokens[i]);
+        let gap = if i == 0 {
+            0.0
+        } else if joined {
+            PIECE_GAP
+        } else {
+            GAP
+        };
+        let needed = if joined {
+            widths[i]
+        } else {
+            word_width(tokens, &widths, i)
+        };
+        let fits_row = x + gap + needed <= WIDTH - 1.0;
+        let fits_empty_row = 1.0 + needed <= WIDTH - 1.0;
+        if i > 0 && !fits_row && (fits_empty_row || x + gap + widths[i] > WIDTH - 1.0) {
+            row += 1;
+            x = 1.0;
+        } else {
+            x += gap;
+        }
+        placed.push(Placed {
+            x,
+            row,
+            width: widths[i],
+        });
+        x += widths[i];
+    }
+    placed
+}
+
+/// Width of the word starting at token `start`: it and the pieces that continue it.
+fn word_width(tokens: &[Token], widths: &[f64], start: usize) -> f64 {
+    let mut width = widths[start];
+    let mut i = start + 1;
+    while i < tokens.len() && continues_word(&tokens[i - 1], &tokens[i]) {
+        width += PIECE_GAP + widths[i];
+        i += 1;
+    }
+    width
+}
+
+fn token_group(index: usize, token: &Token, place: &Placed, show: Show) -> Element {
+    let top = box_top(place.row, show);
+    let centre = place.x + place.width / 2.0;
+    let mut group = Element::new("g")
+        .child(
+            Element::new("rect")
+                .class(&format!("tbf-tok tbf-c{}", index % CATEGORY_COUNT))
+                .attr("x", place.x)
+                .attr("y", top)
+                .attr("width", place.width)
+                .attr("height", BOX_HEIGHT)
+                .attr("rx", 4.0),
+        )
+        .child(token_text(token, centre, top + 20.0))
+        .child(small_text(
+            &token.id.to_string(),
+            centre,
+            top + BOX_HEIGHT + 14.0,
+            "tbf-s tbf-dim",
+        ));
+    if show.spans {
+        group.push(small_text(
+            &span_label(token),
+            centre,
+            top + BOX_HEIGHT + 27.0,
+            "tbf-s tbf-dim",
+        ));
+    }
+    if show.positions {
+        group.push(small_text(
+            &index.to_string(),
+            centre,
+            top - 4.0,
+            "tbf-s tbf-dim",
+        ));
+    }
+    group
+}
+
+fn token_text(token: &Token, x: f64, y: f64) -> Element {
+    let text = Element::new("text")
+        .class("tbf-m")
+        .attr("x", x)
+        .attr("y", y)
+        .attr("text-anchor", "middle");
+    label(token).append_to(text)
+}
+
+fn small_text(content: &str, x: f64, y: f64, class: &str) -> Element {
+    Element::new("text")
+        .class(class)
+        .attr("x", x)
+        .attr("y", y)
+        .attr("text-anchor", "middle")
+        .text(content)
+}
+
+fn span_label(token: &Token) -> String {
+    format!("{}–{}", token.start, token.end)
+}
+
+/// One muted line explaining the markers that appear and what the numbers are.
+fn legend(tokens: &[Token], show: Show, y: f64) -> Element {
+    let has = |test: fn(char) -> bool| tokens.iter().any(|t| t.text.chars().any(test));
+    let mut parts = Vec::new();
+    if has(|c| c.is_whitespace() && c != '\n') {
+        parts.push(format!("{SPACE} space"));
+    }
+    if has(|c| c == '\n') {
+        parts.push(format!("{NEWLINE} newline"));
+    }
+    parts.push("numbers: token ids".to_string());
+    if show.spans {
+        parts.push("a–b: bytes of the prompt".to_string());
+    }
+    Element::new("text")
+        .class("tbf-s tbf-dim")
+        .attr("x", 1.0)
+        .attr("y", y)
+        .text(parts.join("   "))
+}
+
+fn describe(tokens: &[Token]) -> String {
+    let list: Vec<String> = tokens
+        .iter()
+        .map(|t| format!("{:?} ({})", t.text, t.id))
+        .collect();
+    format!("{} tokens: {}.", tokens.len(), list.join(", "))
+}

@@ -1,0 +1,42 @@
+//! tracebook's figures: each figure kind is a pure function from a prompt's trace and the
+//! TOML options of a `figure <kind>` block to an accessible, self-contained SVG.
+//!
+//! No I/O and no global state: the site passes the traces in through [`Traces`] and
+//! writes the [`Figure`] where it likes. Output is deterministic, byte for byte.
+
+pub mod colour;
+mod error;
+mod figure;
+mod kinds;
+mod options;
+mod prompt;
+mod svg;
+mod token_text;
+
+#[cfg(test)]
+mod test_traces;
+
+pub use error::FigureError;
+pub use figure::Figure;
+
+/// The traces a figure can draw from, by prompt name.
+pub trait Traces {
+    /// The trace of the prompt called `prompt`, if there is one.
+    fn get(&self, prompt: &str) -> Option<&tracebook_trace::Trace>;
+    /// Every prompt name with a trace, for did-you-mean hints.
+    fn names(&self) -> Vec<String>;
+}
+
+/// The names of every figure kind, as written after `figure` in a block's info string.
+pub fn kinds() -> &'static [&'static str] {
+    kinds::NAMES
+}
+
+/// Draws the figure `kind` with `options` (the block's TOML body) from `traces`.
+pub fn render(
+    kind: &str,
+    options: &toml::Table,
+    traces: &dyn Traces,
+) -> Result<Figure, FigureError> {
+    kinds::render(kind, options, traces)
+}

@@ -1,0 +1,11 @@
+//! Figure options: a typed reader over a figure block's TOML table, shared by all kinds,
+//! whose errors name the key at fault and suggest a fix.
+
+mod problems;
+mod reader;
+mod suggest;
+mod values;
+
+pub use reader::Options;
+pub use suggest::{closest, distance};
+pub use values::{Head, Layer, TokenIndex};

@@ -1,0 +1,125 @@
+//! The root `<svg>` of a figure: viewBox sizing that scales to its container, `role="img"`
+//! with `<title>` and `<desc>` for screen readers, and the embedded style sheet.
+
+use super::element::Element;
+use super::style::STYLE;
+
+/// What a figure's root element needs besides its drawing.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Canvas {
+    /// The figure kind, added as a class (`tbf-<kind>`) so a site can style one kind.
+    pub kind: &'static str,
+    /// Size of the drawing in user units; also the largest size it is shown at, in CSS pixels.
+    pub width: f64,
+    pub height: f64,
+    /// Short accessible name, e.g. "Next-token probabilities".
+    pub title: String,
+    /// What the figure shows, in words; the same text is the figure's alt text.
+    pub desc: String,
+}
+
+/// Serializes `body` inside a root `<svg>` built from `canvas`.
+///
+/// The root has no fixed size: `width="100%"` with the viewBox's aspect ratio, and a
+/// `max-width` so a small figure is not blown up on a wide screen. `<title>` and `<desc>`
+/// are linked with `aria-labelledby`; their ids derive from the content, so they are
+/// deterministic and differ between different figures inlined in one page.
+pub fn render_document(canvas: &Canvas, body: Vec<Element>) -> String {
+    let mut inner = Element::new("g");
+    for element in body {
+        inner.push(element);
+    }
+    let drawing = inner.render();
+    let id = format!(
+        "tbf{:012x}",
+        fingerprint(canvas, &drawing) & 0xffff_ffff_ffff
+    );
+    let view_box = format!(
+        "0 0 {} {}",
+        super::number::number(canvas.width, 1),
+        super::number::number(canvas.height, 1)
+    );
+    let max_width = format!("max-width:{}px", super::number::number(canvas.width, 0));
+    let root = Element::new("svg")
+        .attr("xmlns", "http://www.w3.org/2000/svg")
+        .attr("viewBox", view_box)
+        .attr("width", "100%")
+        .attr("style", max_width)
+        .attr("role", "img")
+        .attr("aria-labelledby", format!("{id}t {id}d"))
+        .class(&format!("tbf tbf-{}", canvas.kind))
+        .child(
+            Element::new("title")
+                .attr("id", format!("{id}t"))
+                .text(canvas.title.clone()),
+        )
+        .child(
+            Element::new("desc")
+                .attr("id", format!("{id}d"))
+                .text(canvas.desc.clone()),
+        )
+        .child(Element::new("style").static_markup(STYLE))
+        .child(inner);
+    let mut svg = root.render();
+    svg.push('\n');
+    svg
+}
+
+/// FNV-1a over everything that makes the figure what it is.
+fn fingerprint(canvas: &Canvas, drawing: &str) -> u64 {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    let parts = [canvas.kind, &canvas.title, &canvas.desc, drawing];
+    for part in parts {
+        for byte in part.bytes().chain([0xff]) {
+            hash ^= u64::from(byte);
+            hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+    hash
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{render_document, Canvas};
+    use crate::svg::Element;
+
+    fn canvas(title: &str) -> Canvas {
+        Canvas {
+            kind: "demo",
+            width: 400.0,
+            height: 120.5,
+            title: title.to_string(),
+            desc: "A <demo> & its \"description\"".to_string(),
+        }
+    }
+
+    #[test]
+    fn root_is_responsive_and_accessible() {
+        let svg = render_document(&canvas("Demo"), vec![Element::new("rect")]);
+        assert!(svg.starts_with(
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 400 120.5\" width=\"100%\""
+        ));
+        assert!(svg.contains("style=\"max-width:400px\""));
+        assert!(!svg.contains("height=\""), "no fixed height: {svg}");
+        assert!(svg.contains("role=\"img\""));
+        assert!(svg.contains("class=\"tbf tbf-demo\""));
+        assert!(svg.contains(">Demo</title>"));
+        assert!(svg.contains(">A &lt;demo&gt; &amp; its \"description\"</desc>"));
+        assert!(svg.ends_with("</svg>\n"));
+    }
+
+    #[test]
+    fn label_ids_are_deterministic_and_differ_between_figures() {
+        let ids = |svg: &str| {
+            let start = svg.find("aria-labelledby=\"").unwrap() + 17;
+            svg[start..start + 16].to_string()
+        };
+        let a = render_document(&canvas("A"), vec![]);
+        let a_again = render_document(&canvas("A"), vec![]);
+        let b = render_document(&canvas("B"), vec![]);
+        assert_eq!(a, a_again);
+        assert_ne!(ids(&a), ids(&b));
+        let id = ids(&a);
+        assert!(a.contains(&format!("<title id=\"{id}\">")), "{a}");
+    }
+}

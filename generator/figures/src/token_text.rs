@@ -1,0 +1,156 @@
+//! Token text made visible: GPT-2 tokens carry their leading space, and some are newlines
+//! or control bytes, none of which show up as drawn text. Whitespace and controls become
+//! marker glyphs drawn faintly, so " the" reads as "·the" and "\n" as "⏎".
+
+use crate::svg::{text_width, Element, Font};
+
+/// The marker for a space.
+pub const SPACE: char = '·';
+/// The marker for a newline.
+pub const NEWLINE: char = '⏎';
+
+/// A run of shown text: literal characters, or markers standing for invisible ones.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Piece {
+    pub text: String,
+    pub marker: bool,
+}
+
+/// A token's text as drawn: literal and marker runs, cut with "…" to fit a width.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Shown {
+    pub pieces: Vec<Piece>,
+}
+
+impl Shown {
+    /// `raw` with markers for invisible characters, cut to `max_width` in `font` at `size`.
+    pub fn fit(raw: &str, max_width: f64, font: Font, size: f64) -> Shown {
+        let full = text_width(&visible(raw), font, size);
+        let budget = if full <= max_width {
+            f64::INFINITY
+        } else {
+            max_width - text_width("…", font, size)
+        };
+        let mut pieces: Vec<Piece> = Vec::new();
+        let mut used = 0.0;
+        for c in raw.chars() {
+            let (shown, marker) = marker_for(c).map_or((c, false), |m| (m, true));
+            let mut buf = [0u8; 4];
+            used += text_width(shown.encode_utf8(&mut buf), font, size);
+            if used > budget {
+                push(&mut pieces, '…', false);
+                break;
+            }
+            push(&mut pieces, shown, marker);
+        }
+        Shown { pieces }
+    }
+
+    /// The shown text as one string.
+    pub fn text(&self) -> String {
+        self.pieces.iter().map(|p| p.text.as_str()).collect()
+    }
+
+    /// Appends the shown text to a `<text>` element, markers in a faint `tspan` so they
+    /// read as annotations rather than characters.
+    pub fn append_to(&self, mut element: Element) -> Element {
+        for piece in &self.pieces {
+            element = if piece.marker {
+                element.child(
+                    Element::new("tspan")
+                        .class("tbf-ws")
+                        .text(piece.text.clone()),
+                )
+            } else {
+                element.text(piece.text.clone())
+            };
+        }
+        element
+    }
+}
+
+/// `raw` with markers in place of invisible characters.
+pub fn visible(raw: &str) -> String {
+    raw.chars().map(|c| marker_for(c).unwrap_or(c)).collect()
+}
+
+fn push(pieces: &mut Vec<Piece>, c: char, marker: bool) {
+    match pieces.last_mut() {
+        Some(last) if last.marker == marker => last.text.push(c),
+        _ => pieces.push(Piece {
+            text: c.to_string(),
+            marker,
+        }),
+    }
+}
+
+fn marker_for(c: char) -> Option<char> {
+    match c {
+        '\n' => Some(NEWLINE),
+        '\t' => Some('⇥'),
+        '\r' => Some('␍'),
+        '\u{0}'..='\u{1f}' => char::from_u32(0x2400 + u32::from(c)),
+        '\u{7f}' => Some('␡'),
+        c if c.is_whitespace() => Some(SPACE),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{visible, Piece, Shown};
+    use crate::svg::{Element, Font};
+
+    fn piece(text: &str, marker: bool) -> Piece {
+        Piece {
+            text: text.to_string(),
+            marker,
+        }
+    }
+
+    fn shown(raw: &str) -> Vec<Piece> {
+        Shown::fit(raw, 1000.0, Font::Mono, 10.0).pieces
+    }
+
+    #[test]
+    fn leading_spaces_and_newlines_become_markers() {
+        assert_eq!(shown(" the"), vec![piece("·", true), piece("the", false)]);
+        assert_eq!(shown("\n\n"), vec![piece("⏎⏎", true)]);
+        assert_eq!(
+            shown("a b"),
+            vec![piece("a", false), piece("·", true), piece("b", false)]
+        );
+        assert_eq!(visible("\tx\u{1b}\r\u{a0}"), "⇥x␛␍·");
+    }
+
+    #[test]
+    fn a_literal_middle_dot_is_not_a_marker() {
+        assert_eq!(shown("·"), vec![piece("·", false)]);
+    }
+
+    #[test]
+    fn ordinary_text_is_one_literal_piece() {
+        assert_eq!(shown("robots"), vec![piece("robots", false)]);
+        assert_eq!(shown("日本"), vec![piece("日本", false)]);
+        assert!(shown("").is_empty());
+    }
+
+    #[test]
+    fn fitting_keeps_short_text_and_marks_cuts() {
+        // Monospace at size 10: 6 units a cell, wide characters two cells.
+        let fit = |raw: &str, width: f64| Shown::fit(raw, width, Font::Mono, 10.0).text();
+        assert_eq!(fit("robots", 36.0), "robots");
+        assert_eq!(fit("robots", 24.0), "rob…");
+        assert_eq!(fit(" robots", 24.0), "·ro…");
+        assert_eq!(fit("日本語テキスト", 30.0), "日本…");
+    }
+
+    #[test]
+    fn markers_are_drawn_faintly() {
+        let text = Shown::fit(" hi\n", 100.0, Font::Mono, 10.0).append_to(Element::new("text"));
+        assert_eq!(
+            text.render(),
+            "<text><tspan class=\"tbf-ws\">·</tspan>hi<tspan class=\"tbf-ws\">⏎</tspan></text>"
+        );
+    }
+}

@@ -1,0 +1,47 @@
+//! Errors of the model crate: each names the file at fault and says what to do.
+
+use std::path::PathBuf;
+
+#[derive(Debug, thiserror::Error)]
+pub enum ModelError {
+    #[error("{path}: cannot read: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{path}: not a valid GPT-2 config.json: {message}\n  hint: {hint}")]
+    Config {
+        path: PathBuf,
+        message: String,
+        hint: String,
+    },
+    #[error("{path}: not a readable safetensors file: {message}\n  hint: the file may be truncated or corrupt; download it again or re-export it with `save_pretrained`")]
+    Safetensors { path: PathBuf, message: String },
+    #[error("{path}: {message}\n  hint: {hint}")]
+    Weights {
+        path: PathBuf,
+        message: String,
+        hint: String,
+    },
+    #[error("{0}")]
+    Source(String),
+    #[error("{0}")]
+    Prompt(String),
+    #[error(transparent)]
+    Tokenizer(#[from] tracebook_tokenizer::TokenizerError),
+    #[error(transparent)]
+    Trace(#[from] tracebook_trace::TraceError),
+    #[error("model computation failed: {0}")]
+    Candle(#[from] candle_core::Error),
+}
+
+pub type Result<T> = std::result::Result<T, ModelError>;
+
+impl ModelError {
+    pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        ModelError::Io {
+            path: path.into(),
+            source,
+        }
+    }
+}

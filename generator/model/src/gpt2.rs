@@ -1,0 +1,208 @@
+//! The GPT-2 forward pass, written once: a recorder sees every intermediate tensor.
+//!
+//! Shapes follow the trace table: `T` tokens, `d` width, `H` heads, `dh = d / H`; one sequence.
+
+use crate::config::Gpt2Config;
+use crate::error::Result;
+use crate::recorder::Recorder;
+use crate::weights::Weights;
+use candle_core::{Device, Tensor, D};
+
+/// LayerNorm with its statistics exposed, as `ln1`, `ln2` and `ln_final` are traced.
+struct LayerNorm {
+    weight: Tensor,
+    bias: Tensor,
+    eps: f64,
+}
+
+impl LayerNorm {
+    fn load(w: &Weights, prefix: &str, eps: f64) -> Result<Self> {
+        Ok(Self {
+            weight: w.get(&format!("{prefix}.weight"))?,
+            bias: w.get(&format!("{prefix}.bias"))?,
+            eps,
+        })
+    }
+
+    fn forward(&self, x: &Tensor, name: &str, rec: &mut dyn Recorder) -> Result<Tensor> {
+        let mean = x.mean_keepdim(D::Minus1)?;
+        let centered = x.broadcast_sub(&mean)?;
+        let var = centered.sqr()?.mean_keepdim(D::Minus1)?;
+        let std = (var + self.eps)?.sqrt()?;
+        let normalized = centered
+            .broadcast_div(&std)?
+            .broadcast_mul(&self.weight)?
+            .broadcast_add(&self.bias)?;
+        if rec.enabled() && name != "ln_final" {
+            rec.record(&format!("{name}.mean"), &mean.squeeze(D::Minus1)?)?;
+            rec.record(&format!("{name}.std"), &std.squeeze(D::Minus1)?)?;
+        }
+        rec.record(&format!("{name}.normalized"), &normalized)?;
+        Ok(normalized)
+    }
+}
+
+/// Hugging Face's Conv1D: weight stored as [in, out], so y = x·W + b.
+struct Conv1D {
+    weight: Tensor,
+    bias: Tensor,
+}
+
+impl Conv1D {
+    fn load(w: &Weights, prefix: &str) -> Result<Self> {
+        Ok(Self {
+            weight: w.get(&format!("{prefix}.weight"))?,
+            bias: w.get(&format!("{prefix}.bias"))?,
+        })
+    }
+
+    fn forward(&self, x: &Tensor) -> Result<Tensor> {
+        Ok(x.matmul(&self.weight)?.broadcast_add(&self.bias)?)
+    }
+}
+
+struct Attention {
+    c_attn: Conv1D,
+    c_proj: Conv1D,
+    n_head: usize,
+}
+
+impl Attention {
+    fn forward(&self, x: &Tensor, mask: &Tensor, b: &str, rec: &mut dyn Recorder) -> Result<Tensor> {
+        let (t, d) = x.dims2()?;
+        let dh = d / self.n_head;
+        let qkv = self.c_attn.forward(x)?;
+        let heads = |i: usize| -> Result<Tensor> {
+            Ok(qkv
+                .narrow(1, i * d, d)?
+                .reshape((t, self.n_head, dh))?
+                .transpose(0, 1)?
+                .contiguous()?)
+        };
+        let (q, k, v) = (heads(0)?, heads(1)?, heads(2)?);
+        rec.record(&format!("{b}.attn.q"), &q)?;
+        rec.record(&format!("{b}.attn.k"), &k)?;
+        rec.record(&format!("{b}.attn.v"), &v)?;
+        let scores = (q.matmul(&k.t()?)? / (dh as f64).sqrt())?;
+        rec.record(&format!("{b}.attn.scores"), &scores)?;
+        let pattern = candle_nn::ops::softmax_last_dim(&scores.broadcast_add(mask)?)?;
+        rec.record(&format!("{b}.attn.pattern"), &pattern)?;
+        let z = pattern.matmul(&v)?;
+        rec.record(&format!("{b}.attn.z"), &z)?;
+        let merged = z.transpose(0, 1)?.reshape((t, d))?;
+        self.c_proj.forward(&merged)
+    }
+}
+
+struct Mlp {
+    c_fc: Conv1D,
+    c_proj: Conv1D,
+}
+
+impl Mlp {
+    fn forward(&self, x: &Tensor, b: &str, rec: &mut dyn Recorder) -> Result<Tensor> {
+        let pre = self.c_fc.forward(x)?;
+        rec.record(&format!("{b}.mlp.pre"), &pre)?;
+        // candle's gelu is the tanh approximation, which is GPT-2's gelu_new.
+        let post = pre.gelu()?;
+        rec.record(&format!("{b}.mlp.post"), &post)?;
+        self.c_proj.forward(&post)
+    }
+}
+
+struct Block {
+    ln_1: LayerNorm,
+    attn: Attention,
+    ln_2: LayerNorm,
+    mlp: Mlp,
+}
+
+impl Block {
+    fn load(w: &Weights, l: usize, config: &Gpt2Config) -> Result<Self> {
+        let p = format!("h.{l}");
+        let eps = config.layer_norm_epsilon;
+        Ok(Self {
+            ln_1: LayerNorm::load(w, &format!("{p}.ln_1"), eps)?,
+            attn: Attention {
+                c_attn: Conv1D::load(w, &format!("{p}.attn.c_attn"))?,
+                c_proj: Conv1D::load(w, &format!("{p}.attn.c_proj"))?,
+                n_head: config.n_head,
+            },
+            ln_2: LayerNorm::load(w, &format!("{p}.ln_2"), eps)?,
+            mlp: Mlp {
+                c_fc: Conv1D::load(w, &format!("{p}.mlp.c_fc"))?,
+                c_proj: Conv1D::load(w, &format!("{p}.mlp.c_proj"))?,
+            },
+        })
+    }
+
+    fn forward(&self, x: &Tensor, mask: &Tensor, l: usize, rec: &mut dyn Recorder) -> Result<Tensor> {
+        let b = format!("blocks.{l}");
+        rec.record(&format!("{b}.resid_pre"), x)?;
+        let ln1 = self.ln_1.forward(x, &format!("{b}.ln1"), rec)?;
+        let attn_out = self.attn.forward(&ln1, mask, &b, rec)?;
+        rec.record(&format!("{b}.attn_out"), &attn_out)?;
+        let resid_mid = (x + attn_out)?;
+        rec.record(&format!("{b}.resid_mid"), &resid_mid)?;
+        let ln2 = self.ln_2.forward(&resid_mid, &format!("{b}.ln2"), rec)?;
+        let mlp_out = self.mlp.forward(&ln2, &b, rec)?;
+        rec.record(&format!("{b}.mlp_out"), &mlp_out)?;
+        let resid_post = (resid_mid + mlp_out)?;
+        rec.record(&format!("{b}.resid_post"), &resid_post)?;
+        Ok(resid_post)
+    }
+}
+
+/// A GPT-2 family language model (GPT2LMHeadModel with tied embeddings).
+pub struct Gpt2 {
+    config: Gpt2Config,
+    wte: Tensor,
+    wpe: Tensor,
+    blocks: Vec<Block>,
+    ln_f: LayerNorm,
+}
+
+impl Gpt2 {
+    pub fn new(weights: &Weights, config: &Gpt2Config) -> Result<Gpt2> {
+        let blocks = (0..config.n_layer)
+            .map(|l| Block::load(weights, l, config))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Gpt2 {
+            config: config.clone(),
+            wte: weights.get("wte.weight")?,
+            wpe: weights.get("wpe.weight")?,
+            blocks,
+            ln_f: LayerNorm::load(weights, "ln_f", config.layer_norm_epsilon)?,
+        })
+    }
+
+    pub fn config(&self) -> &Gpt2Config {
+        &self.config
+    }
+
+    /// Logits `[T, V]` for the token ids; `rec` sees every tensor of the trace table except the
+    /// logits summaries, which the caller derives from the returned logits.
+    pub fn forward(&self, ids: &[u32], rec: &mut dyn Recorder) -> Result<Tensor> {
+        let t = ids.len();
+        let ids_t = Tensor::new(ids, &Device::Cpu)?;
+        let embed = self.wte.index_select(&ids_t, 0)?;
+        rec.record("embed", &embed)?;
+        let pos_embed = self.wpe.narrow(0, 0, t)?;
+        rec.record("pos_embed", &pos_embed)?;
+        let mask = causal_mask(t)?;
+        let mut x = (embed + pos_embed)?;
+        for (l, block) in self.blocks.iter().enumerate() {
+            x = block.forward(&x, &mask, l, rec)?;
+        }
+        let x = self.ln_f.forward(&x, "ln_final", rec)?;
+        Ok(x.matmul(&self.wte.t()?)?)
+    }
+}
+
+/// 0 where a query may look (key position ≤ query position), −∞ above the diagonal.
+fn causal_mask(t: usize) -> Result<Tensor> {
+    let values: Vec<f32> = (0..t)
+        .flat_map(|i| (0..t).map(move |j| if j <= i { 0.0 } else { f32::NEG_INFINITY }))
+        .collect();
+    Ok(Tensor::from_vec(values, (t, t), &Device::Cpu)?)
+}

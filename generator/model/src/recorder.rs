@@ -1,0 +1,59 @@
+//! Where the forward pass puts the tensors it computes: kept for a trace, or nowhere.
+
+use candle_core::{DType, Tensor};
+
+/// Receives every named intermediate tensor of a forward pass.
+pub trait Recorder {
+    /// Whether anything is kept; a forward skips work that only serves recording when this is false.
+    fn enabled(&self) -> bool;
+    /// Keep `tensor` under `name` (a name from the trace tensor table).
+    fn record(&mut self, name: &str, tensor: &Tensor) -> candle_core::Result<()>;
+}
+
+/// Records nothing: the plain forward used for generation.
+pub struct NoRecorder;
+
+impl Recorder for NoRecorder {
+    fn enabled(&self) -> bool {
+        false
+    }
+    fn record(&mut self, _: &str, _: &Tensor) -> candle_core::Result<()> {
+        Ok(())
+    }
+}
+
+/// A recorded tensor: name, shape and row-major f32 values.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Recorded {
+    pub name: String,
+    pub shape: Vec<usize>,
+    pub data: Vec<f32>,
+}
+
+/// Keeps every tensor, in the order the forward pass produced them.
+#[derive(Default)]
+pub struct TensorRecorder {
+    pub tensors: Vec<Recorded>,
+}
+
+impl Recorder for TensorRecorder {
+    fn enabled(&self) -> bool {
+        true
+    }
+    fn record(&mut self, name: &str, tensor: &Tensor) -> candle_core::Result<()> {
+        let shape = tensor.dims().to_vec();
+        let data = tensor.to_dtype(DType::F32)?.flatten_all()?.to_vec1::<f32>()?;
+        self.tensors.push(Recorded {
+            name: name.to_string(),
+            shape,
+            data,
+        });
+        Ok(())
+    }
+}
+
+impl TensorRecorder {
+    pub fn get(&self, name: &str) -> Option<&Recorded> {
+        self.tensors.iter().find(|t| t.name == name)
+    }
+}

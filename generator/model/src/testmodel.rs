@@ -1,0 +1,134 @@
+//! GPT-2-architecture checkpoints with deterministic pseudo-random weights, for tests and CI.
+//!
+//! The folder looks exactly like one `save_pretrained` writes (config.json, model.safetensors,
+//! tokenizer.json), so the same loading code and Python's `transformers` both read it.
+
+use crate::config::Gpt2Config;
+use crate::error::{ModelError, Result};
+use crate::weights::expected;
+use safetensors::tensor::{Dtype, TensorView};
+use std::path::Path;
+use tracebook_tokenizer::Tokenizer;
+
+/// Which key layout to write (both exist in the wild).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeyLayout {
+    /// `h.0.attn.c_attn.weight`, as in openai-community/gpt2's model.safetensors.
+    Bare,
+    /// `transformer.h.0.attn.c_attn.weight`, as `save_pretrained` writes.
+    Transformer,
+}
+
+#[derive(Debug, Clone)]
+pub struct TestModelSpec {
+    pub config: Gpt2Config,
+    pub seed: u64,
+    pub layout: KeyLayout,
+}
+
+impl TestModelSpec {
+    /// 2 layers, 4 heads, 64 wide, GPT-2's full vocabulary and context.
+    pub fn tiny() -> Self {
+        Self::with_sizes(2, 4, 64)
+    }
+
+    /// GPT-2 small's shape: 12 layers, 12 heads, 768 wide (124M parameters).
+    pub fn small() -> Self {
+        Self::with_sizes(12, 12, 768)
+    }
+
+    fn with_sizes(n_layer: usize, n_head: usize, n_embd: usize) -> Self {
+        TestModelSpec {
+            config: Gpt2Config {
+                vocab_size: 50257,
+                n_positions: 1024,
+                n_embd,
+                n_layer,
+                n_head,
+                layer_norm_epsilon: 1e-5,
+                activation_function: "gelu_new".into(),
+                n_inner: None,
+            },
+            seed: 0x7261_6365_626f_6f6b,
+            layout: KeyLayout::Transformer,
+        }
+    }
+}
+
+/// Write config.json, model.safetensors (f32) and tokenizer.json into `dir`.
+pub fn write_test_model(dir: &Path, spec: &TestModelSpec) -> Result<()> {
+    std::fs::create_dir_all(dir).map_err(|e| ModelError::io(dir, e))?;
+    let config_path = dir.join("config.json");
+    std::fs::write(&config_path, spec.config.to_hf_json())
+        .map_err(|e| ModelError::io(&config_path, e))?;
+
+    let mut rng = SplitMix64(spec.seed);
+    let prefix = match spec.layout {
+        KeyLayout::Bare => "",
+        KeyLayout::Transformer => "transformer.",
+    };
+    let tensors: Vec<(String, Vec<usize>, Vec<u8>)> = expected(&spec.config)
+        .into_iter()
+        .map(|(name, shape)| {
+            let values = init_values(&name, &shape, &spec.config, &mut rng);
+            let bytes = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+            (format!("{prefix}{name}"), shape, bytes)
+        })
+        .collect();
+    let views = tensors
+        .iter()
+        .map(|(name, shape, bytes)| {
+            let view = TensorView::new(Dtype::F32, shape.clone(), bytes)
+                .expect("shape and byte length agree by construction");
+            (name.clone(), view)
+        })
+        .collect::<Vec<_>>();
+    let weights_path = dir.join("model.safetensors");
+    safetensors::serialize_to_file(views, None, &weights_path).map_err(|e| {
+        ModelError::Safetensors {
+            path: weights_path.clone(),
+            message: e.to_string(),
+        }
+    })?;
+
+    let tokenizer_path = dir.join("tokenizer.json");
+    let json = Tokenizer::builtin_gpt2()?.to_json()?;
+    std::fs::write(&tokenizer_path, json).map_err(|e| ModelError::io(&tokenizer_path, e))
+}
+
+/// Values scaled so activations stay O(1) and attention is neither uniform nor one-hot;
+/// LayerNorm gains and all biases are non-trivial so a forward that ignored them would fail.
+fn init_values(name: &str, shape: &[usize], config: &Gpt2Config, rng: &mut SplitMix64) -> Vec<f32> {
+    let n: usize = shape.iter().product();
+    let d = config.n_embd as f32;
+    let (center, spread) = match name.rsplit('.').next() {
+        Some("weight") if name.contains("ln_") => (1.0, 0.3),
+        Some("bias") if name.contains("ln_") => (0.0, 0.2),
+        Some("bias") => (0.0, 0.1),
+        _ if name.starts_with("wte") => (0.0, 0.5),
+        _ if name.starts_with("wpe") => (0.0, 0.2),
+        _ if name.contains("c_attn") => (0.0, 1.5 / d.sqrt()),
+        _ if name.contains("mlp.c_proj") => (0.0, 0.5 / (4.0 * d).sqrt()),
+        _ => (0.0, 1.0 / d.sqrt()),
+    };
+    (0..n).map(|_| center + spread * rng.uniform()).collect()
+}
+
+/// A tiny, fast, reproducible generator (SplitMix64); quality is ample for test weights.
+struct SplitMix64(u64);
+
+impl SplitMix64 {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in [-√3, √3): zero mean, unit variance.
+    fn uniform(&mut self) -> f32 {
+        let unit = (self.next() >> 40) as f32 / (1u64 << 24) as f32;
+        (unit * 2.0 - 1.0) * 3f32.sqrt()
+    }
+}

@@ -1,0 +1,120 @@
+//! Running one prompt with recording on and turning what was recorded into a trace.
+
+use crate::error::{ModelError, Result};
+use crate::generate::generate;
+use crate::model::Model;
+use crate::recorder::TensorRecorder;
+use crate::topk::top_k;
+use std::collections::BTreeMap;
+use tracebook_trace::{
+    Candidate, GenerationStep, PromptSpec, Token, Trace, TraceMeta, TraceOptions,
+};
+
+/// What to trace: a named prompt and the trace options of the site.
+pub struct TraceRequest<'a> {
+    /// The prompt's name in the site ("" for an ad-hoc prompt).
+    pub name: &'a str,
+    pub prompt: &'a PromptSpec,
+    pub options: TraceOptions,
+}
+
+/// Run the prompt through the model, recording every tensor of the trace table, then generate
+/// the continuation the prompt asks for.
+pub fn trace(model: &Model, request: &TraceRequest) -> Result<Trace> {
+    let tokens = tokenize(model, request)?;
+    let ids: Vec<u32> = tokens.iter().map(|t| t.id).collect();
+    let mut recorder = TensorRecorder::default();
+    let logits = model.gpt2.forward(&ids, &mut recorder)?;
+    let k = request.options.top_k;
+    let steps = generate(&model.gpt2, &ids, &request.prompt.options, k)?;
+
+    let logits = logits.to_vec2::<f32>()?;
+    let tops: Vec<Vec<(u32, f32)>> = logits.iter().map(|row| top_k(row, k)).collect();
+    let mut texts = BTreeMap::new();
+    let mut text_of = |id: u32| -> String {
+        texts
+            .entry(id)
+            .or_insert_with(|| model.tokenizer.token_text(id))
+            .clone()
+    };
+    tokens.iter().for_each(|t| {
+        text_of(t.id);
+    });
+    tops.iter().flatten().for_each(|(id, _)| {
+        text_of(*id);
+    });
+    let generation = steps
+        .iter()
+        .map(|s| GenerationStep {
+            id: s.id,
+            text: text_of(s.id),
+            prob: s.prob,
+            top: s
+                .top
+                .iter()
+                .map(|&(id, prob)| Candidate {
+                    id,
+                    text: text_of(id),
+                    prob,
+                })
+                .collect(),
+        })
+        .collect();
+
+    let mut trace = Trace::new(TraceMeta {
+        tool: format!("tracebook {}", env!("CARGO_PKG_VERSION")),
+        name: request.name.to_string(),
+        model: model.info(),
+        prompt: request.prompt.clone(),
+        options: request.options.clone(),
+        tokens,
+        generation,
+        token_texts: texts,
+    });
+    for t in recorder.tensors {
+        trace.insert(&t.name, t.shape, &t.data)?;
+    }
+    let (rows, kept) = (tops.len(), tops.first().map_or(0, Vec::len));
+    let ids_flat: Vec<f32> = tops.iter().flatten().map(|(id, _)| *id as f32).collect();
+    let values_flat: Vec<f32> = tops.iter().flatten().map(|(_, v)| *v).collect();
+    trace.insert("logits.last", vec![logits[rows - 1].len()], &logits[rows - 1])?;
+    trace.insert("logits.topk_ids", vec![rows, kept], &ids_flat)?;
+    trace.insert("logits.topk_values", vec![rows, kept], &values_flat)?;
+    Ok(trace)
+}
+
+fn tokenize(model: &Model, request: &TraceRequest) -> Result<Vec<Token>> {
+    let name = if request.name.is_empty() {
+        "the prompt".to_string()
+    } else {
+        format!("prompt {:?}", request.name)
+    };
+    if request.prompt.text.is_empty() {
+        return Err(ModelError::Prompt(format!(
+            "{name} is empty\n  hint: give it some text, e.g. \"The robots will bring\""
+        )));
+    }
+    let tokens: Vec<Token> = model
+        .tokenizer
+        .encode(&request.prompt.text)?
+        .into_iter()
+        .map(|p| Token {
+            id: p.id,
+            text: p.text,
+            start: p.start,
+            end: p.end,
+        })
+        .collect();
+    let limit = model.config.n_positions;
+    let needed = tokens.len() + request.prompt.options.generate;
+    if needed > limit {
+        return Err(ModelError::Prompt(format!(
+            "{name} needs {needed} positions ({} tokens + {} to generate), but model {} has a context of {limit}\n  \
+             hint: shorten the prompt or generate fewer tokens",
+            tokens.len(),
+            request.prompt.options.generate,
+            model.files.id
+        )));
+    }
+    Ok(tokens)
+}

@@ -1,0 +1,55 @@
+//! A whole site loaded from disk: config, pages in publishing order, and every named prompt.
+
+use crate::config::{self, SiteConfig};
+use crate::content::{self, Page};
+use crate::diagnostic::Diagnostics;
+use crate::prompts::{self, NamedPrompt, SitePrompts};
+use std::path::{Path, PathBuf};
+
+/// The site as read from its folder, before anything is rendered.
+#[derive(Debug)]
+pub struct Site {
+    pub root: PathBuf,
+    pub config: SiteConfig,
+    /// Every markdown file, drafts included, in publishing order.
+    pub pages: Vec<Page>,
+    /// Every prompt, sorted by name, each name once.
+    pub prompts: Vec<NamedPrompt>,
+    /// Non-markdown files under content/, relative to it.
+    pub assets: Vec<PathBuf>,
+}
+
+impl Site {
+    /// Reads tracebook.toml and content/; `Err` holds every problem found in either.
+    pub fn load(root: &Path) -> Result<Site, Diagnostics> {
+        let (config, shared) = config::load(root)?;
+        let mut out = Diagnostics::new();
+        let mut content = content::load(root, &mut out);
+        content::sort_pages(&mut content.pages);
+        let prompts = prompts::merge(shared.into_iter().chain(content.prompts), &mut out);
+        let site = Site {
+            root: root.to_path_buf(),
+            config,
+            pages: content.pages,
+            prompts,
+            assets: content.assets,
+        };
+        out.into_result(site)
+    }
+
+    /// The pages that are published (drafts left out), in order; the index page is not among them.
+    pub fn articles(&self) -> impl Iterator<Item = &Page> {
+        self.pages.iter().filter(|p| !p.meta.draft && !p.is_index())
+    }
+
+    pub fn prompt(&self, name: &str) -> Option<&NamedPrompt> {
+        self.prompts.iter().find(|p| p.name.as_str() == name)
+    }
+
+    pub fn into_prompts(self) -> SitePrompts {
+        SitePrompts {
+            config: self.config,
+            prompts: self.prompts,
+        }
+    }
+}

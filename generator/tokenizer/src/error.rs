@@ -1,0 +1,45 @@
+//! Errors of the tokenizer crate: each names the file involved and how to fix the problem.
+
+use std::path::PathBuf;
+
+/// Anything that can go wrong while loading, building or running a tokenizer.
+#[derive(Debug, thiserror::Error)]
+pub enum TokenizerError {
+    #[error(
+        "cannot read tokenizer file {}: {source} (check the path; a model folder \
+         without tokenizer.json uses the built-in GPT-2 tokenizer)",
+        path.display()
+    )]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+
+    #[error(
+        "{} is not a valid tokenizer.json: {message} (download it again from the model's \
+         repository, or delete it to fall back to the built-in GPT-2 tokenizer)",
+        path.display()
+    )]
+    Parse { path: PathBuf, message: String },
+
+    #[error(
+        "could not build the built-in GPT-2 tokenizer: {reason} (this is a bug in \
+         tracebook-tokenizer; point the model at a folder with a tokenizer.json to work around it)"
+    )]
+    Builtin { reason: String },
+
+    #[error("could not tokenize the text: {message}")]
+    Encode { message: String },
+
+    #[error(
+        "token id {id} is outside the vocabulary of {vocab_size} tokens (the ids were probably \
+         made with another tokenizer; re-run `tracebook trace` to regenerate them)"
+    )]
+    UnknownId { id: u32, vocab_size: usize },
+
+    #[error("could not decode token ids: {message}")]
+    Decode { message: String },
+
+    #[error("could not serialize the tokenizer to JSON: {message}")]
+    Serialize { message: String },
+}

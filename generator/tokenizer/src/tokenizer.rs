@@ -1,0 +1,181 @@
+//! The tokenizer tracebook runs prompts through: GPT-2's byte-level BPE, built in or loaded
+//! from a `tokenizer.json`, with exact byte spans for every token.
+//!
+//! Prompt text is always ordinary text: a special token's spelling such as `<|endoftext|>`
+//! inside a prompt is tokenized like any other characters, as tiktoken's `encode_ordinary`
+//! does, so an author cannot inject control tokens by accident. The special tokens stay in
+//! the vocabulary, so `decode` and `token_text` still spell them out.
+
+use std::fmt;
+use std::path::Path;
+
+use tokenizers::DecoderWrapper;
+
+use crate::builtin;
+use crate::byte_map::vocab_string_to_bytes;
+use crate::error::TokenizerError;
+use crate::source::TokenizerSource;
+use crate::spans::{exact_spans, offset_spans, TokenBytes};
+use crate::token::Token;
+
+/// A tokenizer wrapping `tokenizers::Tokenizer`.
+#[derive(Clone)]
+pub struct Tokenizer {
+    inner: tokenizers::Tokenizer,
+    source: TokenizerSource,
+    /// The bytes behind every id, for byte-level tokenizers; `None` for the others.
+    token_bytes: Option<TokenBytes>,
+}
+
+impl Tokenizer {
+    /// GPT-2's tokenizer built in, from the r50k_base ranks that tiktoken-rs embeds: no file,
+    /// no network. Building takes a few tens of milliseconds; keep the value and reuse it.
+    pub fn builtin_gpt2() -> Result<Tokenizer, TokenizerError> {
+        let built = builtin::gpt2()?;
+        Ok(Tokenizer::wrap(
+            built.tokenizer,
+            TokenizerSource::BuiltinGpt2,
+            Some(TokenBytes::new(built.token_bytes)),
+        ))
+    }
+
+    /// A tokenizer saved as `tokenizer.json` (Hugging Face format).
+    pub fn from_file(path: &Path) -> Result<Tokenizer, TokenizerError> {
+        let json = std::fs::read_to_string(path).map_err(|source| TokenizerError::Read {
+            path: path.to_owned(),
+            source,
+        })?;
+        let inner: tokenizers::Tokenizer =
+            json.parse().map_err(|e| TokenizerError::Parse {
+                path: path.to_owned(),
+                message: format!("{e}"),
+            })?;
+        let token_bytes = byte_level_table(&inner);
+        Ok(Tokenizer::wrap(
+            inner,
+            TokenizerSource::File(path.to_owned()),
+            token_bytes,
+        ))
+    }
+
+    /// `dir/tokenizer.json` when present, else the built-in GPT-2 tokenizer.
+    pub fn for_model_dir(dir: &Path) -> Result<Tokenizer, TokenizerError> {
+        let file = dir.join("tokenizer.json");
+        if file.is_file() {
+            Tokenizer::from_file(&file)
+        } else {
+            Tokenizer::builtin_gpt2()
+        }
+    }
+
+    /// Settings that make `encode` see the whole text as ordinary text.
+    fn wrap(
+        mut inner: tokenizers::Tokenizer,
+        source: TokenizerSource,
+        token_bytes: Option<TokenBytes>,
+    ) -> Tokenizer {
+        inner.set_encode_special_tokens(true);
+        inner.with_padding(None);
+        // Clearing truncation cannot fail; only setting a maximum length is validated.
+        let _ = inner.with_truncation(None);
+        Tokenizer {
+            inner,
+            source,
+            token_bytes,
+        }
+    }
+
+    /// Where this tokenizer came from.
+    pub fn source(&self) -> &TokenizerSource {
+        &self.source
+    }
+
+    /// The tokens of `text`: id, text, and byte span `[start, end)` in `text`. No special
+    /// tokens are added and none are recognised in the text (see the module docs).
+    pub fn encode(&self, text: &str) -> Result<Vec<Token>, TokenizerError> {
+        let encoding = self
+            .inner
+            .encode(text, false)
+            .map_err(|e| TokenizerError::Encode {
+                message: format!("{e}"),
+            })?;
+        let ids = encoding.get_ids();
+        let exact = self
+            .token_bytes
+            .as_ref()
+            .and_then(|table| exact_spans(text, ids, table));
+        Ok(exact.unwrap_or_else(|| offset_spans(text, ids, encoding.get_offsets())))
+    }
+
+    /// The text `ids` stand for, special tokens spelled out. Ids outside the vocabulary are
+    /// an error; bytes that do not form UTF-8 become U+FFFD.
+    pub fn decode(&self, ids: &[u32]) -> Result<String, TokenizerError> {
+        let vocab_size = self.vocab_size();
+        if let Some(&id) = ids.iter().find(|&&id| self.inner.id_to_token(id).is_none()) {
+            return Err(TokenizerError::UnknownId { id, vocab_size });
+        }
+        self.inner
+            .decode(ids, false)
+            .map_err(|e| TokenizerError::Decode {
+                message: format!("{e}"),
+            })
+    }
+
+    /// What one token reads as; a token holding part of a UTF-8 character shows U+FFFD for
+    /// the partial bytes. Ids outside the vocabulary read as the empty string.
+    pub fn token_text(&self, id: u32) -> String {
+        match self.token_bytes.as_ref().and_then(|table| table.get(id)) {
+            Some(bytes) => String::from_utf8_lossy(bytes).into_owned(),
+            None => self.inner.decode(&[id], false).unwrap_or_default(),
+        }
+    }
+
+    /// The id of `text` when it is exactly one token, e.g. `" tired"`.
+    pub fn single_token(&self, text: &str) -> Option<u32> {
+        match self.encode(text).ok()?.as_slice() {
+            [token] if token.start == 0 && token.end == text.len() => Some(token.id),
+            _ => None,
+        }
+    }
+
+    /// Number of ids, special tokens included (50257 for GPT-2, `<|endoftext|>` = 50256).
+    pub fn vocab_size(&self) -> usize {
+        self.inner.get_vocab_size(true)
+    }
+
+    /// This tokenizer as a `tokenizer.json`, to save beside a checkpoint.
+    pub fn to_json(&self) -> Result<String, TokenizerError> {
+        self.inner
+            .to_string(false)
+            .map_err(|e| TokenizerError::Serialize {
+                message: format!("{e}"),
+            })
+    }
+}
+
+impl fmt::Debug for Tokenizer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Tokenizer")
+            .field("source", &self.source)
+            .field("vocab_size", &self.vocab_size())
+            .field("byte_level", &self.token_bytes.is_some())
+            .finish()
+    }
+}
+
+/// The bytes behind every id when `inner` decodes byte-level (GPT-2 style) vocabularies.
+fn byte_level_table(inner: &tokenizers::Tokenizer) -> Option<TokenBytes> {
+    if !matches!(inner.get_decoder(), Some(DecoderWrapper::ByteLevel(_))) {
+        return None;
+    }
+    let vocab = inner.get_vocab(true);
+    let len = vocab.values().max().map_or(0, |&max| max as usize + 1);
+    let mut by_id = vec![Vec::new(); len];
+    for (entry, id) in &vocab {
+        by_id[*id as usize] = vocab_string_to_bytes(entry);
+    }
+    for (id, added) in inner.get_added_tokens_decoder() {
+        by_id[id as usize] = added.content.into_bytes();
+    }
+    Some(TokenBytes::new(by_id))
+}

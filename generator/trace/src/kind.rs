@@ -1,0 +1,84 @@
+//! What a tensor holds, read from its name: this picks its encoding under `compact`.
+
+use crate::codec::Encoding;
+use crate::precision::Precision;
+
+/// The kinds of tensor the codec tells apart.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TensorKind {
+    /// Probabilities in [0, 1]: `*.attn.pattern`.
+    Probability,
+    /// Logits, which need relative precision for a softmax: `logits.last`, `logits.topk_values`.
+    Logit,
+    /// Integers such as token ids, always stored exactly: names ending in `_ids`
+    /// (`logits.topk_ids`).
+    Index,
+    /// Everything else: activations, stored per row.
+    Activation,
+}
+
+impl TensorKind {
+    /// The kind of the tensor called `name` (a name from the trace tensor table).
+    pub fn of(name: &str) -> TensorKind {
+        let last = name.rsplit('.').next().unwrap_or(name);
+        if name == "attn.pattern" || name.ends_with(".attn.pattern") {
+            TensorKind::Probability
+        } else if name == "logits.last" || name == "logits.topk_values" {
+            TensorKind::Logit
+        } else if last == "ids" || last.ends_with("_ids") {
+            TensorKind::Index
+        } else {
+            TensorKind::Activation
+        }
+    }
+
+    /// The encoding this kind asks for at `precision`; the codec falls back to f32 when the
+    /// values do not allow it (see `codec::encode`).
+    pub fn encoding(self, precision: Precision) -> Encoding {
+        match (precision, self) {
+            (Precision::F32, _) | (_, TensorKind::Index) => Encoding::F32,
+            (Precision::F16, _) => Encoding::F16,
+            (Precision::Compact, TensorKind::Probability) => Encoding::Unorm8,
+            (Precision::Compact, TensorKind::Logit) => Encoding::F16,
+            (Precision::Compact, TensorKind::Activation) => Encoding::Int8Rows,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_of_the_tensor_table_get_their_kinds() {
+        let cases = [
+            ("blocks.5.attn.pattern", TensorKind::Probability),
+            ("blocks.5.attn.scores", TensorKind::Activation),
+            ("logits.last", TensorKind::Logit),
+            ("logits.topk_values", TensorKind::Logit),
+            ("logits.topk_ids", TensorKind::Index),
+            ("embed", TensorKind::Activation),
+            ("blocks.0.ln1.std", TensorKind::Activation),
+            ("blocks.11.mlp.post", TensorKind::Activation),
+            ("ln_final.normalized", TensorKind::Activation),
+        ];
+        for (name, kind) in cases {
+            assert_eq!(TensorKind::of(name), kind, "{name}");
+        }
+    }
+
+    #[test]
+    fn ids_are_exact_under_every_precision() {
+        for p in Precision::ALL {
+            assert_eq!(TensorKind::Index.encoding(p), Encoding::F32);
+        }
+        assert_eq!(
+            TensorKind::Activation.encoding(Precision::Compact),
+            Encoding::Int8Rows
+        );
+        assert_eq!(
+            TensorKind::Probability.encoding(Precision::F16),
+            Encoding::F16
+        );
+    }
+}

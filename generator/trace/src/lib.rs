@@ -1,0 +1,39 @@
+//! The trace: what one GPT-2 run on one prompt computed, as a versioned JSON file.
+//!
+//! The model crate writes traces; the site and figure crates read them. This crate is the
+//! boundary between the two stages and depends on no model code. The file format, its
+//! compact codec and its error bounds are specified in `docs/trace-format.md`.
+
+mod atomic;
+mod codec;
+mod error;
+mod file;
+mod float_json;
+mod json_style;
+mod kind;
+mod meta;
+mod precision;
+mod prompt;
+mod stale;
+mod suggest;
+mod tensor;
+mod trace;
+
+pub use atomic::write_atomic;
+pub use codec::Encoding;
+pub use error::{Origin, TraceError};
+pub use kind::TensorKind;
+pub use meta::{
+    Candidate, GenerationStep, ModelInfo, ModelShape, Token, TraceMeta, TraceOptions, DEFAULT_TOP_K,
+};
+pub use precision::{ParsePrecisionError, Precision};
+pub use prompt::{PromptOptions, PromptSpec};
+pub use stale::Expected;
+pub use tensor::{IndexError, Tensor};
+pub use trace::Trace;
+
+/// The `format` string every trace file starts with.
+pub const FORMAT: &str = "tracebook-trace";
+
+/// The format version this crate writes and the only one it reads.
+pub const FORMAT_VERSION: u32 = 1;

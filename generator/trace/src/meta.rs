@@ -1,0 +1,112 @@
+//! What a trace records besides tensors: the model, the prompt, its tokens and what was generated.
+
+use crate::precision::Precision;
+use crate::prompt::PromptSpec;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// Next-token candidates kept per position when the site does not say.
+pub const DEFAULT_TOP_K: usize = 20;
+
+/// The sizes of the model that made a trace (from its config.json).
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct ModelShape {
+    pub n_layer: usize,
+    pub n_head: usize,
+    pub n_embd: usize,
+    pub n_positions: usize,
+    pub vocab_size: usize,
+    pub layer_norm_epsilon: f64,
+}
+
+/// Which model made a trace: its id as the site names it, its sizes, and the sha256 of its weights.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct ModelInfo {
+    pub id: String,
+    pub config: ModelShape,
+    /// Lowercase hex sha256 of the weights file.
+    pub weights_sha256: String,
+}
+
+/// A prompt token: vocabulary id, text, and its byte span `start..end` in the prompt text.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+pub struct Token {
+    pub id: u32,
+    pub text: String,
+    pub start: usize,
+    pub end: usize,
+}
+
+/// A possible next token and its probability.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct Candidate {
+    pub id: u32,
+    pub text: String,
+    #[serde(with = "crate::float_json")]
+    pub prob: f32,
+}
+
+/// One generated token: what was chosen, its probability, and the likeliest candidates.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct GenerationStep {
+    pub id: u32,
+    pub text: String,
+    #[serde(with = "crate::float_json")]
+    pub prob: f32,
+    pub top: Vec<Candidate>,
+}
+
+/// How a site asks traces to be made (`[trace]` in tracebook.toml).
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq, Hash)]
+#[serde(default, deny_unknown_fields)]
+pub struct TraceOptions {
+    pub precision: Precision,
+    /// Next-token candidates kept per position.
+    pub top_k: usize,
+}
+
+impl Default for TraceOptions {
+    fn default() -> Self {
+        TraceOptions {
+            precision: Precision::default(),
+            top_k: DEFAULT_TOP_K,
+        }
+    }
+}
+
+/// Everything a trace says about its run, apart from the tensors.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct TraceMeta {
+    /// The tool that wrote the trace, e.g. "tracebook 0.1.0".
+    pub tool: String,
+    /// The prompt's name in the site ("" for an ad-hoc `--prompt` trace).
+    pub name: String,
+    pub model: ModelInfo,
+    pub prompt: PromptSpec,
+    pub options: TraceOptions,
+    pub tokens: Vec<Token>,
+    /// The continuation, one step per generated token (empty when nothing was generated).
+    pub generation: Vec<GenerationStep>,
+    /// The text of every token id the trace mentions (prompt tokens, `logits.topk_ids`,
+    /// generated tokens and their candidates), so readers need no tokenizer.
+    #[serde(default)]
+    pub token_texts: BTreeMap<u32, String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn trace_options_default_to_compact_and_top_20_and_reject_typos() {
+        let options: TraceOptions = serde_json::from_str("{}").unwrap();
+        assert_eq!(options, TraceOptions::default());
+        assert_eq!(options.precision, Precision::Compact);
+        assert_eq!(options.top_k, 20);
+        let err = serde_json::from_str::<TraceOptions>(r#"{"precison":"f32"}"#).unwrap_err();
+        assert!(
+            err.to_string().contains("unknown field `precison`"),
+            "{err}"
+        );
+    }
+}

@@ -1,0 +1,202 @@
+//! A prompt as authors write it: a plain string, or a table with `text` and generation options.
+
+use serde::de::{self, MapAccess, Visitor};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::fmt;
+
+/// Options of one prompt, as authors write them (AUTHORING.md): how many tokens to generate
+/// after the prompt, and how to sample them (greedy unless a temperature above zero is given).
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Default)]
+#[serde(deny_unknown_fields)]
+pub struct PromptOptions {
+    /// Tokens to continue the prompt with.
+    #[serde(default)]
+    pub generate: usize,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub temperature: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub top_k: Option<usize>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub top_p: Option<f64>,
+    /// Sampling seed, so sampled continuations are reproducible.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
+}
+
+impl PromptOptions {
+    /// Options a sampler can use: a finite temperature ≥ 0, top_k ≥ 1, top_p in (0, 1].
+    pub fn validate(&self) -> Result<(), String> {
+        if let Some(t) = self.temperature.filter(|t| !(t.is_finite() && *t >= 0.0)) {
+            return Err(format!(
+                "temperature must be a number ≥ 0 (0 means greedy), not {t}"
+            ));
+        }
+        if self.top_k == Some(0) {
+            return Err("top_k must be at least 1".to_string());
+        }
+        if let Some(p) = self.top_p.filter(|p| !(*p > 0.0 && *p <= 1.0)) {
+            return Err(format!("top_p must be in (0, 1], not {p}"));
+        }
+        Ok(())
+    }
+
+    /// `generate 4, temperature 0.8`: the options that are set, for messages.
+    pub fn describe(&self) -> String {
+        let mut parts = vec![format!("generate {}", self.generate)];
+        let mut push = |key: &str, value: Option<String>| {
+            if let Some(v) = value {
+                parts.push(format!("{key} {v}"));
+            }
+        };
+        push("temperature", self.temperature.map(|v| v.to_string()));
+        push("top_k", self.top_k.map(|v| v.to_string()));
+        push("top_p", self.top_p.map(|v| v.to_string()));
+        push("seed", self.seed.map(|v| v.to_string()));
+        parts.join(", ")
+    }
+}
+
+/// A prompt: its text and options. Deserializes from a plain string (`"The robots will bring"`)
+/// or a table (`{ text = "...", generate = 4 }`, unknown keys rejected); serializes as a table.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct PromptSpec {
+    pub text: String,
+    pub options: PromptOptions,
+}
+
+impl PromptSpec {
+    /// A prompt with default options (nothing generated).
+    pub fn new(text: impl Into<String>) -> Self {
+        PromptSpec {
+            text: text.into(),
+            options: PromptOptions::default(),
+        }
+    }
+}
+
+/// The table form, shared by both directions so the keys are listed once.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PromptTable {
+    text: String,
+    #[serde(default)]
+    generate: usize,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    temperature: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    top_k: Option<usize>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    top_p: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    seed: Option<u64>,
+}
+
+impl From<PromptTable> for PromptSpec {
+    fn from(t: PromptTable) -> Self {
+        PromptSpec {
+            text: t.text,
+            options: PromptOptions {
+                generate: t.generate,
+                temperature: t.temperature,
+                top_k: t.top_k,
+                top_p: t.top_p,
+                seed: t.seed,
+            },
+        }
+    }
+}
+
+impl Serialize for PromptSpec {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let o = &self.options;
+        PromptTable {
+            text: self.text.clone(),
+            generate: o.generate,
+            temperature: o.temperature,
+            top_k: o.top_k,
+            top_p: o.top_p,
+            seed: o.seed,
+        }
+        .serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for PromptSpec {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(PromptVisitor)
+    }
+}
+
+struct PromptVisitor;
+
+impl<'de> Visitor<'de> for PromptVisitor {
+    type Value = PromptSpec;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str(
+            "a prompt: a string, or a table with `text` and optionally \
+             generate, temperature, top_k, top_p, seed",
+        )
+    }
+
+    fn visit_str<E: de::Error>(self, text: &str) -> Result<PromptSpec, E> {
+        Ok(PromptSpec::new(text))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<PromptSpec, A::Error> {
+        let table = PromptTable::deserialize(de::value::MapAccessDeserializer::new(map))?;
+        let spec = PromptSpec::from(table);
+        spec.options.validate().map_err(de::Error::custom)?;
+        Ok(spec)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_string_is_a_prompt_with_default_options() {
+        let spec: PromptSpec = serde_json::from_str("\"The robots will bring\"").unwrap();
+        assert_eq!(spec, PromptSpec::new("The robots will bring"));
+    }
+
+    #[test]
+    fn a_table_carries_its_options_and_serializes_back_to_a_table() {
+        let json = r#"{"text":"Hi","generate":4,"temperature":0.8,"seed":7}"#;
+        let spec: PromptSpec = serde_json::from_str(json).unwrap();
+        assert_eq!(spec.options.generate, 4);
+        assert_eq!(spec.options.temperature, Some(0.8));
+        assert_eq!(spec.options.seed, Some(7));
+        assert_eq!(serde_json::to_string(&spec).unwrap(), json);
+        let plain = serde_json::to_string(&PromptSpec::new("Hi")).unwrap();
+        assert_eq!(plain, r#"{"text":"Hi","generate":0}"#);
+    }
+
+    #[test]
+    fn unknown_keys_and_unusable_options_are_rejected() {
+        let err = serde_json::from_str::<PromptSpec>(r#"{"text":"Hi","tempurature":1}"#)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("unknown field `tempurature`"), "{err}");
+        let err = serde_json::from_str::<PromptSpec>(r#"{"text":"Hi","top_p":1.5}"#)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("top_p must be in (0, 1]"), "{err}");
+        let err = serde_json::from_str::<PromptSpec>(r#"{"generate":2}"#)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("missing field `text`"), "{err}");
+        assert!(serde_json::from_str::<PromptSpec>("3").is_err());
+    }
+
+    #[test]
+    fn describe_lists_the_options_that_are_set() {
+        let options = PromptOptions {
+            generate: 4,
+            top_k: Some(5),
+            ..PromptOptions::default()
+        };
+        assert_eq!(options.describe(), "generate 4, top_k 5");
+    }
+}

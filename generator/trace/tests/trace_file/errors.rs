@@ -1,0 +1,225 @@
+//! Broken trace files: each error names the file and says how to fix it.
+
+use crate::common::small_trace;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use tracebook_trace::{Precision, Trace, TraceError};
+
+/// Write `text` as a trace file in a fresh folder; the folder lives as long as the guard.
+fn file_with(text: &str) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("robots.json");
+    std::fs::write(&path, text).unwrap();
+    (dir, path)
+}
+
+fn good_json() -> Value {
+    serde_json::from_str(&small_trace(Precision::Compact).to_json()).unwrap()
+}
+
+/// Read `value` back from a file and return the error, checked for the path and the fix.
+fn read_error(text: &str) -> (TraceError, String) {
+    let (_dir, path) = file_with(text);
+    let err = Trace::read(&path).unwrap_err();
+    let message = err.to_string();
+    assert_names_file_and_fix(&message, &path);
+    (err, message)
+}
+
+fn assert_names_file_and_fix(message: &str, path: &Path) {
+    assert!(
+        message.starts_with(&format!("{}: ", path.display())),
+        "names the file: {message}"
+    );
+    assert!(
+        message.contains("`tracebook trace`"),
+        "says how to fix it: {message}"
+    );
+}
+
+#[test]
+fn text_that_is_not_json_is_reported_with_its_position() {
+    let (err, message) = read_error("{\n  \"format\": oops\n}");
+    assert!(
+        matches!(err, TraceError::NotJson { line: 2, .. }),
+        "{err:?}"
+    );
+    assert!(message.contains("line 2, column"), "{message}");
+}
+
+#[test]
+fn a_file_cut_short_is_not_json() {
+    let text = small_trace(Precision::Compact).to_json();
+    let (err, _) = read_error(&text[..text.len() / 2]);
+    assert!(matches!(err, TraceError::NotJson { .. }), "{err:?}");
+}
+
+#[test]
+fn another_format_is_named_as_such() {
+    let mut value = good_json();
+    value["format"] = "tracebook-site".into();
+    let (err, message) = read_error(&value.to_string());
+    assert!(matches!(err, TraceError::WrongFormat { .. }), "{err:?}");
+    assert!(
+        message.contains("\"tracebook-site\", not \"tracebook-trace\""),
+        "{message}"
+    );
+    let (err, _) = read_error("[1, 2, 3]");
+    assert!(matches!(err, TraceError::WrongFormat { .. }), "{err:?}");
+    let (_, message) = read_error("{\"version\": 1}");
+    assert!(message.contains("no \"format\" key"), "{message}");
+}
+
+#[test]
+fn a_newer_version_says_which_versions_this_tool_reads() {
+    let mut value = good_json();
+    value["version"] = 2.into();
+    // A version-2 file need not look like version 1 at all; the version is checked first.
+    value["meta"] = Value::Null;
+    let (err, message) = read_error(&value.to_string());
+    assert!(
+        matches!(&err, TraceError::UnknownVersion { found, .. } if found == "2"),
+        "{err:?}"
+    );
+    assert!(message.contains("format version 2"), "{message}");
+    assert!(message.contains("reads version 1 only"), "{message}");
+}
+
+#[test]
+fn truncated_base64_is_a_corrupt_tensor() {
+    let mut value = good_json();
+    let data = value["tensors"]["embed"]["data"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    value["tensors"]["embed"]["data"] = data[..data.len() - 3].into();
+    let (err, message) = read_error(&value.to_string());
+    assert!(
+        matches!(&err, TraceError::CorruptTensor { name, .. } if name == "embed"),
+        "{err:?}"
+    );
+    assert!(message.contains("not valid base64"), "{message}");
+}
+
+#[test]
+fn data_shorter_than_its_shape_is_a_corrupt_tensor() {
+    let mut value = good_json();
+    let data = value["tensors"]["logits.last"]["data"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    // Whole base64 quanta removed: valid base64, 3 bytes short.
+    value["tensors"]["logits.last"]["data"] = data[4..].into();
+    let (_, message) = read_error(&value.to_string());
+    assert!(
+        message.contains("tensor \"logits.last\" is corrupt: its data has 17 bytes, but shape [10] stored as f16 needs 20"),
+        "{message}"
+    );
+}
+
+#[test]
+fn a_shape_that_does_not_match_the_data_is_a_corrupt_tensor() {
+    let mut value = good_json();
+    value["tensors"]["embed"]["shape"] = serde_json::json!([3, 9]);
+    let (_, message) = read_error(&value.to_string());
+    assert!(
+        message.contains("shape [3, 9] stored as int8_rows needs 39"),
+        "{message}"
+    );
+    value["tensors"]["embed"]["shape"] = serde_json::json!([usize::MAX, usize::MAX]);
+    let (_, message) = read_error(&value.to_string());
+    assert!(message.contains("is too large to exist"), "{message}");
+}
+
+#[test]
+fn an_unknown_encoding_or_missing_key_does_not_match_the_schema() {
+    let mut value = good_json();
+    value["tensors"]["embed"]["encoding"] = "int4".into();
+    let (err, message) = read_error(&value.to_string());
+    assert!(matches!(err, TraceError::Schema { .. }), "{err:?}");
+    assert!(message.contains("unknown variant `int4`"), "{message}");
+    let mut value = good_json();
+    value["meta"].as_object_mut().unwrap().remove("tokens");
+    let (_, message) = read_error(&value.to_string());
+    assert!(message.contains("missing field `tokens`"), "{message}");
+}
+
+#[test]
+fn a_missing_file_says_how_to_create_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("absent.json");
+    let err = Trace::read(&path).unwrap_err();
+    assert!(matches!(err, TraceError::Read { .. }));
+    assert_names_file_and_fix(&err.to_string(), &path);
+}
+
+#[test]
+fn bytes_that_are_not_utf8_are_not_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("binary.json");
+    std::fs::write(&path, [b'{', b'\n', b' ', 0xff, 0xfe, b'}']).unwrap();
+    let err = Trace::read(&path).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            TraceError::NotJson {
+                line: 2,
+                column: 2,
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    assert_names_file_and_fix(&err.to_string(), &path);
+}
+
+#[test]
+fn an_unknown_tensor_suggests_the_closest_name_and_how_to_list_them() {
+    let (_dir, path) = file_with(&small_trace(Precision::Compact).to_json());
+    let trace = Trace::read(&path).unwrap();
+    assert_eq!(trace.path(), Some(path.as_path()));
+    let message = trace
+        .tensor("blocks.0.attn.patern")
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        message,
+        format!(
+            "{0}: no tensor \"blocks.0.attn.patern\"; did you mean \"blocks.0.attn.pattern\"?\n  \
+             hint: `tracebook inspect {0}` lists its tensors",
+            path.display()
+        )
+    );
+    let message = trace.tensor("mlp").unwrap_err().to_string();
+    assert!(
+        message.contains("no tensor \"mlp\"\n"),
+        "no far-fetched guess: {message}"
+    );
+}
+
+#[test]
+fn inserting_a_wrong_length_or_a_name_twice_is_refused() {
+    let mut trace = small_trace(Precision::Compact);
+    let err = trace
+        .insert("blocks.0.mlp.pre", vec![2, 3], &[0.0; 5])
+        .unwrap_err();
+    assert!(
+        err.to_string().starts_with(
+            "tensor \"blocks.0.mlp.pre\": shape [2, 3] holds 6 values, but 5 were given"
+        ),
+        "{err}"
+    );
+    let err = trace.insert("embed", vec![1], &[0.0]).unwrap_err();
+    assert!(matches!(err, TraceError::DuplicateTensor { .. }), "{err:?}");
+    assert_eq!(
+        trace,
+        small_trace(Precision::Compact),
+        "a refused insert changes nothing"
+    );
+}
+
+#[test]
+fn from_json_errors_say_they_come_from_trace_json() {
+    let err = Trace::from_json("nope").unwrap_err().to_string();
+    assert!(err.starts_with("trace JSON: not valid JSON"), "{err}");
+}

@@ -1,0 +1,90 @@
+//! The file itself: deterministic bytes, the documented key layout, metadata round trips.
+
+use crate::common::{small_trace, Rng};
+use tracebook_trace::{Precision, Trace, FORMAT, FORMAT_VERSION};
+
+#[test]
+fn re_encoding_a_read_trace_gives_the_same_bytes() {
+    for precision in Precision::ALL {
+        let text = small_trace(precision).to_json();
+        let back = Trace::from_json(&text).unwrap();
+        assert_eq!(back.to_json(), text, "{precision}");
+        assert_eq!(back, small_trace(precision));
+    }
+}
+
+#[test]
+fn equal_input_gives_byte_identical_json_whatever_the_insertion_order() {
+    let mut rng = Rng::new(11);
+    let tensors: Vec<(String, Vec<f32>)> = (0..6)
+        .map(|i| (format!("blocks.{i}.resid_post"), rng.normals(32, 2.0)))
+        .collect();
+    let build = |order: &mut dyn Iterator<Item = &(String, Vec<f32>)>| {
+        let mut trace = Trace::new(crate::common::meta(Precision::Compact));
+        for (name, data) in order {
+            trace.insert(name, vec![4, 8], data).unwrap();
+        }
+        trace.to_json()
+    };
+    let forward = build(&mut tensors.iter());
+    let backward = build(&mut tensors.iter().rev());
+    assert_eq!(forward, backward);
+}
+
+#[test]
+fn the_file_has_the_documented_top_level_layout() {
+    let text = small_trace(Precision::Compact).to_json();
+    assert!(text.ends_with("}\n"));
+    let value: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let mut keys: Vec<&String> = value.as_object().unwrap().keys().collect();
+    keys.sort();
+    assert_eq!(keys, ["format", "meta", "tensors", "version"]);
+    assert!(text.find("\"format\"") < text.find("\"version\""));
+    assert!(text.find("\"version\"") < text.find("\"meta\""));
+    assert_eq!(value["format"], FORMAT);
+    assert_eq!(value["version"], FORMAT_VERSION);
+    let pattern = &value["tensors"]["blocks.0.attn.pattern"];
+    assert_eq!(pattern["shape"], serde_json::json!([2, 3, 3]));
+    assert_eq!(pattern["encoding"], "unorm8");
+    assert_eq!(
+        pattern["data"].as_str().unwrap().len(),
+        24,
+        "18 bytes in base64"
+    );
+    assert_eq!(value["tensors"]["embed"]["encoding"], "int8_rows");
+    assert_eq!(value["tensors"]["logits.topk_ids"]["encoding"], "f32");
+    assert_eq!(value["meta"]["prompt"]["text"], "The robots will bring");
+    assert_eq!(value["meta"]["token_texts"]["464"], "The");
+}
+
+#[test]
+fn metadata_survives_including_non_finite_probabilities() {
+    let mut trace = small_trace(Precision::F32);
+    trace.meta.generation[0].prob = f32::NAN;
+    trace.meta.generation[0].top[1].prob = f32::INFINITY;
+    let back = Trace::from_json(&trace.to_json()).unwrap();
+    assert!(back.meta.generation[0].prob.is_nan());
+    assert_eq!(back.meta.generation[0].top[1].prob, f32::INFINITY);
+    assert_eq!(back.meta.tokens, trace.meta.tokens);
+    assert_eq!(back.meta.token_texts, trace.meta.token_texts);
+    assert_eq!(back.meta.model, trace.meta.model);
+}
+
+#[test]
+fn stored_values_count_every_tensor() {
+    let trace = small_trace(Precision::Compact);
+    assert_eq!(trace.stored_values(), 24 + 18 + 10 + 6 + 6);
+    let names: Vec<&str> = trace.tensor_names().collect();
+    assert_eq!(
+        names,
+        [
+            "blocks.0.attn.pattern",
+            "embed",
+            "logits.last",
+            "logits.topk_ids",
+            "logits.topk_values"
+        ]
+    );
+    assert_eq!(trace.shape("embed"), Some(&[3usize, 8][..]));
+    assert_eq!(trace.shape("nope"), None);
+}

@@ -30,7 +30,12 @@ pub fn sampling(options: &PromptOptions) -> Sampling {
 }
 
 /// Continue `ids` by `options.generate` tokens. Same options and seed, same tokens.
-pub fn generate(model: &Gpt2, ids: &[u32], options: &PromptOptions, keep: usize) -> Result<Vec<Step>> {
+pub fn generate(
+    model: &Gpt2,
+    ids: &[u32],
+    options: &PromptOptions,
+    keep: usize,
+) -> Result<Vec<Step>> {
     let mut sampler = LogitsProcessor::from_sampling(options.seed.unwrap_or(0), sampling(options));
     let mut ids = ids.to_vec();
     let mut steps = Vec::with_capacity(options.generate);

@@ -68,7 +68,13 @@ struct Attention {
 }
 
 impl Attention {
-    fn forward(&self, x: &Tensor, mask: &Tensor, b: &str, rec: &mut dyn Recorder) -> Result<Tensor> {
+    fn forward(
+        &self,
+        x: &Tensor,
+        mask: &Tensor,
+        b: &str,
+        rec: &mut dyn Recorder,
+    ) -> Result<Tensor> {
         let (t, d) = x.dims2()?;
         let dh = d / self.n_head;
         let qkv = self.c_attn.forward(x)?;
@@ -136,7 +142,13 @@ impl Block {
         })
     }
 
-    fn forward(&self, x: &Tensor, mask: &Tensor, l: usize, rec: &mut dyn Recorder) -> Result<Tensor> {
+    fn forward(
+        &self,
+        x: &Tensor,
+        mask: &Tensor,
+        l: usize,
+        rec: &mut dyn Recorder,
+    ) -> Result<Tensor> {
         let b = format!("blocks.{l}");
         rec.record(&format!("{b}.resid_pre"), x)?;
         let ln1 = self.ln_1.forward(x, &format!("{b}.ln1"), rec)?;

@@ -42,7 +42,10 @@ impl Recorder for TensorRecorder {
     }
     fn record(&mut self, name: &str, tensor: &Tensor) -> candle_core::Result<()> {
         let shape = tensor.dims().to_vec();
-        let data = tensor.to_dtype(DType::F32)?.flatten_all()?.to_vec1::<f32>()?;
+        let data = tensor
+            .to_dtype(DType::F32)?
+            .flatten_all()?
+            .to_vec1::<f32>()?;
         self.tensors.push(Recorded {
             name: name.to_string(),
             shape,

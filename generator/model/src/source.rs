@@ -82,7 +82,10 @@ fn download(id: &str) -> Result<ModelFiles> {
         .build()
         .map_err(|e| not_available(id, &e.to_string()))?;
     let repo = api.model(id.to_string());
-    let get = |file: &str| repo.get(file).map_err(|e| not_available(id, &e.to_string()));
+    let get = |file: &str| {
+        repo.get(file)
+            .map_err(|e| not_available(id, &e.to_string()))
+    };
     Ok(ModelFiles {
         id: id.to_string(),
         config: get("config.json")?,

@@ -77,7 +77,11 @@ pub fn trace(model: &Model, request: &TraceRequest) -> Result<Trace> {
     let (rows, kept) = (tops.len(), tops.first().map_or(0, Vec::len));
     let ids_flat: Vec<f32> = tops.iter().flatten().map(|(id, _)| *id as f32).collect();
     let values_flat: Vec<f32> = tops.iter().flatten().map(|(_, v)| *v).collect();
-    trace.insert("logits.last", vec![logits[rows - 1].len()], &logits[rows - 1])?;
+    trace.insert(
+        "logits.last",
+        vec![logits[rows - 1].len()],
+        &logits[rows - 1],
+    )?;
     trace.insert("logits.topk_ids", vec![rows, kept], &ids_flat)?;
     trace.insert("logits.topk_values", vec![rows, kept], &values_flat)?;
     Ok(trace)

@@ -34,7 +34,9 @@ impl Weights {
         let mut tensors = HashMap::new();
         for (name, shape) in expected(config) {
             let key = format!("{prefix}{name}");
-            let view = st.tensor(&key).map_err(|_| missing(path, &st, &name, config))?;
+            let view = st
+                .tensor(&key)
+                .map_err(|_| missing(path, &st, &name, config))?;
             if view.shape() != shape.as_slice() {
                 return Err(ModelError::Weights {
                     path: path.to_path_buf(),

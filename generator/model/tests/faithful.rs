@@ -35,7 +35,9 @@ struct FixtureTensor {
 }
 
 fn fixture(name: &str) -> Fixture {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures").join(name);
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/fixtures")
+        .join(name);
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     serde_json::from_str(&text).unwrap()
 }
@@ -59,7 +61,11 @@ fn check(spec: TestModelSpec, fixture_name: &str) {
         fixture.weights_sha256,
         "the test model's weights changed; regenerate {fixture_name} with tests/reference/make_fixtures.py"
     );
-    let model = tracebook_model::Model::load(ModelFiles { id: "test".into(), ..files }).unwrap();
+    let model = tracebook_model::Model::load(ModelFiles {
+        id: "test".into(),
+        ..files
+    })
+    .unwrap();
 
     for prompt in &fixture.prompts {
         let ids: Vec<u32> = model
@@ -71,7 +77,12 @@ fn check(spec: TestModelSpec, fixture_name: &str) {
             .collect();
         assert_eq!(ids, prompt.ids, "token ids of {:?}", prompt.text);
         let mut rec = TensorRecorder::default();
-        let logits = model.gpt2.forward(&ids, &mut rec).unwrap().to_vec2::<f32>().unwrap();
+        let logits = model
+            .gpt2
+            .forward(&ids, &mut rec)
+            .unwrap()
+            .to_vec2::<f32>()
+            .unwrap();
 
         let mut ours: BTreeMap<String, (Vec<usize>, Vec<f32>)> = rec
             .tensors
@@ -88,7 +99,10 @@ fn check(spec: TestModelSpec, fixture_name: &str) {
 
         let names: Vec<&String> = ours.keys().collect();
         let expected: Vec<&String> = prompt.tensors.keys().collect();
-        assert_eq!(names, expected, "recorded tensor names differ from the reference");
+        assert_eq!(
+            names, expected,
+            "recorded tensor names differ from the reference"
+        );
         let mut worst = (0.0f32, String::new());
         for (name, reference) in &prompt.tensors {
             let (shape, data) = &ours[name];
@@ -97,13 +111,19 @@ fn check(spec: TestModelSpec, fixture_name: &str) {
             assert_eq!(got.len(), reference.values.len(), "sample count of {name}");
             for (i, (a, b)) in got.iter().zip(&reference.values).enumerate() {
                 let err = (a - b).abs();
-                assert!(err <= TOLERANCE, "{name}[sample {i}]: ours {a}, transformers {b} (|diff| {err})");
+                assert!(
+                    err <= TOLERANCE,
+                    "{name}[sample {i}]: ours {a}, transformers {b} (|diff| {err})"
+                );
                 if err > worst.0 {
                     worst = (err, name.clone());
                 }
             }
         }
-        eprintln!("{fixture_name} {:?}: largest |diff| {:e} in {}", prompt.text, worst.0, worst.1);
+        eprintln!(
+            "{fixture_name} {:?}: largest |diff| {:e} in {}",
+            prompt.text, worst.0, worst.1
+        );
     }
 }
 
@@ -116,4 +136,3 @@ fn tiny_model_matches_transformers() {
 fn gpt2_small_shape_matches_transformers() {
     check(TestModelSpec::small(), "reference-small.json");
 }
-

@@ -1,0 +1,312 @@
+//! Loading, recording, generation and bad input, on the tiny random-weights test model.
+
+use std::path::Path;
+use tracebook_model::testmodel::{write_test_model, KeyLayout, TestModelSpec};
+use tracebook_model::{source, trace, Model, NoRecorder, TensorRecorder, TraceRequest};
+use tracebook_trace::{Precision, PromptOptions, PromptSpec, TraceOptions};
+
+fn tiny(dir: &Path, layout: KeyLayout) -> Model {
+    let spec = TestModelSpec {
+        layout,
+        ..TestModelSpec::tiny()
+    };
+    write_test_model(dir, &spec).unwrap();
+    Model::load(source::from_dir("tiny", dir).unwrap()).unwrap()
+}
+
+fn prompt(text: &str, options: PromptOptions) -> PromptSpec {
+    PromptSpec {
+        text: text.into(),
+        options,
+    }
+}
+
+fn request<'a>(prompt: &'a PromptSpec) -> TraceRequest<'a> {
+    TraceRequest {
+        name: "p",
+        prompt,
+        options: TraceOptions {
+            precision: Precision::F32,
+            top_k: 5,
+        },
+    }
+}
+
+/// Every name of the trace tensor table (AUTHORING.md), for a model of `layers` blocks.
+fn table(layers: usize) -> Vec<String> {
+    let mut names: Vec<String> = ["embed", "pos_embed", "ln_final.normalized"]
+        .map(String::from)
+        .into();
+    for l in 0..layers {
+        for n in [
+            "resid_pre",
+            "ln1.mean",
+            "ln1.std",
+            "ln1.normalized",
+            "attn.q",
+            "attn.k",
+            "attn.v",
+            "attn.scores",
+            "attn.pattern",
+            "attn.z",
+            "attn_out",
+            "resid_mid",
+            "ln2.mean",
+            "ln2.std",
+            "ln2.normalized",
+            "mlp.pre",
+            "mlp.post",
+            "mlp_out",
+            "resid_post",
+        ] {
+            names.push(format!("blocks.{l}.{n}"));
+        }
+    }
+    names.sort();
+    names
+}
+
+#[test]
+fn both_key_layouts_load_to_the_same_model() {
+    let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let bare = tiny(a.path(), KeyLayout::Bare);
+    let prefixed = tiny(b.path(), KeyLayout::Transformer);
+    let ids = [464, 14193, 481, 2222];
+    let x = bare.gpt2.forward(&ids, &mut NoRecorder).unwrap();
+    let y = prefixed.gpt2.forward(&ids, &mut NoRecorder).unwrap();
+    assert_eq!(x.to_vec2::<f32>().unwrap(), y.to_vec2::<f32>().unwrap());
+}
+
+#[test]
+fn tracing_records_the_whole_table_and_a_plain_forward_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = tiny(dir.path(), KeyLayout::Transformer);
+    let ids = [464, 14193, 481, 2222];
+    let mut rec = TensorRecorder::default();
+    let traced = model.gpt2.forward(&ids, &mut rec).unwrap();
+    let mut names: Vec<String> = rec.tensors.iter().map(|t| t.name.clone()).collect();
+    names.sort();
+    assert_eq!(names, table(2));
+    assert_eq!(
+        rec.get("blocks.1.attn.pattern").unwrap().shape,
+        vec![4, 4, 4]
+    );
+    assert_eq!(rec.get("blocks.0.mlp.pre").unwrap().shape, vec![4, 256]);
+    let plain = model.gpt2.forward(&ids, &mut NoRecorder).unwrap();
+    assert_eq!(
+        traced.to_vec2::<f32>().unwrap(),
+        plain.to_vec2::<f32>().unwrap()
+    );
+}
+
+#[test]
+fn pattern_is_causal_and_rows_sum_to_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = tiny(dir.path(), KeyLayout::Transformer);
+    let mut rec = TensorRecorder::default();
+    model.gpt2.forward(&[1, 2, 3, 4, 5], &mut rec).unwrap();
+    let p = &rec.get("blocks.0.attn.pattern").unwrap().data;
+    for h in 0..4 {
+        for q in 0..5 {
+            let row = &p[(h * 5 + q) * 5..(h * 5 + q + 1) * 5];
+            assert!((row.iter().sum::<f32>() - 1.0).abs() < 1e-5);
+            assert!(
+                row[q + 1..].iter().all(|&v| v == 0.0),
+                "head {h} query {q} looks ahead"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_trace_holds_tokens_spans_logits_and_generation() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = tiny(dir.path(), KeyLayout::Transformer);
+    let spec = prompt(
+        "I like cats and",
+        PromptOptions {
+            generate: 3,
+            ..Default::default()
+        },
+    );
+    let t = trace(&model, &request(&spec)).unwrap();
+    let text: String = t.meta.tokens.iter().map(|t| t.text.as_str()).collect();
+    assert_eq!(text, "I like cats and");
+    assert_eq!(t.meta.tokens[1].start, 1);
+    assert_eq!(t.meta.tokens[1].end, 6);
+    assert_eq!(t.shape("logits.last").unwrap(), &[50257]);
+    assert_eq!(t.shape("logits.topk_ids").unwrap(), &[4, 5]);
+    assert_eq!(t.meta.model.weights_sha256.len(), 64);
+    // Greedy: each generated token is the top candidate of its step, with the same probability.
+    assert_eq!(t.meta.generation.len(), 3);
+    for step in &t.meta.generation {
+        assert_eq!(step.id, step.top[0].id);
+        assert_eq!(step.prob, step.top[0].prob);
+        assert!(step.top.windows(2).all(|w| w[0].prob >= w[1].prob));
+    }
+    // The first generated token is the argmax of logits.last.
+    let last = t.tensor("logits.last").unwrap().data;
+    let ids = t.tensor("logits.topk_ids").unwrap().data;
+    let argmax = (0..last.len())
+        .max_by(|&a, &b| last[a].total_cmp(&last[b]))
+        .unwrap();
+    assert_eq!(t.meta.generation[0].id as usize, argmax);
+    assert_eq!(ids[3 * 5] as usize, argmax);
+    assert!(t.meta.token_texts.contains_key(&(argmax as u32)));
+}
+
+#[test]
+fn sampling_is_reproducible_by_seed() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = tiny(dir.path(), KeyLayout::Transformer);
+    let sampled = |seed| {
+        let spec = prompt(
+            "The robots will bring",
+            PromptOptions {
+                generate: 8,
+                temperature: Some(1.5),
+                top_k: Some(40),
+                top_p: Some(0.95),
+                seed: Some(seed),
+            },
+        );
+        let t = trace(&model, &request(&spec)).unwrap();
+        t.meta.generation.iter().map(|s| s.id).collect::<Vec<_>>()
+    };
+    assert_eq!(sampled(7), sampled(7));
+    assert_ne!(
+        sampled(7),
+        sampled(8),
+        "different seeds should differ on a random model"
+    );
+}
+
+#[test]
+fn empty_and_too_long_prompts_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = tiny(dir.path(), KeyLayout::Transformer);
+    let empty = prompt("", PromptOptions::default());
+    let err = trace(&model, &request(&empty)).err().unwrap().to_string();
+    assert!(err.contains("prompt \"p\" is empty"), "{err}");
+    let long = prompt(&" cat".repeat(1025), PromptOptions::default());
+    let err = trace(&model, &request(&long)).err().unwrap().to_string();
+    assert!(
+        err.contains("1025 positions") && err.contains("context of 1024"),
+        "{err}"
+    );
+    let generating = prompt(
+        &" cat".repeat(1020),
+        PromptOptions {
+            generate: 10,
+            ..Default::default()
+        },
+    );
+    let err = trace(&model, &request(&generating))
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(err.contains("1020 tokens + 10 to generate"), "{err}");
+}
+
+fn load_err(dir: &Path) -> String {
+    match source::from_dir("m", dir).and_then(Model::load) {
+        Ok(_) => panic!("{} loaded", dir.display()),
+        Err(e) => e.to_string(),
+    }
+}
+
+#[test]
+fn broken_model_folders_name_the_file_and_the_fix() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = dir.path();
+    write_test_model(m, &TestModelSpec::tiny()).unwrap();
+
+    std::fs::rename(m.join("config.json"), m.join("c")).unwrap();
+    let err = load_err(m);
+    assert!(
+        err.contains("has no config.json") && err.contains("a model folder holds"),
+        "{err}"
+    );
+    std::fs::rename(m.join("c"), m.join("config.json")).unwrap();
+
+    let weights = std::fs::read(m.join("model.safetensors")).unwrap();
+    std::fs::write(m.join("model.safetensors"), &weights[..weights.len() / 2]).unwrap();
+    let err = load_err(m);
+    assert!(
+        err.contains("model.safetensors: not a readable safetensors file"),
+        "{err}"
+    );
+    assert!(err.contains("truncated"), "{err}");
+    std::fs::write(m.join("model.safetensors"), &weights).unwrap();
+
+    let config = std::fs::read_to_string(m.join("config.json")).unwrap();
+    std::fs::write(
+        m.join("config.json"),
+        config.replace("\"n_layer\": 2", "\"n_layer\": 3"),
+    )
+    .unwrap();
+    let err = load_err(m);
+    assert!(
+        err.contains("holds 2 layers but config.json says n_layer = 3"),
+        "{err}"
+    );
+    std::fs::write(
+        m.join("config.json"),
+        config.replace("\"n_embd\": 64", "\"n_embd\": 128"),
+    )
+    .unwrap();
+    let err = load_err(m);
+    assert!(
+        err.contains("has shape [50257, 64], but config.json implies [50257, 128]"),
+        "{err}"
+    );
+    std::fs::write(m.join("config.json"), "{ not json").unwrap();
+    let err = load_err(m);
+    assert!(
+        err.contains("config.json: not a valid GPT-2 config.json"),
+        "{err}"
+    );
+
+    std::fs::write(m.join("config.json"), config).unwrap();
+    std::fs::remove_file(m.join("tokenizer.json")).unwrap();
+    let model = Model::load(source::from_dir("m", m).unwrap()).unwrap();
+    assert_eq!(
+        model.tokenizer.vocab_size(),
+        50257,
+        "falls back to the built-in GPT-2 tokenizer"
+    );
+}
+
+#[test]
+fn hub_ids_resolve_from_the_hugging_face_cache() {
+    let home = tempfile::tempdir().unwrap();
+    let snapshot = home
+        .path()
+        .join("hub/models--openai-community--gpt2/snapshots/0123abcd");
+    write_test_model(&snapshot, &TestModelSpec::tiny()).unwrap();
+    let refs = home.path().join("hub/models--openai-community--gpt2/refs");
+    std::fs::create_dir_all(&refs).unwrap();
+    std::fs::write(refs.join("main"), "0123abcd").unwrap();
+    let cache = hf_hub::Cache::new(home.path().join("hub"));
+    let files = source::from_cache("openai-community/gpt2", &cache).unwrap();
+    assert_eq!(files.weights, snapshot.join("model.safetensors"));
+    assert_eq!(files.id, "openai-community/gpt2");
+    assert!(source::from_cache("openai-community/gpt2-xl", &cache).is_none());
+}
+
+#[test]
+fn a_missing_folder_and_an_unreachable_hub_say_what_to_do() {
+    let base = tempfile::tempdir().unwrap();
+    let err = source::resolve("./models/nope", base.path(), false)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("models/nope does not exist"), "{err}");
+    let err = source::resolve("someone/some-model", base.path(), false)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("not in the Hugging Face cache"), "{err}");
+    assert!(
+        err.contains("config.json, model.safetensors") && err.contains("--model DIR"),
+        "{err}"
+    );
+}

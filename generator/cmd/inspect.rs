@@ -1,6 +1,5 @@
 //! `tracebook inspect`: list a trace's tensors, or print one as plain JSON numbers.
 
-use anyhow::Context;
 use std::path::PathBuf;
 use tracebook_trace::Trace;
 
@@ -20,9 +19,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let trace = Trace::read(&args.file)?;
     let out = match &args.tensor {
         Some(name) => {
-            let tensor = trace
-                .tensor(name)
-                .with_context(|| format!("in {}", args.file.display()))?;
+            let tensor = trace.tensor(name)?;
             if args.json {
                 serde_json::json!({ "name": name, "shape": tensor.shape, "data": tensor.data })
                     .to_string()
@@ -44,7 +41,7 @@ fn listing_json(trace: &Trace) -> serde_json::Value {
             serde_json::json!({
                 "name": name,
                 "shape": trace.shape(name),
-                "encoding": trace.encoding(name).map(|e| format!("{e:?}")),
+                "encoding": trace.encoding(name).map(|e| e.to_string()),
             })
         })
         .collect();
@@ -71,7 +68,10 @@ fn listing_text(trace: &Trace) -> String {
     for name in trace.tensor_names() {
         let shape = trace.shape(name).unwrap_or(&[]);
         let dims: Vec<String> = shape.iter().map(usize::to_string).collect();
-        let encoding = trace.encoding(name).map(|e| format!("{e:?}")).unwrap_or_default();
+        let encoding = trace
+            .encoding(name)
+            .map(|e| e.to_string())
+            .unwrap_or_default();
         out += &format!("{name:width$}  {:<14} {encoding}\n", dims.join("×"));
     }
     out

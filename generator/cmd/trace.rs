@@ -69,7 +69,11 @@ fn ad_hoc(root: &Path, args: &Args, text: &str, out: &Path) -> anyhow::Result<()
 /// Resolve and load a model, saying what is happening (loading can take seconds).
 pub fn load_model(root: &Path, spec: &str, offline: bool) -> anyhow::Result<Model> {
     let files = resolve(spec, root, !offline)?;
-    eprintln!("loading model {} from {}", files.id, files.weights.display());
+    eprintln!(
+        "loading model {} from {}",
+        files.id,
+        files.weights.display()
+    );
     Ok(Model::load(files)?)
 }
 

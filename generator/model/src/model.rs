@@ -20,6 +20,12 @@ pub struct Model {
 impl Model {
     /// Read config, weights and tokenizer (the model folder's tokenizer.json, else GPT-2's built in).
     pub fn load(files: ModelFiles) -> Result<Model> {
+        let weights_sha256 = sha256_file(&files.weights)?;
+        Model::load_hashed(files, weights_sha256)
+    }
+
+    /// As `load`, for a caller that already hashed the weights file.
+    pub fn load_hashed(files: ModelFiles, weights_sha256: String) -> Result<Model> {
         let config = Gpt2Config::load(&files.config)?;
         let weights = Weights::load(&files.weights, &config)?;
         let gpt2 = Gpt2::new(&weights, &config)?;
@@ -28,7 +34,6 @@ impl Model {
             Some(path) => Tokenizer::from_file(path)?,
             None => Tokenizer::builtin_gpt2()?,
         };
-        let weights_sha256 = sha256_file(&files.weights)?;
         Ok(Model {
             files,
             config,

@@ -1,6 +1,8 @@
 //! `tracebook dev` (hidden): developer helpers, such as writing a random-weights test model.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+use tracebook_model::{Model, NoRecorder, TensorRecorder};
 use tracebook_model::testmodel::{write_test_model, KeyLayout, TestModelSpec};
 
 #[derive(clap::Args, Debug)]
@@ -23,6 +25,15 @@ pub enum DevCommand {
         layout: String,
         #[arg(long)]
         seed: Option<u64>,
+    },
+    /// Time forward passes (traced and plain) on a prompt of N tokens; prints medians in ms.
+    BenchForward {
+        /// The model folder.
+        model: PathBuf,
+        #[arg(long, default_value_t = 16)]
+        tokens: usize,
+        #[arg(long, default_value_t = 20)]
+        runs: usize,
     },
 }
 
@@ -51,5 +62,37 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             println!("wrote a {shape} test model to {}", dir.display());
             Ok(())
         }
+        DevCommand::BenchForward {
+            model,
+            tokens,
+            runs,
+        } => bench_forward(&model, tokens, runs),
     }
+}
+
+fn bench_forward(dir: &Path, tokens: usize, runs: usize) -> anyhow::Result<()> {
+    let id = dir.display().to_string();
+    let model = Model::load(tracebook_model::source::from_dir(&id, dir)?)?;
+    // Token ids 1000, 1001, ...: content does not change the cost of a forward pass.
+    let ids: Vec<u32> = (1000..1000 + tokens as u32).collect();
+    let time = |traced: bool| -> anyhow::Result<f64> {
+        let mut ms = Vec::with_capacity(runs);
+        for _ in 0..runs + 2 {
+            let start = Instant::now();
+            if traced {
+                let mut rec = TensorRecorder::default();
+                model.gpt2.forward(&ids, &mut rec)?;
+            } else {
+                model.gpt2.forward(&ids, &mut NoRecorder)?;
+            }
+            ms.push(start.elapsed().as_secs_f64() * 1e3);
+        }
+        ms.drain(..2); // warm-up
+        ms.sort_by(f64::total_cmp);
+        Ok(ms[ms.len() / 2])
+    };
+    let traced = time(true)?;
+    let plain = time(false)?;
+    println!("{tokens} tokens, median of {runs}: traced forward {traced:.1} ms, plain forward {plain:.1} ms");
+    Ok(())
 }

@@ -2,8 +2,8 @@
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
-use tracebook_model::{Model, NoRecorder, TensorRecorder};
 use tracebook_model::testmodel::{write_test_model, KeyLayout, TestModelSpec};
+use tracebook_model::{Model, NoRecorder, TensorRecorder};
 
 #[derive(clap::Args, Debug)]
 pub struct Args {

@@ -1,12 +1,11 @@
 //! `tracebook trace` over a site: every prompt of tracebook.toml and content/, missing or stale only.
 
 use super::trace::{human_bytes, needs_writing, progress, write_one, Args};
-use anyhow::bail;
+use anyhow::{bail, Context};
 use std::path::Path;
-use tracebook_model::digest::sha256_file;
 use tracebook_model::{resolve, Model};
 use tracebook_site::{collect_prompts, NamedPrompt};
-use tracebook_trace::{Expected, TraceOptions};
+use tracebook_trace::{DigestCache, Expected, TraceOptions};
 
 pub fn run(root: &Path, args: &Args) -> anyhow::Result<()> {
     let site = match collect_prompts(root) {
@@ -44,7 +43,9 @@ pub fn run(root: &Path, args: &Args) -> anyhow::Result<()> {
     };
     let spec = args.model.as_deref().unwrap_or(&site.config.model.id);
     let files = resolve(spec, root, !args.offline)?;
-    let sha = sha256_file(&files.weights)?;
+    let sha = DigestCache::user()
+        .sha256(&files.weights)
+        .with_context(|| format!("reading {}", files.weights.display()))?;
 
     let mut todo = Vec::new();
     for prompt in &prompts {

@@ -2,7 +2,6 @@
 //! recorder, generation, model sources (folder, Hugging Face cache, hub) and tracing into traces.
 
 pub mod config;
-pub mod digest;
 pub mod error;
 pub mod generate;
 pub mod gpt2;

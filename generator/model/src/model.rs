@@ -1,13 +1,12 @@
 //! A loaded checkpoint: config, weights, tokenizer and the identity a trace records.
 
 use crate::config::Gpt2Config;
-use crate::digest::sha256_file;
-use crate::error::Result;
+use crate::error::{ModelError, Result};
 use crate::gpt2::Gpt2;
 use crate::source::ModelFiles;
 use crate::weights::Weights;
 use tracebook_tokenizer::Tokenizer;
-use tracebook_trace::ModelInfo;
+use tracebook_trace::{DigestCache, ModelInfo};
 
 pub struct Model {
     pub files: ModelFiles,
@@ -20,7 +19,9 @@ pub struct Model {
 impl Model {
     /// Read config, weights and tokenizer (the model folder's tokenizer.json, else GPT-2's built in).
     pub fn load(files: ModelFiles) -> Result<Model> {
-        let weights_sha256 = sha256_file(&files.weights)?;
+        let weights_sha256 = DigestCache::none()
+            .sha256(&files.weights)
+            .map_err(|e| ModelError::io(&files.weights, e))?;
         Model::load_hashed(files, weights_sha256)
     }
 

@@ -7,10 +7,10 @@
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::Path;
-use tracebook_model::digest::sha256_file;
 use tracebook_model::testmodel::{write_test_model, TestModelSpec};
 use tracebook_model::topk::top_k;
 use tracebook_model::{ModelFiles, TensorRecorder};
+use tracebook_trace::sha256_file;
 
 const TOLERANCE: f32 = 1e-4;
 

@@ -6,6 +6,7 @@
 
 mod atomic;
 mod codec;
+mod digest;
 mod error;
 mod file;
 mod float_json;
@@ -21,6 +22,7 @@ mod trace;
 
 pub use atomic::write_atomic;
 pub use codec::Encoding;
+pub use digest::{sha256_file, DigestCache};
 pub use error::{Origin, TraceError};
 pub use kind::TensorKind;
 pub use meta::{

@@ -80,7 +80,7 @@ pub fn run(root: &Path, args: &Args) -> anyhow::Result<()> {
         bar.set_message(format!("{} ({reason})", prompt.name));
         match write_one(&model, prompt.name.as_str(), &prompt.spec, &options, path) {
             Ok(n) => {
-                bar.println(format!("  wrote {} ({reason})", path.display()));
+                bar.suspend(|| println!("  wrote {} ({reason})", path.display()));
                 written += 1;
                 bytes += n;
             }

@@ -1,0 +1,221 @@
+//! The `tracebook trace` and `inspect` commands as a user runs them: real binary, real files,
+//! on the tiny random-weights test model.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_tracebook"))
+}
+
+fn run(args: &[&str], root: &Path) -> Output {
+    bin()
+        .arg("--root")
+        .arg(root)
+        .args(args)
+        .env("XDG_CACHE_HOME", root.join(".cache"))
+        .output()
+        .unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// One tiny test model for all tests of this file (written once, read-only afterwards).
+fn model() -> &'static Path {
+    static DIR: OnceLock<(tempfile::TempDir, PathBuf)> = OnceLock::new();
+    &DIR.get_or_init(|| {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("tiny");
+        let out = bin()
+            .args(["dev", "test-model"])
+            .arg(&path)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+        (dir, path)
+    })
+    .1
+}
+
+fn files_in(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn ad_hoc_trace_then_inspect_prints_exact_f32_values() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("t.json");
+    let o = run(
+        &[
+            "trace",
+            "--model",
+            model().to_str().unwrap(),
+            "--prompt",
+            "The robots will bring",
+            "--out",
+            out.to_str().unwrap(),
+            "--precision",
+            "f32",
+        ],
+        dir.path(),
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = run(&["inspect", out.to_str().unwrap()], dir.path());
+    let listing = String::from_utf8(o.stdout).unwrap();
+    assert!(
+        listing.contains("blocks.1.attn.pattern") && listing.contains("4×4×4"),
+        "{listing}"
+    );
+    let o = run(
+        &[
+            "inspect",
+            out.to_str().unwrap(),
+            "--tensor",
+            "blocks.0.ln1.std",
+        ],
+        dir.path(),
+    );
+    let values: Vec<f32> = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(values.len(), 4);
+    assert!(values.iter().all(|v| *v > 0.0));
+}
+
+#[test]
+fn bad_prompts_fail_cleanly_and_leave_no_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("t.json");
+    let long = " robot".repeat(1100);
+    for (prompt, expected) in [
+        ("", "the prompt is empty"),
+        (long.as_str(), "context of 1024"),
+    ] {
+        let o = run(
+            &[
+                "trace",
+                "--model",
+                model().to_str().unwrap(),
+                "--prompt",
+                prompt,
+                "--out",
+                out.to_str().unwrap(),
+            ],
+            dir.path(),
+        );
+        assert!(!o.status.success());
+        assert!(stderr(&o).contains(expected), "{}", stderr(&o));
+        assert_eq!(
+            files_in(dir.path()),
+            Vec::<String>::new(),
+            "no partial or temporary file"
+        );
+    }
+}
+
+#[test]
+fn a_missing_model_folder_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = run(
+        &[
+            "trace",
+            "--model",
+            "./no-such-model",
+            "--prompt",
+            "hi",
+            "--out",
+            "t.json",
+        ],
+        dir.path(),
+    );
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("no-such-model does not exist"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn corrupt_and_future_traces_are_refused_with_the_file_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.json");
+    std::fs::write(
+        &bad,
+        "{\"format\": \"tracebook-trace\", \"version\": 1, \"meta\": ",
+    )
+    .unwrap();
+    let o = run(&["inspect", bad.to_str().unwrap()], dir.path());
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("bad.json"), "{}", stderr(&o));
+    let future = dir.path().join("future.json");
+    std::fs::write(&future, "{\"format\": \"tracebook-trace\", \"version\": 2}").unwrap();
+    let o = run(&["inspect", future.to_str().unwrap()], dir.path());
+    assert!(!o.status.success());
+    let err = stderr(&o);
+    assert!(
+        err.contains("future.json") && err.contains("version 2"),
+        "{err}"
+    );
+}
+
+#[test]
+fn site_trace_writes_missing_skips_fresh_and_rewrites_stale() {
+    let site = tempfile::tempdir().unwrap();
+    let config = |cats: &str| {
+        format!(
+            "title = \"t\"\n[model]\nid = \"{}\"\n[prompts]\nrobots = \"The robots will bring\"\ncats = {{ text = \"{cats}\", generate = 2 }}\n",
+            model().display()
+        )
+    };
+    std::fs::create_dir(site.path().join("content")).unwrap();
+    std::fs::write(
+        site.path().join("tracebook.toml"),
+        config("I like cats and"),
+    )
+    .unwrap();
+    let o = run(&["trace"], site.path());
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        files_in(&site.path().join("traces")),
+        ["cats.json", "robots.json"]
+    );
+    let robots = std::fs::read(site.path().join("traces/robots.json")).unwrap();
+
+    let o = run(&["trace"], site.path());
+    assert!(String::from_utf8_lossy(&o.stdout).contains("all 2 traces are up to date"));
+
+    std::fs::write(
+        site.path().join("tracebook.toml"),
+        config("I like dogs and"),
+    )
+    .unwrap();
+    let o = run(&["trace"], site.path());
+    let said = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(
+        said.contains("wrote 1 trace(s)") && said.contains("1 up to date"),
+        "{said}"
+    );
+    assert!(
+        said.contains("cats.json") && said.contains("prompt text"),
+        "{said}"
+    );
+    assert_eq!(
+        std::fs::read(site.path().join("traces/robots.json")).unwrap(),
+        robots
+    );
+
+    let o = run(&["trace", "--only", "robts"], site.path());
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("no prompt named \"robts\""),
+        "{}",
+        stderr(&o)
+    );
+}

@@ -32,7 +32,7 @@ prompts=(
   "Rust makes systems programming safe and fast"
   "A transformer turns a prompt into the next token"
 )
-mkdir -p "$work/site"
+mkdir -p "$work/site/content"
 {
   printf 'title = "bench"\n[model]\nid = "%s"\n[prompts]\n' "$work/model"
   for i in "${!prompts[@]}"; do printf 'p%d = "%s"\n' "$i" "${prompts[$i]}"; done
@@ -50,5 +50,6 @@ import json, sys, os, math
 listing = json.load(sys.stdin)
 values = sum(math.prod(t["shape"]) for t in listing["tensors"])
 size = os.path.getsize(sys.argv[1])
-print(f"{listing[\"tokens\"]} tokens, {len(listing[\"tensors\"])} tensors, {values} values, {size} bytes: {size / values:.3f} bytes per value")
+tokens, tensors = listing["tokens"], len(listing["tensors"])
+print(f"{tokens} tokens, {tensors} tensors, {values} values, {size} bytes: {size / values:.3f} bytes per value")
 ' "$work/t16.json"

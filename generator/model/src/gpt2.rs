@@ -207,7 +207,7 @@ impl Gpt2 {
             x = block.forward(&x, &mask, l, rec)?;
         }
         let x = self.ln_f.forward(&x, "ln_final", rec)?;
-        Ok(x.matmul(&self.wte.t()?)?)
+        Ok(self.wte.matmul(&x.t()?)?.t()?)
     }
 }
 

@@ -98,17 +98,7 @@ fn tokenize(model: &Model, request: &TraceRequest) -> Result<Vec<Token>> {
             "{name} is empty\n  hint: give it some text, e.g. \"The robots will bring\""
         )));
     }
-    let tokens: Vec<Token> = model
-        .tokenizer
-        .encode(&request.prompt.text)?
-        .into_iter()
-        .map(|p| Token {
-            id: p.id,
-            text: p.text,
-            start: p.start,
-            end: p.end,
-        })
-        .collect();
+    let tokens = model.tokenizer.encode(&request.prompt.text)?;
     let limit = model.config.n_positions;
     let needed = tokens.len() + request.prompt.options.generate;
     if needed > limit {

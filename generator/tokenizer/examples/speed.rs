@@ -27,7 +27,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let path = dir.join("tokenizer.json");
     std::fs::write(&path, tokenizer.to_json()?)?;
     let loads = time_runs(BUILD_RUNS, || Tokenizer::from_file(&path).map(drop))?;
-    println!("from_file(tokenizer.json): median {:>4.1} ms", ms(median(&loads)));
+    println!(
+        "from_file(tokenizer.json): median {:>4.1} ms",
+        ms(median(&loads))
+    );
     std::fs::remove_dir_all(&dir)?;
 
     let text = sample_text();
@@ -67,14 +70,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 }
 
 /// Runs `f` `runs` times; the durations come back sorted.
-fn time_runs<E: std::error::Error + 'static>(
+fn time_runs<E: Into<Box<dyn std::error::Error>>>(
     runs: usize,
     mut f: impl FnMut() -> Result<(), E>,
 ) -> Result<Vec<Duration>, Box<dyn std::error::Error>> {
     let mut times = Vec::with_capacity(runs);
     for _ in 0..runs {
         let started = Instant::now();
-        f().map_err(|e| Box::new(e) as Box<dyn std::error::Error>)?;
+        f().map_err(Into::into)?;
         times.push(started.elapsed());
     }
     times.sort();
@@ -93,17 +96,40 @@ fn ms(d: Duration) -> f64 {
 /// that the BPE caches do not answer everything.
 fn sample_text() -> String {
     let words = [
-        "the", "robots", "will", "bring", "attention", "transformer", "layer", "residual",
-        "stream", "don't", "it's", "café", "日本語", "🤖", "fn main() {}", "3.14159", "x += 1;",
-        "https://example.com/a?b=c", "\n\n", "   ", "Hello,", "world!", "naïve", "embedding",
+        "the",
+        "robots",
+        "will",
+        "bring",
+        "attention",
+        "transformer",
+        "layer",
+        "residual",
+        "stream",
+        "don't",
+        "it's",
+        "café",
+        "日本語",
+        "🤖",
+        "fn main() {}",
+        "3.14159",
+        "x += 1;",
+        "https://example.com/a?b=c",
+        "\n\n",
+        "   ",
+        "Hello,",
+        "world!",
+        "naïve",
+        "embedding",
     ];
     let mut seed: u64 = 42;
     let mut text = String::with_capacity(1_100_000);
     while text.len() < 1_000_000 {
-        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         let word = words[(seed >> 33) as usize % words.len()];
         text.push_str(word);
-        if (seed >> 20) % 7 == 0 {
+        if (seed >> 20).is_multiple_of(7) {
             text.push_str(&format!("{}", seed % 100_000));
         }
         text.push(' ');

@@ -57,7 +57,10 @@ mod tests {
         let mut seen = std::collections::HashSet::new();
         for byte in 0..=255u8 {
             let c = byte_to_char(byte);
-            assert!(seen.insert(c), "byte {byte:#04x} shares {c:?} with another byte");
+            assert!(
+                seen.insert(c),
+                "byte {byte:#04x} shares {c:?} with another byte"
+            );
             assert_eq!(char_to_byte(c), Some(byte), "byte {byte:#04x} via {c:?}");
         }
     }

@@ -7,10 +7,10 @@ mod error;
 mod merges;
 mod source;
 mod spans;
-mod token;
 mod tokenizer;
 
 pub use error::TokenizerError;
 pub use source::TokenizerSource;
-pub use token::Piece;
 pub use tokenizer::Tokenizer;
+/// One token of an encoded text: id, text, byte span. Defined by the trace format.
+pub use tracebook_trace::Token;

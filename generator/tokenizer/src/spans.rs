@@ -5,7 +5,7 @@
 //! Other tokenizers (or byte-level ones that normalize or add a prefix space) fall back
 //! to the offsets `tokenizers` reports.
 
-use crate::token::Token;
+use tracebook_trace::Token;
 
 /// The bytes every id stands for, indexed by id; present for byte-level tokenizers.
 #[derive(Debug, Clone)]

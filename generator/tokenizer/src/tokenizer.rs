@@ -16,7 +16,7 @@ use crate::byte_map::vocab_string_to_bytes;
 use crate::error::TokenizerError;
 use crate::source::TokenizerSource;
 use crate::spans::{exact_spans, offset_spans, TokenBytes};
-use crate::token::Token;
+use tracebook_trace::Token;
 
 /// A tokenizer wrapping `tokenizers::Tokenizer`.
 #[derive(Clone)]
@@ -45,11 +45,10 @@ impl Tokenizer {
             path: path.to_owned(),
             source,
         })?;
-        let inner: tokenizers::Tokenizer =
-            json.parse().map_err(|e| TokenizerError::Parse {
-                path: path.to_owned(),
-                message: format!("{e}"),
-            })?;
+        let inner: tokenizers::Tokenizer = json.parse().map_err(|e| TokenizerError::Parse {
+            path: path.to_owned(),
+            message: format!("{e}"),
+        })?;
         let token_bytes = byte_level_table(&inner);
         Ok(Tokenizer::wrap(
             inner,
@@ -68,7 +67,9 @@ impl Tokenizer {
         }
     }
 
-    /// Settings that make `encode` see the whole text as ordinary text.
+    /// Settings every tokenizer gets so that `encode` covers exactly the given text: special
+    /// tokens' spellings read as ordinary text, no padding, no truncation (a tokenizer.json
+    /// may ask for either).
     fn wrap(
         mut inner: tokenizers::Tokenizer,
         source: TokenizerSource,

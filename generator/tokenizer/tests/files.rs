@@ -29,7 +29,10 @@ fn a_saved_tokenizer_loads_back_with_identical_encodings() {
             "for {text:?}"
         );
     }
-    assert_eq!(loaded.to_json().expect("to_json"), original.to_json().expect("to_json"));
+    assert_eq!(
+        loaded.to_json().expect("to_json"),
+        original.to_json().expect("to_json")
+    );
 }
 
 #[test]

@@ -29,49 +29,187 @@ impl Rng {
 }
 
 const WORDS: &[&str] = &[
-    "the", "The", "robots", "will", "bring", "animal", "didn", "cross", "street", "because",
-    "tired", "unbelievably", "Hello", "WORLD", "transformer", "attention", "a", "I", "x",
+    "the",
+    "The",
+    "robots",
+    "will",
+    "bring",
+    "animal",
+    "didn",
+    "cross",
+    "street",
+    "because",
+    "tired",
+    "unbelievably",
+    "Hello",
+    "WORLD",
+    "transformer",
+    "attention",
+    "a",
+    "I",
+    "x",
 ];
 
 const CONTRACTIONS: &[&str] = &[
-    "'s", "'t", "'re", "'ve", "'m", "'ll", "'d", "'S", "'T", "'RE", "'VE", "'M", "'LL", "'D",
-    "’s", "’re", "’ll", "’t", "it's", "It'S", "can't", "won’t", "y'all", "rock'n'roll", "'",
-    "''", "'sup", "o'clock", "’",
+    "'s",
+    "'t",
+    "'re",
+    "'ve",
+    "'m",
+    "'ll",
+    "'d",
+    "'S",
+    "'T",
+    "'RE",
+    "'VE",
+    "'M",
+    "'LL",
+    "'D",
+    "’s",
+    "’re",
+    "’ll",
+    "’t",
+    "it's",
+    "It'S",
+    "can't",
+    "won’t",
+    "y'all",
+    "rock'n'roll",
+    "'",
+    "''",
+    "'sup",
+    "o'clock",
+    "’",
 ];
 
 const UNICODE_WORDS: &[&str] = &[
-    "café", "naïve", "Ångström", "straße", "日本語", "中文字符", "こんにちは", "カタカナ",
-    "한국어", "مرحبا", "بالعالم", "שלום", "עולם", "Привет", "Ελληνικά", "नमस्ते", "สวัสดี",
-    "e\u{301}", "n\u{303}o", "Z\u{335}\u{321}a\u{336}l\u{338}g\u{334}o", "ﬁne", "Ⅻ", "²³",
-    "\u{202E}reversed\u{202C}", "ß", "İstanbul", "ǅ", "\u{FEFF}bom",
+    "café",
+    "naïve",
+    "Ångström",
+    "straße",
+    "日本語",
+    "中文字符",
+    "こんにちは",
+    "カタカナ",
+    "한국어",
+    "مرحبا",
+    "بالعالم",
+    "שלום",
+    "עולם",
+    "Привет",
+    "Ελληνικά",
+    "नमस्ते",
+    "สวัสดี",
+    "e\u{301}",
+    "n\u{303}o",
+    "Z\u{335}\u{321}a\u{336}l\u{338}g\u{334}o",
+    "ﬁne",
+    "Ⅻ",
+    "²³",
+    "\u{202E}reversed\u{202C}",
+    "ß",
+    "İstanbul",
+    "ǅ",
+    "\u{FEFF}bom",
 ];
 
 const EMOJI: &[&str] = &[
-    "😀", "🤖", "👨\u{200D}👩\u{200D}👧\u{200D}👦", "👩🏽\u{200D}💻", "🇯🇵", "🇺🇸🇬🇧", "🏳\u{FE0F}\u{200D}🌈",
-    "❤\u{FE0F}", "✋🏿", "1\u{FE0F}\u{20E3}", "🧑\u{200D}🚀", "🫠", "☃", "🏴\u{E0067}\u{E0062}\u{E0073}\u{E0063}\u{E0074}\u{E007F}",
+    "😀",
+    "🤖",
+    "👨\u{200D}👩\u{200D}👧\u{200D}👦",
+    "👩🏽\u{200D}💻",
+    "🇯🇵",
+    "🇺🇸🇬🇧",
+    "🏳\u{FE0F}\u{200D}🌈",
+    "❤\u{FE0F}",
+    "✋🏿",
+    "1\u{FE0F}\u{20E3}",
+    "🧑\u{200D}🚀",
+    "🫠",
+    "☃",
+    "🏴\u{E0067}\u{E0062}\u{E0073}\u{E0063}\u{E0074}\u{E007F}",
 ];
 
 const CODE: &[&str] = &[
-    "fn main() {", "}", "let x = vec![1, 2, 3];", "if (a && b) { return; }",
-    "def f(x):\n    return x**2", "<div class=\"x\">", "</div>", "#include <stdio.h>", "x += 1;",
-    "arr[i][j]", "foo_bar_baz", "camelCaseName", "SCREAMING_CASE", "// comment", "/* block */",
-    "\t\treturn nil", "{\"key\": [1, 2.5, null]}", "    indented()", "a->b", "x!=y", "i++",
+    "fn main() {",
+    "}",
+    "let x = vec![1, 2, 3];",
+    "if (a && b) { return; }",
+    "def f(x):\n    return x**2",
+    "<div class=\"x\">",
+    "</div>",
+    "#include <stdio.h>",
+    "x += 1;",
+    "arr[i][j]",
+    "foo_bar_baz",
+    "camelCaseName",
+    "SCREAMING_CASE",
+    "// comment",
+    "/* block */",
+    "\t\treturn nil",
+    "{\"key\": [1, 2.5, null]}",
+    "    indented()",
+    "a->b",
+    "x!=y",
+    "i++",
 ];
 
 const URLS: &[&str] = &[
-    "https://example.com/path?q=1&r=two#frag", "http://localhost:8080/", "www.rust-lang.org",
-    "mailto:someone@example.org", "file:///tmp/x.txt", "ftp://ftp.example.net/pub/",
-    "https://en.wikipedia.org/wiki/Byte_pair_encoding", "user@host.io",
+    "https://example.com/path?q=1&r=two#frag",
+    "http://localhost:8080/",
+    "www.rust-lang.org",
+    "mailto:someone@example.org",
+    "file:///tmp/x.txt",
+    "ftp://ftp.example.net/pub/",
+    "https://en.wikipedia.org/wiki/Byte_pair_encoding",
+    "user@host.io",
 ];
 
 const PUNCTUATION: &[&str] = &[
-    "...", "!!!", "?!", "---", "—", "–", "…", "«»", "“quoted”", "‘single’", "***", "###", "@@",
-    "$$$", "%", "^^", "~~~", "|||", "\\\\", "/", "()", "[]", "{}", "<>", "¿¡", ".", ",", ";:",
+    "...",
+    "!!!",
+    "?!",
+    "---",
+    "—",
+    "–",
+    "…",
+    "«»",
+    "“quoted”",
+    "‘single’",
+    "***",
+    "###",
+    "@@",
+    "$$$",
+    "%",
+    "^^",
+    "~~~",
+    "|||",
+    "\\\\",
+    "/",
+    "()",
+    "[]",
+    "{}",
+    "<>",
+    "¿¡",
+    ".",
+    ",",
+    ";:",
 ];
 
 const NUMBERS: &[&str] = &[
-    "3.14", "-0.001", "1e-9", "1,234,567", "2024-01-01", "12:30", "0x1F", "٣٤٥", "１２３", "½",
-    "100%", "$5.99", "v1.2.3",
+    "3.14",
+    "-0.001",
+    "1e-9",
+    "1,234,567",
+    "2024-01-01",
+    "12:30",
+    "0x1F",
+    "٣٤٥",
+    "１２３",
+    "½",
+    "100%",
+    "$5.99",
+    "v1.2.3",
 ];
 
 const SPACES: &[&str] = &[
@@ -81,21 +219,78 @@ const SPACES: &[&str] = &[
 
 /// Hand-picked strings at the edges of GPT-2's split rules.
 const EDGE_CASES: &[&str] = &[
-    "", " ", "  ", "\n", "\t", "\r\n", " \n ", "   hello", "hello   ", "a\n\n\nb", "hello\n",
-    "  \t\n  x", "x \t \n", "it's", "IT'S", "they're", "we've", "I'm", "you'll", "he'd",
-    "don't", "She said 'hi'", "it’s", "''s", "'s'", "x's", " 's", "'ll've",
-    "123456789012345678901234567890", "3.14159", "-42", "The robots will bring",
-    "The animal didn't cross the street because it was too tired", " tired",
-    " unbelievably tired", "👨\u{200D}👩\u{200D}👧\u{200D}👦", "🇺🇸🇫🇷", "日本語のテキスト",
-    "مرحبا بالعالم", "שלום עולם", "e\u{301}", "नमस्ते", "<|endoftext|>",
-    "Hello<|endoftext|>World", " <|endoftext|> ", "a\u{200B}b", "a\u{A0}b", "\u{3000}",
-    "\u{0}\u{1}\u{7F}", "\u{AD}", "!!!???...", "x  ", "x   y", " \u{A0} ", "\u{A0}\u{A0}x",
-    "ŉ", "\u{10FFFF}", "\u{E000}", "\u{FFFD}",
+    "",
+    " ",
+    "  ",
+    "\n",
+    "\t",
+    "\r\n",
+    " \n ",
+    "   hello",
+    "hello   ",
+    "a\n\n\nb",
+    "hello\n",
+    "  \t\n  x",
+    "x \t \n",
+    "it's",
+    "IT'S",
+    "they're",
+    "we've",
+    "I'm",
+    "you'll",
+    "he'd",
+    "don't",
+    "She said 'hi'",
+    "it’s",
+    "''s",
+    "'s'",
+    "x's",
+    " 's",
+    "'ll've",
+    "123456789012345678901234567890",
+    "3.14159",
+    "-42",
+    "The robots will bring",
+    "The animal didn't cross the street because it was too tired",
+    " tired",
+    " unbelievably tired",
+    "👨\u{200D}👩\u{200D}👧\u{200D}👦",
+    "🇺🇸🇫🇷",
+    "日本語のテキスト",
+    "مرحبا بالعالم",
+    "שלום עולם",
+    "e\u{301}",
+    "नमस्ते",
+    "<|endoftext|>",
+    "Hello<|endoftext|>World",
+    " <|endoftext|> ",
+    "a\u{200B}b",
+    "a\u{A0}b",
+    "\u{3000}",
+    "\u{0}\u{1}\u{7F}",
+    "\u{AD}",
+    "!!!???...",
+    "x  ",
+    "x   y",
+    " \u{A0} ",
+    "\u{A0}\u{A0}x",
+    "ŉ",
+    "\u{10FFFF}",
+    "\u{E000}",
+    "\u{FFFD}",
 ];
 
 fn fragment(rng: &mut Rng) -> String {
     let pools: &[&[&str]] = &[
-        WORDS, WORDS, CONTRACTIONS, UNICODE_WORDS, EMOJI, CODE, URLS, PUNCTUATION, NUMBERS,
+        WORDS,
+        WORDS,
+        CONTRACTIONS,
+        UNICODE_WORDS,
+        EMOJI,
+        CODE,
+        URLS,
+        PUNCTUATION,
+        NUMBERS,
     ];
     match rng.below(pools.len() + 1) {
         i if i < pools.len() => rng.pick(pools[i]).to_owned(),
@@ -130,23 +325,23 @@ fn fragment_string(rng: &mut Rng) -> String {
 
 /// Code point ranges to draw random characters from (no surrogates).
 const CHAR_RANGES: &[(u32, u32)] = &[
-    (0x20, 0x7E),     // ASCII printable
-    (0x20, 0x7E),     // (twice: keep ASCII common)
-    (0x09, 0x0D),     // ASCII whitespace
-    (0x00, 0x1F),     // controls
-    (0xA0, 0x17F),    // Latin-1 and Latin Extended-A
-    (0x300, 0x36F),   // combining marks
-    (0x370, 0x3FF),   // Greek
-    (0x400, 0x4FF),   // Cyrillic
-    (0x590, 0x5FF),   // Hebrew
-    (0x600, 0x6FF),   // Arabic
-    (0x900, 0x97F),   // Devanagari
-    (0xE00, 0xE7F),   // Thai
-    (0x2000, 0x206F), // general punctuation, odd spaces, ZWJ
-    (0x3040, 0x30FF), // kana
-    (0x4E00, 0x9FFF), // CJK
-    (0xAC00, 0xD7A3), // Hangul
-    (0xFF00, 0xFFEF), // full-width forms
+    (0x20, 0x7E),       // ASCII printable
+    (0x20, 0x7E),       // (twice: keep ASCII common)
+    (0x09, 0x0D),       // ASCII whitespace
+    (0x00, 0x1F),       // controls
+    (0xA0, 0x17F),      // Latin-1 and Latin Extended-A
+    (0x300, 0x36F),     // combining marks
+    (0x370, 0x3FF),     // Greek
+    (0x400, 0x4FF),     // Cyrillic
+    (0x590, 0x5FF),     // Hebrew
+    (0x600, 0x6FF),     // Arabic
+    (0x900, 0x97F),     // Devanagari
+    (0xE00, 0xE7F),     // Thai
+    (0x2000, 0x206F),   // general punctuation, odd spaces, ZWJ
+    (0x3040, 0x30FF),   // kana
+    (0x4E00, 0x9FFF),   // CJK
+    (0xAC00, 0xD7A3),   // Hangul
+    (0xFF00, 0xFFEF),   // full-width forms
     (0x1F1E6, 0x1F1FF), // regional indicators
     (0x1F300, 0x1FAFF), // emoji
     (0xFE00, 0xFE0F),   // variation selectors

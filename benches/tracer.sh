@@ -43,7 +43,7 @@ echo "weights file: $((weights / 1024)) KB"
 du -sh "$work/site/traces" "$work/py" | sed 's/^/output: /'
 
 echo "== 3. compact size, 16-token prompt"
-text="The quick brown fox jumps over the lazy dog while the robots will bring"
+text="The quick brown fox jumps over the lazy dog while the robots will bring us tea"
 $bin trace --model "$work/model" --prompt "$text" --out "$work/t16.json" >/dev/null 2>&1
 $bin inspect "$work/t16.json" --json | $PY -c '
 import json, sys, os, math

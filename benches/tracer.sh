@@ -15,9 +15,13 @@ cargo build --release --quiet
 $bin dev test-model --shape small "$work/model" >/dev/null
 weights=$(stat -c %s "$work/model/model.safetensors")
 
-echo "== 1. one forward pass, 16 tokens"
-$bin dev bench-forward "$work/model" --tokens 16 --runs 20
-$PY benches/forward_torch.py "$work/model" 16 20 2>/dev/null
+echo "== 1. one forward pass, 16 tokens (two threads, then one; alternated to share the machine's load)"
+for round in 1 2; do
+  $bin dev bench-forward "$work/model" --tokens 16 --runs 20
+  $PY benches/forward_torch.py "$work/model" 16 20 2>/dev/null
+  RAYON_NUM_THREADS=1 $bin dev bench-forward "$work/model" --tokens 16 --runs 20
+  OMP_NUM_THREADS=1 $PY benches/forward_torch.py "$work/model" 16 20 2>/dev/null
+done
 
 echo "== 2. whole process, 10 prompts"
 prompts=(

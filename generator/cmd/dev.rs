@@ -93,6 +93,9 @@ fn bench_forward(dir: &Path, tokens: usize, runs: usize) -> anyhow::Result<()> {
     };
     let traced = time(true)?;
     let plain = time(false)?;
-    println!("{tokens} tokens, median of {runs}: traced forward {traced:.1} ms, plain forward {plain:.1} ms");
+    let threads = candle_core::utils::get_num_threads();
+    println!(
+        "{tokens} tokens, median of {runs}: traced forward {traced:.1} ms, plain forward {plain:.1} ms ({threads} threads)"
+    );
     Ok(())
 }

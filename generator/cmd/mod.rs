@@ -6,6 +6,7 @@ mod dev;
 mod inspect;
 mod trace;
 mod trace_site;
+mod train;
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -31,6 +32,8 @@ pub enum Command {
     Trace(trace::Args),
     /// List a trace's tensors, or print one as JSON numbers.
     Inspect(inspect::Args),
+    /// Train a small GPT-2-architecture model on a text file.
+    Train(train::Args),
     /// Developer helpers (test models).
     #[command(hide = true)]
     Dev(dev::Args),
@@ -42,6 +45,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Check(args) => check::run(&cli.root, args),
         Command::Trace(args) => trace::run(&cli.root, args),
         Command::Inspect(args) => inspect::run(args),
+        Command::Train(args) => train::run(args),
         Command::Dev(args) => dev::run(args),
     }
 }

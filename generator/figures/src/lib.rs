@@ -7,12 +7,15 @@
 pub mod colour;
 mod error;
 mod figure;
+mod heatmap;
 mod kinds;
 mod options;
 mod prompt;
 mod svg;
 mod token_text;
 
+#[cfg(test)]
+mod preview;
 #[cfg(test)]
 mod test_traces;
 

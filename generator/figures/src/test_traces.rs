@@ -122,10 +122,54 @@ pub fn trace_of(ids: &[u32]) -> Trace {
     };
     let mut trace = Trace::new(meta);
     insert_logits(&mut trace, ids.len(), &logits());
+    insert_attention(&mut trace, ids.len());
     trace
 }
 
-/// Distinct logits around −80 (GPT-2's range), largest at id 2 (" peace").
+/// Scores of query `q` and key `k` in layer `layer`, head `head`: varied, signed, deterministic.
+pub fn score(layer: usize, head: usize, q: usize, k: usize) -> f32 {
+    let phase = (layer * 7 + head * 3) as f32;
+    3.0 * ((q * 5 + k * 3) as f32 * 0.7 + phase).sin() + if k == 0 { 2.0 } else { 0.0 }
+}
+
+/// The causal softmax of [`score`] for one query row.
+pub fn pattern_row(layer: usize, head: usize, q: usize) -> Vec<f64> {
+    let exps: Vec<f64> = (0..=q)
+        .map(|k| f64::from(score(layer, head, q, k)).exp())
+        .collect();
+    let total: f64 = exps.iter().sum();
+    exps.iter().map(|e| e / total).collect()
+}
+
+/// Writes `blocks.L.attn.scores` and `.attn.pattern` for both layers and heads.
+pub fn insert_attention(trace: &mut Trace, n: usize) {
+    for layer in 0..2 {
+        let mut scores = Vec::with_capacity(2 * n * n);
+        let mut pattern = Vec::with_capacity(2 * n * n);
+        for head in 0..2 {
+            for q in 0..n {
+                let row = pattern_row(layer, head, q);
+                for k in 0..n {
+                    scores.push(score(layer, head, q, k));
+                    pattern.push(row.get(k).map_or(0.0, |&w| w as f32));
+                }
+            }
+        }
+        let shape = vec![2, n, n];
+        trace
+            .insert(
+                &format!("blocks.{layer}.attn.scores"),
+                shape.clone(),
+                &scores,
+            )
+            .unwrap();
+        trace
+            .insert(&format!("blocks.{layer}.attn.pattern"), shape, &pattern)
+            .unwrap();
+    }
+}
+
+/// Distinct logits around −80 (GPT-2's range), largest at id 9 (" light").
 pub fn logits() -> Vec<f32> {
     (0..VOCAB)
         .map(|i| -80.0 + ((i * 17 + 6) % VOCAB) as f32 * 0.3)
@@ -155,4 +199,73 @@ pub fn insert_logits(trace: &mut Trace, n_tokens: usize, last: &[f32]) {
 /// Parses a figure block body.
 pub fn options(toml_text: &str) -> toml::Table {
     toml::from_str(toml_text).unwrap()
+}
+
+/// The text content of every `<text>` whose class list starts with `class`, in document
+/// order, with tags dropped and entities decoded.
+pub fn texts(svg: &str, class: &str) -> Vec<String> {
+    let open = format!("<text class=\"{class}");
+    let mut out = Vec::new();
+    let mut rest = svg;
+    while let Some(start) = rest.find(&open) {
+        let after = &rest[start..];
+        let body_start = after.find('>').unwrap() + 1;
+        let body_end = after.find("</text>").unwrap();
+        out.push(unescape(&strip_tags(&after[body_start..body_end])));
+        rest = &after[body_end..];
+    }
+    out
+}
+
+/// The text content of every `<text>` inside the first `<g>` whose class list starts
+/// with `class`, in document order.
+pub fn group_texts(svg: &str, class: &str) -> Vec<String> {
+    let start = svg
+        .find(&format!("<g class=\"{class}"))
+        .expect("no such group");
+    let group = &svg[start..];
+    let group = &group[..group.find("</g>").unwrap()];
+    group
+        .split("<text")
+        .skip(1)
+        .map(|t| {
+            unescape(&strip_tags(
+                &t[t.find('>').unwrap() + 1..t.find("</text>").unwrap()],
+            ))
+        })
+        .collect()
+}
+
+/// The numeric attribute `attr` of every element whose start tag begins with `start`.
+pub fn numbers(svg: &str, start: &str, attr: &str) -> Vec<f64> {
+    let needle = format!(" {attr}=\"");
+    svg.match_indices(start)
+        .map(|(i, _)| {
+            let tag = &svg[i..i + svg[i..].find('>').unwrap()];
+            let value = &tag[tag.find(&needle).unwrap() + needle.len()..];
+            value[..value.find('"').unwrap()].parse().unwrap()
+        })
+        .collect()
+}
+
+fn strip_tags(markup: &str) -> String {
+    let mut out = String::new();
+    let mut in_tag = false;
+    for c in markup.chars() {
+        match c {
+            '<' => in_tag = true,
+            '>' => in_tag = false,
+            c if !in_tag => out.push(c),
+            _ => {}
+        }
+    }
+    out
+}
+
+fn unescape(text: &str) -> String {
+    text.replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&#39;", "'")
+        .replace("&amp;", "&")
 }

@@ -52,15 +52,14 @@ impl Shown {
     }
 
     /// Appends the shown text to a `<text>` element, markers in a faint `tspan` so they
-    /// read as annotations rather than characters.
+    /// read as annotations rather than characters; a token that is only markers (a space,
+    /// a newline) shows them less faintly, as they are all there is to see.
     pub fn append_to(&self, mut element: Element) -> Element {
+        let only_markers = self.pieces.iter().all(|p| p.marker);
+        let class = if only_markers { "tbf-dim" } else { "tbf-ws" };
         for piece in &self.pieces {
             element = if piece.marker {
-                element.child(
-                    Element::new("tspan")
-                        .class("tbf-ws")
-                        .text(piece.text.clone()),
-                )
+                element.child(Element::new("tspan").class(class).text(piece.text.clone()))
             } else {
                 element.text(piece.text.clone())
             };
@@ -72,6 +71,23 @@ impl Shown {
 /// `raw` with markers in place of invisible characters.
 pub fn visible(raw: &str) -> String {
     raw.chars().map(|c| marker_for(c).unwrap_or(c)).collect()
+}
+
+/// Text on one line: newlines as "⏎", other runs of whitespace as one space.
+pub fn one_line(text: &str) -> String {
+    let mut out = String::new();
+    for c in text.chars() {
+        if c == '\n' {
+            out.push('⏎');
+        } else if c.is_whitespace() {
+            if !out.ends_with(' ') {
+                out.push(' ');
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 fn push(pieces: &mut Vec<Piece>, c: char, marker: bool) {
@@ -98,7 +114,7 @@ fn marker_for(c: char) -> Option<char> {
 
 #[cfg(test)]
 mod tests {
-    use super::{visible, Piece, Shown};
+    use super::{one_line, visible, Piece, Shown};
     use crate::svg::{Element, Font};
 
     fn piece(text: &str, marker: bool) -> Piece {
@@ -124,6 +140,11 @@ mod tests {
     }
 
     #[test]
+    fn one_line_keeps_newlines_visible_and_collapses_spaces() {
+        assert_eq!(one_line("a\n\nb  \t c"), "a⏎⏎b c");
+    }
+
+    #[test]
     fn a_literal_middle_dot_is_not_a_marker() {
         assert_eq!(shown("·"), vec![piece("·", false)]);
     }
@@ -143,6 +164,15 @@ mod tests {
         assert_eq!(fit("robots", 24.0), "rob…");
         assert_eq!(fit(" robots", 24.0), "·ro…");
         assert_eq!(fit("日本語テキスト", 30.0), "日本…");
+    }
+
+    #[test]
+    fn a_token_of_markers_only_is_drawn_less_faintly() {
+        let text = Shown::fit("\n", 100.0, Font::Mono, 10.0).append_to(Element::new("text"));
+        assert_eq!(
+            text.render(),
+            "<text><tspan class=\"tbf-dim\">⏎</tspan></text>"
+        );
     }
 
     #[test]

@@ -65,6 +65,8 @@ struct Attention {
     c_attn: Conv1D,
     c_proj: Conv1D,
     n_head: usize,
+    /// candle's fused softmax kernel has no backward pass; training uses the composed one.
+    differentiable: bool,
 }
 
 impl Attention {
@@ -91,7 +93,12 @@ impl Attention {
         rec.record(&format!("{b}.attn.v"), &v)?;
         let scores = (q.matmul(&k.t()?)? / (dh as f64).sqrt())?;
         rec.record(&format!("{b}.attn.scores"), &scores)?;
-        let pattern = candle_nn::ops::softmax_last_dim(&scores.broadcast_add(mask)?)?;
+        let masked = scores.broadcast_add(mask)?;
+        let pattern = if self.differentiable {
+            candle_nn::ops::softmax(&masked, D::Minus1)?
+        } else {
+            candle_nn::ops::softmax_last_dim(&masked)?
+        };
         rec.record(&format!("{b}.attn.pattern"), &pattern)?;
         let z = pattern.matmul(&v)?;
         rec.record(&format!("{b}.attn.z"), &z)?;
@@ -124,7 +131,7 @@ struct Block {
 }
 
 impl Block {
-    fn load(w: &Weights, l: usize, config: &Gpt2Config) -> Result<Self> {
+    fn load(w: &Weights, l: usize, config: &Gpt2Config, differentiable: bool) -> Result<Self> {
         let p = format!("h.{l}");
         let eps = config.layer_norm_epsilon;
         Ok(Self {
@@ -133,6 +140,7 @@ impl Block {
                 c_attn: Conv1D::load(w, &format!("{p}.attn.c_attn"))?,
                 c_proj: Conv1D::load(w, &format!("{p}.attn.c_proj"))?,
                 n_head: config.n_head,
+                differentiable,
             },
             ln_2: LayerNorm::load(w, &format!("{p}.ln_2"), eps)?,
             mlp: Mlp {
@@ -176,8 +184,18 @@ pub struct Gpt2 {
 
 impl Gpt2 {
     pub fn new(weights: &Weights, config: &Gpt2Config) -> Result<Gpt2> {
+        Gpt2::build(weights, config, false)
+    }
+
+    /// The same model with every step differentiable, for training: gradients reach every
+    /// weight. Its outputs equal `new`'s up to float rounding.
+    pub fn trainable(weights: &Weights, config: &Gpt2Config) -> Result<Gpt2> {
+        Gpt2::build(weights, config, true)
+    }
+
+    fn build(weights: &Weights, config: &Gpt2Config, differentiable: bool) -> Result<Gpt2> {
         let blocks = (0..config.n_layer)
-            .map(|l| Block::load(weights, l, config))
+            .map(|l| Block::load(weights, l, config, differentiable))
             .collect::<Result<Vec<_>>>()?;
         Ok(Gpt2 {
             config: config.clone(),

@@ -11,6 +11,7 @@ pub mod source;
 pub mod testmodel;
 pub mod topk;
 pub mod tracer;
+pub mod train;
 pub mod weights;
 
 pub use config::Gpt2Config;

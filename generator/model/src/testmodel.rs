@@ -115,10 +115,10 @@ fn init_values(name: &str, shape: &[usize], config: &Gpt2Config, rng: &mut Split
 }
 
 /// A tiny, fast, reproducible generator (SplitMix64); quality is ample for test weights.
-struct SplitMix64(u64);
+pub(crate) struct SplitMix64(pub(crate) u64);
 
 impl SplitMix64 {
-    fn next(&mut self) -> u64 {
+    pub(crate) fn next(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);

@@ -62,6 +62,15 @@ impl Weights {
         })
     }
 
+    /// Tensors already in memory, by canonical name; a training run passes its variables, whose
+    /// storage the optimiser updates in place, so a model built from them sees every update.
+    pub fn from_tensors(tensors: HashMap<String, Tensor>) -> Weights {
+        Weights {
+            path: PathBuf::from("(in-memory weights)"),
+            tensors,
+        }
+    }
+
     /// The tensor called `name` (canonical, without prefix).
     pub fn get(&self, name: &str) -> Result<Tensor> {
         self.tensors

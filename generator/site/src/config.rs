@@ -41,7 +41,14 @@ struct RawConfig {
     trace: TraceOptions,
 }
 
-const TOP_KEYS: &[&str] = &["title", "description", "base_url", "model", "trace", "prompts"];
+const TOP_KEYS: &[&str] = &[
+    "title",
+    "description",
+    "base_url",
+    "model",
+    "trace",
+    "prompts",
+];
 const MODEL_KEYS: &[&str] = &["id"];
 const TRACE_KEYS: &[&str] = &["precision", "top_k"];
 
@@ -67,7 +74,9 @@ pub fn parse(file: &SourceFile) -> Result<(SiteConfig, Vec<NamedPrompt>), Diagno
     if !out.is_empty() {
         return Err(out);
     }
-    let raw: RawConfig = doc.deserialize(&doc.root).map_err(|d| with_missing_hint(d, file))?;
+    let raw: RawConfig = doc
+        .deserialize(&doc.root)
+        .map_err(|d| with_missing_hint(d, file))?;
     let base_url = raw.base_url.map(|url| check_base_url(&doc, url, &mut out));
     let prompts = match entry(doc.table(), "prompts") {
         Some((_, value)) => parse_prompt_table(&doc, value, PromptScope::Shared, &mut out),
@@ -107,7 +116,9 @@ fn with_missing_hint(diagnostic: Diagnostic, file: &SourceFile) -> Diagnostic {
         None
     };
     match hint {
-        Some(hint) if file.text.is_empty() => Diagnostic::file(&file.name, diagnostic.message).with_hint(hint),
+        Some(hint) if file.text.is_empty() => {
+            Diagnostic::file(&file.name, diagnostic.message).with_hint(hint)
+        }
         Some(hint) => diagnostic.with_hint(hint),
         None => diagnostic,
     }
@@ -117,8 +128,11 @@ fn check_base_url(doc: &TomlDoc<'_>, url: String, out: &mut Diagnostics) -> Stri
     if !(url.starts_with("https://") || url.starts_with("http://")) {
         let span = entry(doc.table(), "base_url").map_or(0..0, |(_, v)| v.span());
         out.push(
-            doc.error(span, format!("base_url must be an absolute http(s) URL, not {url:?}"))
-                .with_hint("for example base_url = \"https://example.org/my-book/\""),
+            doc.error(
+                span,
+                format!("base_url must be an absolute http(s) URL, not {url:?}"),
+            )
+            .with_hint("for example base_url = \"https://example.org/my-book/\""),
         );
     }
     if url.ends_with('/') {
@@ -166,22 +180,41 @@ mod tests {
 
     #[test]
     fn reports_unknown_keys_in_every_section_at_once() {
-        let err = parse_text("titel = \"T\"\n[model]\nname = \"gpt2\"\n[trace]\ntopk = 3\n").unwrap_err();
-        assert!(err.contains("tracebook.toml:1:1: error: unknown key `titel`"), "{err}");
+        let err =
+            parse_text("titel = \"T\"\n[model]\nname = \"gpt2\"\n[trace]\ntopk = 3\n").unwrap_err();
+        assert!(
+            err.contains("tracebook.toml:1:1: error: unknown key `titel`"),
+            "{err}"
+        );
         assert!(err.contains("did you mean `title`?"), "{err}");
-        assert!(err.contains("tracebook.toml:3:1: error: unknown key `name` in [model]"), "{err}");
-        assert!(err.contains("tracebook.toml:5:1: error: unknown key `topk` in [trace]"), "{err}");
+        assert!(
+            err.contains("tracebook.toml:3:1: error: unknown key `name` in [model]"),
+            "{err}"
+        );
+        assert!(
+            err.contains("tracebook.toml:5:1: error: unknown key `topk` in [trace]"),
+            "{err}"
+        );
         assert!(err.contains("did you mean `top_k`?"), "{err}");
     }
 
     #[test]
     fn reports_wrong_types_and_missing_keys() {
-        let err = parse_text("title = \"T\"\n[model]\nid = \"gpt2\"\n[trace]\nprecision = \"f64\"\n").unwrap_err();
-        assert!(err.starts_with("tracebook.toml:5:13: error: unknown variant `f64`"), "{err}");
+        let err =
+            parse_text("title = \"T\"\n[model]\nid = \"gpt2\"\n[trace]\nprecision = \"f64\"\n")
+                .unwrap_err();
+        assert!(
+            err.starts_with("tracebook.toml:5:13: error: unknown variant `f64`"),
+            "{err}"
+        );
         let err = parse_text("title = \"T\"\n").unwrap_err();
         assert!(err.contains("missing field `model`"), "{err}");
         assert!(err.contains("add a [model] table"), "{err}");
-        let err = parse_text("title = \"T\"\nbase_url = \"example.org\"\n[model]\nid = \"g\"\n").unwrap_err();
-        assert!(err.contains("base_url must be an absolute http(s) URL"), "{err}");
+        let err = parse_text("title = \"T\"\nbase_url = \"example.org\"\n[model]\nid = \"g\"\n")
+            .unwrap_err();
+        assert!(
+            err.contains("base_url must be an absolute http(s) URL"),
+            "{err}"
+        );
     }
 }

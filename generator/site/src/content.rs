@@ -21,7 +21,7 @@ pub struct FrontMatter {
     /// Order in the series (lower first); ties are broken by title, then path.
     #[serde(default)]
     pub weight: i64,
-    /// Drafts are checked but not published.
+    /// Drafts are left out of the output (their front matter and prompts are still read).
     #[serde(default)]
     pub draft: bool,
 }
@@ -69,8 +69,9 @@ pub fn load(root: &Path, out: &mut Diagnostics) -> Content {
     let dir = root.join(CONTENT_DIR);
     if !dir.is_dir() {
         out.push(
-            Diagnostic::file(CONTENT_DIR, "there is no content/ folder")
-                .with_hint("create content/ and put articles (markdown with +++ front matter) in it"),
+            Diagnostic::file(CONTENT_DIR, "there is no content/ folder").with_hint(
+                "create content/ and put articles (markdown with +++ front matter) in it",
+            ),
         );
         return content;
     }
@@ -102,7 +103,10 @@ fn files_under(dir: &Path, out: &mut Diagnostics) -> Vec<PathBuf> {
                 files.push(relative.to_path_buf());
             }
             Ok(_) => {}
-            Err(err) => out.push(Diagnostic::file(CONTENT_DIR, format!("cannot read the folder: {err}"))),
+            Err(err) => out.push(Diagnostic::file(
+                CONTENT_DIR,
+                format!("cannot read the folder: {err}"),
+            )),
         }
     }
     files
@@ -118,10 +122,14 @@ fn load_page(source: SourceFile, relative: &Path, content: &mut Content, out: &m
         Err(diagnostic) => return out.push(diagnostic),
     };
     doc.check_keys(doc.table(), FRONT_MATTER_KEYS, "front matter", out);
-    let meta = doc.deserialize::<FrontMatter>(&doc.root).map_err(|d| missing_key_hint(d, &source));
+    let meta = doc
+        .deserialize::<FrontMatter>(&doc.root)
+        .map_err(|d| missing_key_hint(d, &source));
     if let Some((_, value)) = entry(doc.table(), "prompts") {
         let scope = PromptScope::Article(source.name.clone());
-        content.prompts.extend(parse_prompt_table(&doc, value, scope, out));
+        content
+            .prompts
+            .extend(parse_prompt_table(&doc, value, scope, out));
     }
     let meta = match meta {
         Ok(meta) => meta,
@@ -142,10 +150,17 @@ fn missing_key_hint(diagnostic: Diagnostic, source: &SourceFile) -> Diagnostic {
         return diagnostic;
     }
     let start = usize::from(source.text.starts_with('\u{feff}')) * 3;
-    let key = diagnostic.message.split('`').nth(1).unwrap_or("title").to_string();
+    let key = diagnostic
+        .message
+        .split('`')
+        .nth(1)
+        .unwrap_or("title")
+        .to_string();
     source
         .error(start..start + 3, format!("the front matter has no `{key}`"))
-        .with_hint(format!("add a line `{key} = \"...\"` between the +++ lines"))
+        .with_hint(format!(
+            "add a line `{key} = \"...\"` between the +++ lines"
+        ))
 }
 
 /// `attention.md` → `attention.html`; `part-2/intro.md` → `part-2/intro.html`.
@@ -156,7 +171,11 @@ fn output_path(relative: &Path) -> String {
 /// Publishing order: weight, then title, then path, so the order never depends on the disk.
 pub fn sort_pages(pages: &mut [Page]) {
     pages.sort_by(|a, b| {
-        (a.meta.weight, &a.meta.title, &a.source.name).cmp(&(b.meta.weight, &b.meta.title, &b.source.name))
+        (a.meta.weight, &a.meta.title, &a.source.name).cmp(&(
+            b.meta.weight,
+            &b.meta.title,
+            &b.source.name,
+        ))
     });
 }
 
@@ -179,8 +198,14 @@ mod tests {
     #[test]
     fn loads_pages_prompts_and_assets() {
         let (_dir, content, errors) = site(&[
-            ("content/b.md", "+++\ntitle = \"B\"\nweight = 2\n[prompts]\ncats = \"I like cats and\"\n+++\nHi\n"),
-            ("content/part/a.md", "+++\ntitle = \"A\"\ndraft = true\n+++\n"),
+            (
+                "content/b.md",
+                "+++\ntitle = \"B\"\nweight = 2\n[prompts]\ncats = \"I like cats and\"\n+++\nHi\n",
+            ),
+            (
+                "content/part/a.md",
+                "+++\ntitle = \"A\"\ndraft = true\n+++\n",
+            ),
             ("content/img.png", "png"),
             ("content/.hidden.md", "not an article"),
         ]);
@@ -190,7 +215,10 @@ mod tests {
         assert_eq!(content.pages[0].meta.weight, 2);
         assert_eq!(content.pages[0].content_path(), "b.md");
         assert!(content.pages[1].meta.draft);
-        assert_eq!(content.prompts[0].scope, PromptScope::Article("content/b.md".into()));
+        assert_eq!(
+            content.prompts[0].scope,
+            PromptScope::Article("content/b.md".into())
+        );
         assert_eq!(content.assets, [PathBuf::from("img.png")]);
     }
 
@@ -203,10 +231,19 @@ mod tests {
         ]);
         // b.md has a bad key but readable metadata: it stays, so its body is checked too.
         assert_eq!(content.pages.len(), 1);
-        assert!(errors.contains("content/a.md:1:1: error: the front matter has no `title`"), "{errors}");
-        assert!(errors.contains("content/b.md:3:1: error: unknown key `wieght` in front matter"), "{errors}");
+        assert!(
+            errors.contains("content/a.md:1:1: error: the front matter has no `title`"),
+            "{errors}"
+        );
+        assert!(
+            errors.contains("content/b.md:3:1: error: unknown key `wieght` in front matter"),
+            "{errors}"
+        );
         assert!(errors.contains("did you mean `weight`?"), "{errors}");
-        assert!(errors.contains("content/c.md:1:1: error: an article must start with front matter"), "{errors}");
+        assert!(
+            errors.contains("content/c.md:1:1: error: an article must start with front matter"),
+            "{errors}"
+        );
     }
 
     #[test]
@@ -217,7 +254,11 @@ mod tests {
             ("content/z.md", "+++\ntitle = \"First\"\n+++\n"),
         ]);
         sort_pages(&mut content.pages);
-        let titles: Vec<_> = content.pages.iter().map(|p| p.meta.title.as_str()).collect();
+        let titles: Vec<_> = content
+            .pages
+            .iter()
+            .map(|p| p.meta.title.as_str())
+            .collect();
         assert_eq!(titles, ["First", "Alpha", "Zeta"]);
     }
 }

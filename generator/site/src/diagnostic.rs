@@ -70,7 +70,11 @@ impl Diagnostic {
 impl fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.position {
-            Some(p) => writeln!(f, "{}:{}:{}: error: {}", self.file, p.line, p.column, self.message)?,
+            Some(p) => writeln!(
+                f,
+                "{}:{}:{}: error: {}",
+                self.file, p.line, p.column, self.message
+            )?,
             None => writeln!(f, "{}: error: {}", self.file, self.message)?,
         }
         let gutter = self.position.map_or(1, |p| p.line.to_string().len());
@@ -127,8 +131,11 @@ impl Diagnostics {
 
     /// Sorted by file, then position, duplicates removed.
     pub fn finish(mut self) -> Diagnostics {
-        self.0
-            .sort_by(|a, b| a.sort_key().cmp(&b.sort_key()).then_with(|| a.hint.cmp(&b.hint)));
+        self.0.sort_by(|a, b| {
+            a.sort_key()
+                .cmp(&b.sort_key())
+                .then_with(|| a.hint.cmp(&b.hint))
+        });
         self.0.dedup();
         self
     }
@@ -177,12 +184,18 @@ mod tests {
 
     #[test]
     fn gutter_grows_with_line_number() {
-        let d = Diagnostic::at("a.md", Position { line: 120, column: 3 }, "bad").with_snippet(
-            Snippet {
-                line: "x yz".into(),
-                width: 2,
+        let d = Diagnostic::at(
+            "a.md",
+            Position {
+                line: 120,
+                column: 3,
             },
-        );
+            "bad",
+        )
+        .with_snippet(Snippet {
+            line: "x yz".into(),
+            width: 2,
+        });
         assert_eq!(
             d.to_string(),
             "a.md:120:3: error: bad\n    |\n120 | x yz\n    |   ^^\n"
@@ -198,7 +211,10 @@ mod tests {
         all.push(at("a.md", 2));
         all.push(at("a.md", 2));
         let sorted = all.finish();
-        let order: Vec<_> = sorted.iter().map(|d| (d.file.as_str(), d.position.unwrap().line)).collect();
+        let order: Vec<_> = sorted
+            .iter()
+            .map(|d| (d.file.as_str(), d.position.unwrap().line))
+            .collect();
         assert_eq!(order, vec![("a.md", 2), ("a.md", 9), ("b.md", 1)]);
     }
 }

@@ -21,10 +21,16 @@ pub fn split(file: &SourceFile) -> Result<Parts, Diagnostic> {
     let start = if text.starts_with('\u{feff}') { 3 } else { 0 };
     let mut lines = line_ranges(text, start);
     let first = lines.next();
-    if first.as_ref().is_none_or(|r| text[r.clone()].trim_end() != FENCE) {
+    if first
+        .as_ref()
+        .is_none_or(|r| text[r.clone()].trim_end() != FENCE)
+    {
         let end = first.map_or(start, |r| r.end);
         return Err(file
-            .error(start..end, "an article must start with front matter between `+++` lines")
+            .error(
+                start..end,
+                "an article must start with front matter between `+++` lines",
+            )
             .with_hint("begin the file with `+++`, a line `title = \"...\"`, and `+++`"));
     }
     let opening = first.expect("checked above");
@@ -85,9 +91,15 @@ mod tests {
     #[test]
     fn missing_or_unclosed_front_matter_is_an_error() {
         let err = parts("# Title\n").unwrap_err();
-        assert!(err.starts_with("a.md:1:1: error: an article must start with front matter"), "{err}");
+        assert!(
+            err.starts_with("a.md:1:1: error: an article must start with front matter"),
+            "{err}"
+        );
         let err = parts("+++\ntitle = \"x\"\nbody\n").unwrap_err();
-        assert!(err.starts_with("a.md:1:1: error: the front matter opened here is never closed"), "{err}");
+        assert!(
+            err.starts_with("a.md:1:1: error: the front matter opened here is never closed"),
+            "{err}"
+        );
         assert!(parts("").is_err());
     }
 }

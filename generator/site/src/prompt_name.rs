@@ -101,12 +101,24 @@ mod tests {
 
     #[test]
     fn rejects_unsafe_names_with_a_suggestion() {
-        for bad in ["", "Robots", "../x", "a b", "a.b", "-x", "ü", &"x".repeat(65)] {
+        for bad in [
+            "",
+            "Robots",
+            "../x",
+            "a b",
+            "a.b",
+            "-x",
+            "ü",
+            &"x".repeat(65),
+        ] {
             assert!(PromptName::new(bad).is_err(), "{bad:?}");
         }
         let err = PromptName::new("My Prompt").unwrap_err();
         assert!(err.message().contains("traces/NAME.json"));
-        assert_eq!(err.suggestion().unwrap(), "rename it, for example to `my_prompt`");
+        assert_eq!(
+            err.suggestion().unwrap(),
+            "rename it, for example to `my_prompt`"
+        );
         assert_eq!(PromptName::new("../..").unwrap_err().suggestion(), None);
     }
 }

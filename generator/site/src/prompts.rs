@@ -74,7 +74,9 @@ pub fn parse_prompt_table(
     let Some(table) = value.get_ref().as_table() else {
         out.push(
             doc.error(value.span(), "`prompts` must be a table of named prompts")
-                .with_hint("write [prompts] and then lines like robots = \"The robots will bring\""),
+                .with_hint(
+                    "write [prompts] and then lines like robots = \"The robots will bring\"",
+                ),
         );
         return Vec::new();
     };
@@ -102,7 +104,9 @@ pub fn parse_prompt_table(
             continue;
         }
         let span = key.span();
-        let declared = doc.file.location(doc.offset + span.start..doc.offset + span.end);
+        let declared = doc
+            .file
+            .location(doc.offset + span.start..doc.offset + span.end);
         prompts.push(NamedPrompt {
             name,
             spec,
@@ -114,7 +118,10 @@ pub fn parse_prompt_table(
 }
 
 /// Merges prompts in declaration order, reporting every name declared twice.
-pub fn merge(all: impl IntoIterator<Item = NamedPrompt>, out: &mut Diagnostics) -> Vec<NamedPrompt> {
+pub fn merge(
+    all: impl IntoIterator<Item = NamedPrompt>,
+    out: &mut Diagnostics,
+) -> Vec<NamedPrompt> {
     let mut by_name: BTreeMap<PromptName, NamedPrompt> = BTreeMap::new();
     for prompt in all {
         if let Some(first) = by_name.get(&prompt.name) {
@@ -172,7 +179,10 @@ mod tests {
             PromptScope::Shared,
         );
         assert_eq!(prompts.len(), 1, "{errors}");
-        assert!(errors.contains("content/a.md:2:1: error: `My Prompt` cannot be a prompt name"), "{errors}");
+        assert!(
+            errors.contains("content/a.md:2:1: error: `My Prompt` cannot be a prompt name"),
+            "{errors}"
+        );
         assert!(errors.contains("for example to `my_prompt`"), "{errors}");
         assert!(errors.contains("content/a.md:3:"), "{errors}");
         assert!(errors.contains("unknown field `genrate`"), "{errors}");
@@ -182,13 +192,22 @@ mod tests {
     #[test]
     fn a_name_declared_twice_is_an_error_naming_both_places() {
         let (first, _) = prompts_of("[prompts]\nrobots = \"a\"\n", PromptScope::Shared);
-        let (second, _) = prompts_of("\n[prompts]\nrobots = \"b\"\n", PromptScope::Article("x".into()));
+        let (second, _) = prompts_of(
+            "\n[prompts]\nrobots = \"b\"\n",
+            PromptScope::Article("x".into()),
+        );
         let mut out = Diagnostics::new();
         let merged = merge(first.into_iter().chain(second), &mut out);
         assert_eq!(merged.len(), 1);
         assert_eq!(merged[0].spec.text, "a");
         let text = out.to_string();
-        assert!(text.starts_with("content/a.md:3:1: error: prompt name `robots` is declared twice"), "{text}");
-        assert!(text.contains("first declared at content/a.md:2:1"), "{text}");
+        assert!(
+            text.starts_with("content/a.md:3:1: error: prompt name `robots` is declared twice"),
+            "{text}"
+        );
+        assert!(
+            text.contains("first declared at content/a.md:2:1"),
+            "{text}"
+        );
     }
 }

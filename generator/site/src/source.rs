@@ -60,8 +60,12 @@ impl SourceFile {
         let diagnostic = self.error(span, "");
         Location {
             file: diagnostic.file,
-            position: diagnostic.position.expect("errors from spans have a position"),
-            snippet: diagnostic.snippet.expect("errors from spans have a snippet"),
+            position: diagnostic
+                .position
+                .expect("errors from spans have a position"),
+            snippet: diagnostic
+                .snippet
+                .expect("errors from spans have a snippet"),
         }
     }
 
@@ -100,7 +104,11 @@ impl Location {
 
 impl std::fmt::Display for Location {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}:{}:{}", self.file, self.position.line, self.position.column)
+        write!(
+            f,
+            "{}:{}:{}",
+            self.file, self.position.line, self.position.column
+        )
     }
 }
 
@@ -157,9 +165,12 @@ mod tests {
         let start = file.text.find("robts").unwrap();
         let diagnostic = file.error(start..start + 5, "unknown prompt");
         let text = diagnostic.to_string();
-        assert!(text.starts_with("a.md:2:16: error: unknown prompt"), "{text}");
+        assert!(
+            text.starts_with("a.md:2:14: error: unknown prompt"),
+            "{text}"
+        );
         assert!(text.contains("2 | say {{ count robts }} now"), "{text}");
-        assert!(text.contains("  |                ^^^^^\n"), "{text}");
+        assert!(text.contains("  |              ^^^^^\n"), "{text}");
     }
 
     #[test]

@@ -20,7 +20,11 @@ pub fn hint<'a>(word: &str, candidates: &[&'a str], what: &str) -> Option<String
     match candidates.len() {
         0 => None,
         1..=12 => Some(format!("{what}: {}", quoted_list(candidates))),
-        n => Some(format!("{what}: {} (and {} more)", quoted_list(&candidates[..12]), n - 12)),
+        n => Some(format!(
+            "{what}: {} (and {} more)",
+            quoted_list(&candidates[..12]),
+            n - 12
+        )),
     }
 }
 

@@ -46,7 +46,13 @@ impl<'a> TomlDoc<'a> {
     }
 
     /// Reports every key of `table` that is not in `allowed`, with a did-you-mean hint.
-    pub fn check_keys(&self, table: &DeTable<'_>, allowed: &[&str], section: &str, out: &mut Diagnostics) {
+    pub fn check_keys(
+        &self,
+        table: &DeTable<'_>,
+        allowed: &[&str],
+        section: &str,
+        out: &mut Diagnostics,
+    ) {
         for key in table.keys() {
             let name = key.get_ref().as_ref();
             if !allowed.contains(&name) {
@@ -60,14 +66,22 @@ impl<'a> TomlDoc<'a> {
     }
 
     /// Deserializes one value of this document, reporting a type error at its position.
-    pub fn deserialize<T: DeserializeOwned>(&self, value: &Spanned<DeValue<'a>>) -> Result<T, Diagnostic> {
+    pub fn deserialize<T: DeserializeOwned>(
+        &self,
+        value: &Spanned<DeValue<'a>>,
+    ) -> Result<T, Diagnostic> {
         T::deserialize(ValueDeserializer::from(value.clone()))
             .map_err(|err| error_at(self.file, self.offset, &err, value.span().end))
     }
 }
 
 /// A toml error as a diagnostic; errors without a span point at `fallback` (document-relative).
-pub fn error_at(file: &SourceFile, offset: usize, err: &toml::de::Error, fallback: usize) -> Diagnostic {
+pub fn error_at(
+    file: &SourceFile,
+    offset: usize,
+    err: &toml::de::Error,
+    fallback: usize,
+) -> Diagnostic {
     let span = err.span().unwrap_or(fallback..fallback);
     let message = err.message().trim().replace('\n', "; ");
     file.error(offset + span.start..offset + span.end, message)
@@ -77,7 +91,10 @@ pub fn error_at(file: &SourceFile, offset: usize, err: &toml::de::Error, fallbac
 pub fn entry<'t, 'a>(
     table: &'t DeTable<'a>,
     key: &str,
-) -> Option<(&'t Spanned<toml::de::DeString<'a>>, &'t Spanned<DeValue<'a>>)> {
+) -> Option<(
+    &'t Spanned<toml::de::DeString<'a>>,
+    &'t Spanned<DeValue<'a>>,
+)> {
     table.iter().find(|(k, _)| k.get_ref().as_ref() == key)
 }
 
@@ -98,9 +115,17 @@ mod tests {
         let file = SourceFile::from_text("t.toml", "titel = \"x\"\n");
         let doc = TomlDoc::parse(&file, 0..file.text.len()).ok().unwrap();
         let mut out = Diagnostics::new();
-        doc.check_keys(doc.table(), &["title", "description"], "tracebook.toml", &mut out);
+        doc.check_keys(
+            doc.table(),
+            &["title", "description"],
+            "tracebook.toml",
+            &mut out,
+        );
         let text = out.to_string();
-        assert!(text.starts_with("t.toml:1:1: error: unknown key `titel` in tracebook.toml"), "{text}");
+        assert!(
+            text.starts_with("t.toml:1:1: error: unknown key `titel` in tracebook.toml"),
+            "{text}"
+        );
         assert!(text.contains("did you mean `title`?"), "{text}");
     }
 

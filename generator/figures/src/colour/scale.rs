@@ -21,6 +21,18 @@ impl Sequential {
         ],
     };
 
+    /// For dark pages: from near the page's own colour up to pale blue, so low values
+    /// fade into the background as [`Sequential::BLUES`] does on a light page.
+    pub const BLUES_DARK: Sequential = Sequential {
+        stops: &[
+            Colour::from_hex(0x1c2330),
+            Colour::from_hex(0x1d3b62),
+            Colour::from_hex(0x2b66aa),
+            Colour::from_hex(0x5e9fe3),
+            Colour::from_hex(0xc4e0ff),
+        ],
+    };
+
     /// Dark purple to yellow (viridis anchors): reads on light and dark pages, and in grey.
     pub const VIRIDIS: Sequential = Sequential {
         stops: &[
@@ -70,6 +82,19 @@ impl Diverging {
         ],
     };
 
+    /// For dark pages: the same hues brightening away from a dark neutral centre.
+    pub const BLUE_RED_DARK: Diverging = Diverging {
+        stops: &[
+            Colour::from_hex(0x6aaaf2),
+            Colour::from_hex(0x3a6fa8),
+            Colour::from_hex(0x26384f),
+            Colour::from_hex(0x25262b),
+            Colour::from_hex(0x4f3029),
+            Colour::from_hex(0xa4503b),
+            Colour::from_hex(0xf2876a),
+        ],
+    };
+
     /// The colour for `value` on a symmetric scale from `-limit` to `limit`.
     pub fn map(&self, value: f64, limit: f64) -> Colour {
         let t = if limit > 0.0 {
@@ -112,6 +137,20 @@ mod tests {
             viridis.windows(2).all(|w| w[1] >= w[0] - 1e-3),
             "{viridis:?}"
         );
+    }
+
+    #[test]
+    fn dark_variants_brighten_away_from_a_dark_start() {
+        let blues = lightness_steps(|t| Sequential::BLUES_DARK.at(t));
+        assert!(blues.windows(2).all(|w| w[1] >= w[0] - 1e-3), "{blues:?}");
+        assert!(blues[0] < 0.3 && blues[100] > 0.85);
+        let scale = Diverging::BLUE_RED_DARK;
+        let centre = scale.map(0.0, 1.0).lightness();
+        assert!(centre < 0.3);
+        for v in [0.25, 0.5, 1.0] {
+            assert!(scale.map(v, 1.0).lightness() > centre);
+            assert!(scale.map(-v, 1.0).lightness() > centre);
+        }
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! The figure kinds, one per file, and the dispatch from a kind's name to its renderer.
 
+mod attention;
 mod next_token;
 mod tokens;
 
@@ -8,7 +9,7 @@ use crate::options::closest;
 use crate::{Figure, Traces};
 
 /// Every kind's name, in the order the docs list them.
-pub const NAMES: &[&str] = &[tokens::KIND, next_token::KIND];
+pub const NAMES: &[&str] = &[tokens::KIND, attention::KIND, next_token::KIND];
 
 /// Renders `kind`, or explains that there is no such kind.
 pub fn render(
@@ -19,6 +20,7 @@ pub fn render(
     match kind {
         tokens::KIND => tokens::render(options, traces),
         next_token::KIND => next_token::render(options, traces),
+        attention::KIND => attention::render(options, traces),
         _ => Err(unknown_kind(kind)),
     }
 }
@@ -40,8 +42,14 @@ mod tests {
     #[test]
     fn every_listed_kind_renders() {
         let traces = TestTraces::with("robots", tiny_trace());
-        let options: toml::Table = toml::from_str("prompt = \"robots\"").unwrap();
+        let options: toml::Table =
+            toml::from_str("prompt = \"robots\"\nlayer = 1\nhead = 0").unwrap();
         for kind in NAMES {
+            let mut options = options.clone();
+            if *kind != "attention" {
+                options.remove("layer");
+                options.remove("head");
+            }
             let figure =
                 render(kind, &options, &traces).unwrap_or_else(|e| panic!("{kind}: {e:?}"));
             assert!(figure.svg.contains(&format!("tbf-{kind}")), "{kind}");
@@ -62,6 +70,6 @@ mod tests {
         assert!(error
             .hint
             .unwrap()
-            .starts_with("known kinds: tokens, next-token"));
+            .starts_with("known kinds: tokens, attention, next-token"));
     }
 }

@@ -15,8 +15,8 @@ use crate::error::FigureError;
 use crate::figure::Figure;
 use crate::options::Options;
 use crate::prompt::Prompt;
-use crate::svg::{number, text_width, Canvas, Element, Font};
-use crate::token_text::Shown;
+use crate::svg::{text_width, Canvas, Css, Element, Font};
+use crate::token_text::{one_line, Shown};
 use crate::Traces;
 
 pub const KIND: &str = "next-token";
@@ -39,37 +39,65 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
     let options = Options::new(KIND, table, &["k", "position", "scale"])?;
     let prompt = options.prompt(traces)?;
     let caption = options.caption()?;
+    check_position(&options, &prompt)?;
+    let ids = candidate_ids(&options, &prompt)?;
+    let full_scale = options.choice("scale", "top", &["top", "full"])? == "full";
+    let logits = prompt.tensor("logits.last", 1)?;
+    let vocab = logits.shape[0];
+    let bars = bars(&prompt, &logits.data, &ids)?;
+    let text = &prompt.trace.meta.prompt.text;
+    let canvas = Canvas {
+        kind: KIND,
+        width: WIDTH,
+        height: TOP + bars.len() as f64 * ROW + 20.0,
+        title: format!("Next-token probabilities after \"{}\"", one_line(text)),
+        desc: describe(text, &bars, vocab),
+        css: Css::default(),
+    };
+    let body = draw(text, &bars, vocab, full_scale);
+    Ok(Figure::new(canvas, body, caption, &prompt))
+}
+
+/// `position` may only name the last token: only there does the trace keep every logit.
+fn check_position(options: &Options<'_>, prompt: &Prompt<'_>) -> Result<(), FigureError> {
     let n_tokens = prompt.trace.meta.tokens.len();
     if n_tokens == 0 {
         return Err(prompt.broken(format!("the trace of \"{}\" has no tokens", prompt.name)));
     }
     let position = options.token("position", -1, n_tokens)?;
-    if position.0 + 1 != n_tokens {
-        return Err(FigureError::at("position", format!("next-token draws the last position only, not token {}", position.0))
-            .with_hint("probabilities are exact only where the trace keeps every logit (the last token); leave out `position`, or add a prompt that ends at that token"));
+    if position.0 + 1 == n_tokens {
+        return Ok(());
     }
+    let message = format!(
+        "next-token draws the last position only, not token {}",
+        position.0
+    );
+    Err(FigureError::at("position", message).with_hint(
+        "probabilities are exact only where the trace keeps every logit (the last token); \
+         leave out `position`, or add a prompt that ends at that token",
+    ))
+}
+
+/// The first `k` ids of the last row of `logits.topk_ids`.
+fn candidate_ids(options: &Options<'_>, prompt: &Prompt<'_>) -> Result<Vec<f32>, FigureError> {
     let topk_ids = prompt.tensor("logits.topk_ids", 2)?;
-    let stored_k = topk_ids.shape[1] as i64;
+    let stored = topk_ids.shape[1];
+    if stored == 0 || topk_ids.shape[0] == 0 {
+        let shape = &topk_ids.shape;
+        return Err(prompt.broken(format!(
+            "`logits.topk_ids` has shape {shape:?} and holds no candidates"
+        )));
+    }
     let k = options
-        .integer("k", stored_k.min(10), 1..=stored_k)
-        .map_err(|e| e.with_hint(format!("k must be between 1 and {stored_k}: the trace keeps the top {stored_k} candidates; raise top_k under [trace] in tracebook.toml and re-run `tracebook trace` for more")))?;
-    let full_scale = options.choice("scale", "top", &["top", "full"])? == "full";
-    let last_row = &topk_ids.data[topk_ids.data.len() - topk_ids.shape[1]..];
-    let logits = prompt.tensor("logits.last", 1)?;
-    let vocab = logits.shape[0];
-    let bars = bars(&prompt, &logits.data, &last_row[..k as usize])?;
-    let canvas = Canvas {
-        kind: KIND,
-        width: WIDTH,
-        height: TOP + bars.len() as f64 * ROW + 20.0,
-        title: format!(
-            "Next-token probabilities after \"{}\"",
-            prompt.trace.meta.prompt.text
-        ),
-        desc: describe(&prompt.trace.meta.prompt.text, &bars, vocab),
-    };
-    let body = draw(&prompt.trace.meta.prompt.text, &bars, vocab, full_scale);
-    Ok(Figure::new(canvas, body, caption, &prompt))
+        .integer("k", stored.min(10) as i64, 1..=stored as i64)
+        .map_err(|e| {
+            e.with_hint(format!(
+                "k must be between 1 and {stored}: the trace keeps the top {stored} candidates; \
+             raise top_k under [trace] in tracebook.toml and re-run `tracebook trace` for more"
+            ))
+        })?;
+    let last_row = &topk_ids.data[topk_ids.data.len() - stored..];
+    Ok(last_row[..k as usize].to_vec())
 }
 
 /// The candidates `ids` with their exact probabilities under `logits`, likeliest first.
@@ -147,9 +175,7 @@ fn draw(prompt_text: &str, bars: &[Bar], vocab: usize, full_scale: bool) -> Vec<
         full_scale,
     };
     let mut body = vec![context(prompt_text)];
-    for (i, (bar, label)) in bars.iter().zip(&labels).enumerate() {
-        body.push(bar_row(bar, label, TOP + i as f64 * ROW, columns, i == 0));
-    }
+    body.extend(rows(bars, &labels, columns));
     body.push(
         Element::new("text")
             .class("tbf-s tbf-dim")
@@ -197,60 +223,52 @@ fn context(prompt_text: &str) -> Element {
         )
 }
 
-/// Newlines as "⏎", other runs of whitespace as one space.
-fn one_line(text: &str) -> String {
-    let mut out = String::new();
-    for c in text.chars() {
-        if c == '\n' {
-            out.push('⏎');
-        } else if c.is_whitespace() {
-            if !out.ends_with(' ') {
-                out.push(' ');
-            }
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
-
-fn bar_row(bar: &Bar, label: &Shown, y: f64, columns: Columns, first: bool) -> Element {
+/// Labels, bars and percentages, each a group so shared attributes are written once.
+/// The likeliest token's bar is solid and its percentage bold; the rest are lighter.
+fn rows(bars: &[Bar], labels: &[Shown], columns: Columns) -> Vec<Element> {
     let Columns {
         bar_x,
         room,
         scale,
         full_scale,
     } = columns;
-    let length = (bar.prob / scale * room).clamp(1.0, room);
-    let mut row = Element::new("g");
-    let label_text = Element::new("text")
-        .class("tbf-m")
-        .attr("x", bar_x - 8.0)
-        .attr("y", y + 13.5)
-        .attr("text-anchor", "end");
-    row.push(label.append_to(label_text));
-    if full_scale {
-        row.push(rect("tbf-track", bar_x, y, room));
+    let mut texts = Element::new("g").class("tbf-m").attr("text-anchor", "end");
+    let mut tracks = Element::new("g").class("tbf-track");
+    let mut rects = Element::new("g").class("tbf-bar2");
+    let mut percents = Element::new("g").class("tbf-dim");
+    for (i, (bar, label)) in bars.iter().zip(labels).enumerate() {
+        let y = TOP + i as f64 * ROW;
+        let length = (bar.prob / scale * room).clamp(1.0, room);
+        texts.push(label.append_to(text_at(None, bar_x - 8.0, y + 13.5)));
+        tracks.push(rect(None, bar_x, y, room));
+        let likeliest = i == 0;
+        rects.push(rect(likeliest.then_some("tbf-bar"), bar_x, y, length));
+        let percent_text = text_at(likeliest.then_some("tbf-b"), bar_x + length + 6.0, y + 13.5);
+        percents.push(percent_text.text(percent(bar.prob)));
     }
-    row.push(rect(
-        if first { "tbf-bar" } else { "tbf-bar2" },
-        bar_x,
-        y,
-        length,
-    ));
-    row.push(
-        Element::new("text")
-            .class(if first { "tbf-b" } else { "tbf-dim" })
-            .attr("x", bar_x + length + 6.0)
-            .attr("y", y + 13.5)
-            .text(percent(bar.prob)),
-    );
-    row
+    let mut groups = vec![texts];
+    if full_scale {
+        groups.push(tracks);
+    }
+    groups.extend([rects, percents]);
+    groups
 }
 
-fn rect(class: &str, x: f64, y: f64, width: f64) -> Element {
-    Element::new("rect")
-        .class(class)
+fn with_class(name: &'static str, class: Option<&str>) -> Element {
+    match class {
+        Some(class) => Element::new(name).class(class),
+        None => Element::new(name),
+    }
+}
+
+/// An empty `<text>` at `(x, y)`, with `class` if given.
+fn text_at(class: Option<&str>, x: f64, y: f64) -> Element {
+    with_class("text", class).attr("x", x).attr("y", y)
+}
+
+/// A bar-high rectangle, with `class` if given.
+fn rect(class: Option<&str>, x: f64, y: f64, width: f64) -> Element {
+    with_class("rect", class)
         .attr("x", x)
         .attr("y", y)
         .attr("width", width)
@@ -268,13 +286,15 @@ fn rest_note(bars: &[Bar], vocab: usize) -> String {
     )
 }
 
-/// A probability as a percentage with as many decimals as its size needs.
+/// A probability as a percentage: one decimal, two below 1%, so a column of them lines up.
 fn percent(p: f64) -> String {
     let pct = p * 100.0;
-    if pct >= 1.0 {
-        format!("{}%", number(pct, 1))
-    } else if pct >= 0.01 {
-        format!("{}%", number(pct, 2))
+    if pct >= 99.95 {
+        "100%".to_string()
+    } else if pct >= 0.995 {
+        format!("{pct:.1}%")
+    } else if pct >= 0.005 {
+        format!("{pct:.2}%")
     } else {
         "<0.01%".to_string()
     }
@@ -285,7 +305,7 @@ fn thousands(n: usize) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
@@ -306,3 +326,7 @@ fn describe(prompt_text: &str, bars: &[Bar], vocab: usize) -> String {
         rest_note(bars, vocab)
     )
 }
+
+#[cfg(test)]
+#[path = "next_token_tests.rs"]
+mod tests;

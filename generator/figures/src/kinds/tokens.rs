@@ -7,8 +7,8 @@
 use crate::error::FigureError;
 use crate::figure::Figure;
 use crate::options::Options;
-use crate::svg::{text_width, Canvas, Element, Font, CATEGORY_COUNT};
-use crate::token_text::{Shown, NEWLINE, SPACE};
+use crate::svg::{text_width, Canvas, Css, Element, Font, CATEGORY_COUNT};
+use crate::token_text::{one_line, Shown, NEWLINE, SPACE};
 use crate::Traces;
 use tracebook_trace::Token;
 
@@ -56,12 +56,7 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
     let placed = layout(tokens, show);
     let rows = placed.last().map_or(1, |p| p.row + 1);
     let row_height = row_height(show);
-    let mut body: Vec<Element> = tokens
-        .iter()
-        .zip(&placed)
-        .enumerate()
-        .map(|(i, (token, place))| token_group(i, token, place, show))
-        .collect();
+    let mut body = draw(tokens, &placed, show);
     let legend_y = rows as f64 * row_height + 6.0;
     body.push(legend(tokens, show, legend_y));
     let canvas = Canvas {
@@ -70,10 +65,11 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
         height: legend_y + 10.0,
         title: format!(
             "The prompt \"{}\" as {} tokens",
-            prompt.trace.meta.prompt.text,
+            one_line(&prompt.trace.meta.prompt.text),
             tokens.len()
         ),
         desc: describe(tokens),
+        css: Css::default(),
     };
     Ok(Figure::new(canvas, body, caption, &prompt))
 }
@@ -101,13 +97,13 @@ fn label(token: &Token) -> Shown {
 
 fn box_width(token: &Token, show: Show) -> f64 {
     let text = text_width(&label(token).text(), Font::Mono, TEXT_SIZE) + 2.0 * PAD_X;
-    let id = text_width(&token.id.to_string(), Font::Sans, 11.0) + 6.0;
+    let id = text_width(&token.id.to_string(), Font::Sans, 12.0) + 6.0;
     let span = if show.spans {
-        text_width(&span_label(token), Font::Sans, 10.0) + 6.0
+        text_width(&span_label(token), Font::Sans, 12.0) + 6.0
     } else {
         0.0
     };
-    text.max(id).max(span).max(24.0).min(WIDTH - 2.0)
+    text.max(id).max(span).clamp(24.0, WIDTH - 2.0).ceil()
 }
 
 /// True when `token` continues the word `previous` ends, e.g. "believ" after "un".
@@ -170,61 +166,43 @@ fn word_width(tokens: &[Token], widths: &[f64], start: usize) -> f64 {
     width
 }
 
-fn token_group(index: usize, token: &Token, place: &Placed, show: Show) -> Element {
-    let top = box_top(place.row, show);
-    let centre = place.x + place.width / 2.0;
-    let mut group = Element::new("g")
-        .child(
+/// The drawing, grouped by role so shared attributes are written once per group.
+fn draw(tokens: &[Token], placed: &[Placed], show: Show) -> Vec<Element> {
+    let mut boxes = Element::new("g").class("tbf-tok");
+    let mut texts = Element::new("g")
+        .class("tbf-m")
+        .attr("font-size", TEXT_SIZE)
+        .attr("text-anchor", "middle");
+    let mut numbers = Element::new("g")
+        .class("tbf-s tbf-dim")
+        .attr("text-anchor", "middle");
+    for (i, (token, place)) in tokens.iter().zip(placed).enumerate() {
+        let top = box_top(place.row, show);
+        let centre = place.x + place.width / 2.0;
+        boxes.push(
             Element::new("rect")
-                .class(&format!("tbf-tok tbf-c{}", index % CATEGORY_COUNT))
+                .class(&format!("tbf-c{}", i % CATEGORY_COUNT))
                 .attr("x", place.x)
                 .attr("y", top)
                 .attr("width", place.width)
                 .attr("height", BOX_HEIGHT)
                 .attr("rx", 4.0),
-        )
-        .child(token_text(token, centre, top + 20.0))
-        .child(small_text(
-            &token.id.to_string(),
-            centre,
-            top + BOX_HEIGHT + 14.0,
-            "tbf-s tbf-dim",
-        ));
-    if show.spans {
-        group.push(small_text(
-            &span_label(token),
-            centre,
-            top + BOX_HEIGHT + 27.0,
-            "tbf-s tbf-dim",
-        ));
+        );
+        texts.push(label(token).append_to(at(centre, top + 20.0)));
+        numbers.push(at(centre, top + BOX_HEIGHT + 15.0).text(token.id.to_string()));
+        if show.spans {
+            numbers.push(at(centre, top + BOX_HEIGHT + 29.0).text(span_label(token)));
+        }
+        if show.positions {
+            numbers.push(at(centre, top - 4.0).text(i.to_string()));
+        }
     }
-    if show.positions {
-        group.push(small_text(
-            &index.to_string(),
-            centre,
-            top - 4.0,
-            "tbf-s tbf-dim",
-        ));
-    }
-    group
+    vec![boxes, texts, numbers]
 }
 
-fn token_text(token: &Token, x: f64, y: f64) -> Element {
-    let text = Element::new("text")
-        .class("tbf-m")
-        .attr("x", x)
-        .attr("y", y)
-        .attr("text-anchor", "middle");
-    label(token).append_to(text)
-}
-
-fn small_text(content: &str, x: f64, y: f64, class: &str) -> Element {
-    Element::new("text")
-        .class(class)
-        .attr("x", x)
-        .attr("y", y)
-        .attr("text-anchor", "middle")
-        .text(content)
+/// An empty `<text>` at `(x, y)`.
+fn at(x: f64, y: f64) -> Element {
+    Element::new("text").attr("x", x).attr("y", y)
 }
 
 fn span_label(token: &Token) -> String {
@@ -234,22 +212,32 @@ fn span_label(token: &Token) -> String {
 /// One muted line explaining the markers that appear and what the numbers are.
 fn legend(tokens: &[Token], show: Show, y: f64) -> Element {
     let has = |test: fn(char) -> bool| tokens.iter().any(|t| t.text.chars().any(test));
-    let mut parts = Vec::new();
+    let mut markers = Vec::new();
     if has(|c| c.is_whitespace() && c != '\n') {
-        parts.push(format!("{SPACE} space"));
+        markers.push(format!("{SPACE} is a space"));
     }
     if has(|c| c == '\n') {
-        parts.push(format!("{NEWLINE} newline"));
+        markers.push(format!("{NEWLINE} a newline"));
     }
-    parts.push("numbers: token ids".to_string());
-    if show.spans {
-        parts.push("a–b: bytes of the prompt".to_string());
+    let below = if show.spans {
+        "its id and its bytes in the prompt"
+    } else {
+        "its id"
+    };
+    let numbers = if show.positions {
+        format!("above each token: its position; below: {below}")
+    } else {
+        format!("below each token: {below}")
+    };
+    let mut parts = vec![numbers];
+    if !markers.is_empty() {
+        parts.insert(0, markers.join(", "));
     }
     Element::new("text")
         .class("tbf-s tbf-dim")
         .attr("x", 1.0)
         .attr("y", y)
-        .text(parts.join("   "))
+        .text(parts.join("; "))
 }
 
 fn describe(tokens: &[Token]) -> String {
@@ -259,3 +247,7 @@ fn describe(tokens: &[Token]) -> String {
         .collect();
     format!("{} tokens: {}.", tokens.len(), list.join(", "))
 }
+
+#[cfg(test)]
+#[path = "tokens_tests.rs"]
+mod tests;

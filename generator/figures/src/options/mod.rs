@@ -7,5 +7,8 @@ mod suggest;
 mod values;
 
 pub use reader::Options;
-pub use suggest::{closest, distance};
-pub use values::{Head, Layer, TokenIndex};
+pub use suggest::closest;
+pub use values::{Head, Layer};
+
+#[cfg(test)]
+mod tests;

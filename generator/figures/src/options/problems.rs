@@ -5,6 +5,9 @@ use super::suggest::closest;
 use crate::error::FigureError;
 use toml::Value;
 
+/// How many prompt names a hint lists before it says "and N more".
+const MAX_LISTED: usize = 8;
+
 /// A required key is absent; `example` shows how to write it.
 pub fn missing(key: &str, kind: &str, example: &str) -> FigureError {
     FigureError::at(key, format!("figure `{kind}` needs `{key}`"))
@@ -24,12 +27,19 @@ pub fn wrong_type(key: &str, expected: &str, found: &Value, example: &str) -> Fi
 pub fn unknown_prompt(name: &str, names: &[String]) -> FigureError {
     let message = format!("unknown prompt \"{name}\"");
     let hint = if names.is_empty() {
-        "no prompts are defined: add one under [prompts] in tracebook.toml or the article's front matter".to_string()
+        "no prompts are defined: add one under [prompts] in tracebook.toml \
+         or in the article's front matter"
+            .to_string()
     } else {
         let mut sorted: Vec<&str> = names.iter().map(String::as_str).collect();
         sorted.sort_unstable();
         match closest(name, sorted.iter().copied()) {
             Some(near) => format!("did you mean \"{near}\"?"),
+            None if sorted.len() > MAX_LISTED => format!(
+                "known prompts include {} and {} more",
+                quoted_list(&sorted[..MAX_LISTED]),
+                sorted.len() - MAX_LISTED
+            ),
             None => format!("known prompts: {}", quoted_list(&sorted)),
         }
     };

@@ -22,7 +22,7 @@ pub struct Options<'a> {
 
 impl<'a> Options<'a> {
     /// Wraps `table` for `kind`, which accepts `prompt`, `caption` and `keys`.
-    /// Fails on the first key (in sorted order) that is none of them.
+    /// Fails on the first key that is none of them.
     pub fn new(
         kind: &'static str,
         table: &'a Table,
@@ -109,41 +109,6 @@ impl<'a> Options<'a> {
                 return Err(wrong_type(
                     key,
                     "an integer",
-                    other,
-                    &format!("{key} = {default}"),
-                ))
-            }
-        };
-        if range.contains(&value) {
-            Ok(value)
-        } else {
-            Err(
-                FigureError::at(key, format!("{key} = {value} is out of range")).with_hint(
-                    format!(
-                        "{key} must be between {} and {}",
-                        range.start(),
-                        range.end()
-                    ),
-                ),
-            )
-        }
-    }
-
-    /// An optional number (integers accepted) within `range`, `default` when absent.
-    pub fn number(
-        &self,
-        key: &str,
-        default: f64,
-        range: RangeInclusive<f64>,
-    ) -> Result<f64, FigureError> {
-        let value = match self.table.get(key) {
-            None => return Ok(default),
-            Some(Value::Float(f)) => *f,
-            Some(Value::Integer(i)) => *i as f64,
-            Some(other) => {
-                return Err(wrong_type(
-                    key,
-                    "a number",
                     other,
                     &format!("{key} = {default}"),
                 ))

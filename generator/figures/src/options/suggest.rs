@@ -1,7 +1,7 @@
 //! "Did you mean" suggestions: the closest candidate by edit distance, if close enough
 //! that it is probably what was meant.
 
-/// The candidate nearest to `word` (case-insensitive Levenshtein distance), when the
+/// The candidate nearest to `word` (case-insensitive [`distance`]), when the
 /// distance is at most a third of the word's length (at least 1, at most 3).
 /// Ties go to the candidate that sorts first, so the hint is deterministic.
 pub fn closest<'c, I>(word: &str, candidates: I) -> Option<&'c str>
@@ -18,20 +18,27 @@ where
         .map(|(_, candidate)| candidate)
 }
 
-/// Levenshtein distance over characters, with one row of memory.
+/// Edit distance over characters, counting a swap of neighbours as one edit (optimal
+/// string alignment), since "haed" for "head" is a typo, not two.
 pub fn distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut diagonal = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let substitution = diagonal + usize::from(ca != *cb);
-            diagonal = row[j + 1];
-            row[j + 1] = substitution.min(row[j] + 1).min(diagonal + 1);
+    let mut before: Vec<usize> = Vec::new();
+    let mut previous: Vec<usize> = (0..=b.len()).collect();
+    for i in 1..=a.len() {
+        let mut current = vec![i; b.len() + 1];
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            current[j] = (previous[j] + 1)
+                .min(current[j - 1] + 1)
+                .min(previous[j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                current[j] = current[j].min(before[j - 2] + 1);
+            }
         }
+        before = std::mem::replace(&mut previous, current);
     }
-    row[b.len()]
+    previous[b.len()]
 }
 
 #[cfg(test)]
@@ -46,6 +53,9 @@ mod tests {
         assert_eq!(distance("kitten", "sitting"), 3);
         assert_eq!(distance("", "abc"), 3);
         assert_eq!(distance("héad", "head"), 1);
+        assert_eq!(distance("haed", "head"), 1);
+        assert_eq!(distance("ab", "ba"), 1);
+        assert_eq!(distance("abc", "ca"), 3);
     }
 
     #[test]

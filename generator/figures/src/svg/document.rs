@@ -2,6 +2,7 @@
 //! with `<title>` and `<desc>` for screen readers, and the embedded style sheet.
 
 use super::element::Element;
+use super::palette::Css;
 use super::style::STYLE;
 
 /// What a figure's root element needs besides its drawing.
@@ -16,6 +17,8 @@ pub struct Canvas {
     pub title: String,
     /// What the figure shows, in words; the same text is the figure's alt text.
     pub desc: String,
+    /// Style rules this figure adds to the shared sheet (its colour ramp), if any.
+    pub css: Css,
 }
 
 /// Serializes `body` inside a root `<svg>` built from `canvas`.
@@ -58,7 +61,11 @@ pub fn render_document(canvas: &Canvas, body: Vec<Element>) -> String {
                 .attr("id", format!("{id}d"))
                 .text(canvas.desc.clone()),
         )
-        .child(Element::new("style").static_markup(STYLE))
+        .child(
+            Element::new("style")
+                .static_markup(STYLE)
+                .text(canvas.css.as_str()),
+        )
         .child(inner);
     let mut svg = root.render();
     svg.push('\n');
@@ -81,7 +88,7 @@ fn fingerprint(canvas: &Canvas, drawing: &str) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::{render_document, Canvas};
-    use crate::svg::Element;
+    use crate::svg::{Css, Element};
 
     fn canvas(title: &str) -> Canvas {
         Canvas {
@@ -90,6 +97,7 @@ mod tests {
             height: 120.5,
             title: title.to_string(),
             desc: "A <demo> & its \"description\"".to_string(),
+            css: Css::default(),
         }
     }
 

@@ -5,11 +5,13 @@ mod document;
 mod element;
 mod escape;
 mod number;
+mod palette;
 mod style;
 mod text_width;
 
 pub use document::{render_document, Canvas};
-pub use element::{AttrValue, Element, Fixed};
-pub use number::{number, write_number};
+pub use element::Element;
+pub use number::number;
+pub use palette::{Css, Ramp};
 pub use style::CATEGORY_COUNT;
 pub use text_width::{text_width, Font};

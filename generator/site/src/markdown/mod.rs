@@ -1,12 +1,97 @@
 //! Markdown to HTML: pulldown-cmark with the project's options, then small event rewriters
 //! (figures, math, inline values, links, heading ids) and the table of contents.
 
+mod figures;
+mod headings;
+mod links;
+mod math;
 mod scan;
+mod values;
+
+pub use headings::TocEntry;
+pub use links::{LinkRef, PageIndex, PageTarget};
+pub use math::MathRenderer;
 
 use crate::diagnostic::Diagnostic;
+use crate::inline::{self, EvalContext};
+use crate::lazy_tokenizer::LazyTokenizer;
+use crate::problem::Problem;
+use crate::scope::PromptScopeView;
 use crate::source::{Location, SourceFile};
-use pulldown_cmark::Options;
+use pulldown_cmark::{Event, Options, Parser};
+use std::collections::BTreeSet;
 use std::ops::Range;
+
+/// A markdown event with its body range.
+pub type Spanned<'s> = (Event<'s>, Range<usize>);
+
+/// What rendering one article body needs.
+pub struct MarkdownInput<'a> {
+    pub body: BodyRef<'a>,
+    /// Output path of the page (for relative links).
+    pub output: &'a str,
+    pub scope: &'a PromptScopeView<'a>,
+    pub tokenizer: &'a LazyTokenizer,
+    pub math: &'a MathRenderer,
+    pub pages: &'a PageIndex,
+}
+
+/// An article body as HTML, with what the page around it needs.
+#[derive(Debug, Default)]
+pub struct RenderedMarkdown {
+    pub html: String,
+    pub toc: Vec<TocEntry>,
+    pub links: Vec<LinkRef>,
+    pub figures: usize,
+    pub values: usize,
+    /// Models whose traces drew this page's figures.
+    pub models: BTreeSet<String>,
+}
+
+/// Renders a body; problems are returned as diagnostics placed in the file.
+pub fn render(input: &MarkdownInput<'_>) -> (RenderedMarkdown, Vec<Diagnostic>) {
+    let body = input.body;
+    let scan = scan::scan(&body);
+    let mut diagnostics = scan.diagnostics.clone();
+    let mut problems: Vec<Problem> = Vec::new();
+    let cx = EvalContext {
+        scope: input.scope,
+        tokenizer: input.tokenizer,
+    };
+    let substituted = inline::substitute(body.text, |i| scan.is_literal(i), &cx, &mut problems);
+    let events: Vec<Spanned<'_>> = Parser::new_ext(&substituted.text, options())
+        .into_offset_iter()
+        .collect();
+    let mut stats = figures::FigureStats::default();
+    let events = figures::rewrite(
+        events,
+        &substituted.text,
+        input.scope,
+        &mut problems,
+        &mut stats,
+    );
+    let events = input.math.rewrite(events, &mut problems);
+    let events = values::rewrite(events, &substituted.values);
+    let mut out = RenderedMarkdown::default();
+    let link_cx = links::LinkContext {
+        body,
+        output: input.output,
+        pages: input.pages,
+    };
+    let events = links::rewrite(events, &link_cx, &mut problems, &mut out.links);
+    let (events, toc) = headings::rewrite(events, &mut problems);
+    pulldown_cmark::html::push_html(&mut out.html, events.into_iter().map(|(e, _)| e));
+    out.toc = toc;
+    out.figures = stats.count;
+    out.models = stats.models;
+    out.values = substituted.values.iter().filter(|v| v.is_some()).count();
+    diagnostics.extend(
+        problems
+            .into_iter()
+            .map(|p| body.error(p.span, p.message).with_optional_hint(p.hint)),
+    );
+    (out, diagnostics)
+}
 
 /// The markdown extensions articles may use.
 pub fn options() -> Options {

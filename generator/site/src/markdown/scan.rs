@@ -25,12 +25,16 @@ pub fn scan(body: &BodyRef<'_>) -> Scan {
     for (event, range) in Parser::new_ext(body.text, options()).into_offset_iter() {
         match event {
             Event::Start(Tag::CodeBlock(kind)) => {
-                if matches!(kind, CodeBlockKind::Fenced(_)) && !fence_is_closed(&body.text[range.clone()]) {
+                if matches!(kind, CodeBlockKind::Fenced(_))
+                    && !fence_is_closed(&body.text[range.clone()])
+                {
                     out.diagnostics.push(unclosed(body, range.clone()));
                 }
                 out.literal.push(range);
             }
-            Event::Code(_) | Event::InlineMath(_) | Event::DisplayMath(_) => out.literal.push(range),
+            Event::Code(_) | Event::InlineMath(_) | Event::DisplayMath(_) => {
+                out.literal.push(range)
+            }
             _ => {}
         }
     }
@@ -98,8 +102,14 @@ mod tests {
     #[test]
     fn unclosed_fences_are_reported_at_the_opening_line() {
         let (_, errors) = scan_text("text\n\n```figure tokens\nprompt = \"a\"\n\nmore text\n");
-        assert!(errors.starts_with("a.md:3:1: error: this code fence is never closed"), "{errors}");
-        assert!(errors.contains("add a closing line ``` where the block ends"), "{errors}");
+        assert!(
+            errors.starts_with("a.md:3:1: error: this code fence is never closed"),
+            "{errors}"
+        );
+        assert!(
+            errors.contains("add a closing line ``` where the block ends"),
+            "{errors}"
+        );
         let (_, errors) = scan_text("~~~~\ncode\n~~~\n");
         assert!(!errors.is_empty());
         let (_, errors) = scan_text("```\ncode\n````\n");

@@ -39,7 +39,7 @@ impl TensorKind {
             (Precision::F32, _) | (_, TensorKind::Index) => Encoding::F32,
             (Precision::F16, _) => Encoding::F16,
             (Precision::Compact, TensorKind::Probability) => Encoding::Unorm8,
-            (Precision::Compact, TensorKind::Logit) => Encoding::F16,
+            (Precision::Compact, TensorKind::Logit) => Encoding::F16Rows,
             (Precision::Compact, TensorKind::Activation) => Encoding::Int8Rows,
         }
     }

@@ -20,6 +20,10 @@ pub enum Encoding {
     /// 2 bytes per value, IEEE binary16.
     #[serde(rename = "f16")]
     F16,
+    /// An f32 offset per row (the row's maximum), then 2 bytes per value: binary16 of
+    /// `value - offset`. For logits, whose softmax depends on the values near the maximum.
+    #[serde(rename = "f16_rows")]
+    F16Rows,
     /// 1 byte per value: `byte / 255`, for values in [0, 1].
     #[serde(rename = "unorm8")]
     Unorm8,
@@ -33,6 +37,7 @@ impl Encoding {
         match self {
             Encoding::F32 => "f32",
             Encoding::F16 => "f16",
+            Encoding::F16Rows => "f16_rows",
             Encoding::Unorm8 => "unorm8",
             Encoding::Int8Rows => "int8_rows",
         }
@@ -46,6 +51,7 @@ impl Encoding {
         match self {
             Encoding::F32 => len.checked_mul(4),
             Encoding::F16 => len.checked_mul(2),
+            Encoding::F16Rows => layout.rows.checked_mul(4)?.checked_add(len.checked_mul(2)?),
             Encoding::Unorm8 => Some(len),
             Encoding::Int8Rows => layout.rows.checked_mul(4)?.checked_add(len),
         }
@@ -103,6 +109,7 @@ pub(crate) fn encode(preferred: Encoding, shape: &[usize], data: &[f32]) -> (Enc
         match preferred {
             Encoding::F32 => None,
             Encoding::F16 => float::encode_f16(data),
+            Encoding::F16Rows => float::encode_f16_rows(Layout::of(shape), data),
             Encoding::Unorm8 => unorm8::encode(data),
             Encoding::Int8Rows => int8_rows::encode(Layout::of(shape), data),
         }
@@ -125,6 +132,7 @@ pub(crate) fn decode(
     Ok(match encoding {
         Encoding::F32 => float::decode_f32(bytes),
         Encoding::F16 => float::decode_f16(bytes),
+        Encoding::F16Rows => float::decode_f16_rows(Layout::of(shape), bytes),
         Encoding::Unorm8 => unorm8::decode(bytes),
         Encoding::Int8Rows => int8_rows::decode(Layout::of(shape), bytes),
     })
@@ -164,7 +172,12 @@ mod tests {
     #[test]
     fn non_finite_values_force_f32_whatever_was_asked() {
         let data = [1.0, f32::NAN, f32::INFINITY, -2.0];
-        for preferred in [Encoding::F16, Encoding::Unorm8, Encoding::Int8Rows] {
+        for preferred in [
+            Encoding::F16,
+            Encoding::F16Rows,
+            Encoding::Unorm8,
+            Encoding::Int8Rows,
+        ] {
             let (used, bytes) = encode(preferred, &[4], &data);
             assert_eq!(used, Encoding::F32);
             let back = decode(used, &[4], &bytes).unwrap();

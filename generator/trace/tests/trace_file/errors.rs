@@ -112,7 +112,7 @@ fn data_shorter_than_its_shape_is_a_corrupt_tensor() {
     value["tensors"]["logits.last"]["data"] = data[4..].into();
     let (_, message) = read_error(&value.to_string());
     assert!(
-        message.contains("tensor \"logits.last\" is corrupt: its data has 17 bytes, but shape [10] stored as f16 needs 20"),
+        message.contains("tensor \"logits.last\" is corrupt: its data has 21 bytes, but shape [10] stored as f16_rows needs 24"),
         "{message}"
     );
 }

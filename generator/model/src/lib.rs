@@ -2,6 +2,7 @@
 //! recorder, generation, model sources (folder, Hugging Face cache, hub) and tracing into traces.
 
 pub mod config;
+pub mod derived;
 pub mod error;
 pub mod generate;
 pub mod gpt2;

@@ -1,10 +1,10 @@
 //! Running one prompt with recording on and turning what was recorded into a trace.
 
+use crate::derived::derive;
 use crate::error::{ModelError, Result};
 use crate::generate::generate;
 use crate::model::Model;
 use crate::recorder::TensorRecorder;
-use crate::topk::top_k;
 use std::collections::BTreeMap;
 use tracebook_trace::{
     Candidate, GenerationStep, PromptSpec, Token, Trace, TraceMeta, TraceOptions,
@@ -29,7 +29,7 @@ pub fn trace(model: &Model, request: &TraceRequest) -> Result<Trace> {
     let steps = generate(&model.gpt2, &ids, &request.prompt.options, k)?;
 
     let logits = logits.to_vec2::<f32>()?;
-    let tops: Vec<Vec<(u32, f32)>> = logits.iter().map(|row| top_k(row, k)).collect();
+    let derived = derive(&model.gpt2, &ids, &logits, &recorder, k)?;
     let mut texts = BTreeMap::new();
     let mut text_of = |id: u32| -> String {
         texts
@@ -40,7 +40,7 @@ pub fn trace(model: &Model, request: &TraceRequest) -> Result<Trace> {
     tokens.iter().for_each(|t| {
         text_of(t.id);
     });
-    tops.iter().flatten().for_each(|(id, _)| {
+    derived.ids.iter().for_each(|id| {
         text_of(*id);
     });
     let generation = steps
@@ -71,19 +71,9 @@ pub fn trace(model: &Model, request: &TraceRequest) -> Result<Trace> {
         generation,
         token_texts: texts,
     });
-    for t in recorder.tensors {
+    for t in recorder.tensors.into_iter().chain(derived.tensors) {
         trace.insert(&t.name, t.shape, &t.data)?;
     }
-    let (rows, kept) = (tops.len(), tops.first().map_or(0, Vec::len));
-    let ids_flat: Vec<f32> = tops.iter().flatten().map(|(id, _)| *id as f32).collect();
-    let values_flat: Vec<f32> = tops.iter().flatten().map(|(_, v)| *v).collect();
-    trace.insert(
-        "logits.last",
-        vec![logits[rows - 1].len()],
-        &logits[rows - 1],
-    )?;
-    trace.insert("logits.topk_ids", vec![rows, kept], &ids_flat)?;
-    trace.insert("logits.topk_values", vec![rows, kept], &values_flat)?;
     Ok(trace)
 }
 

@@ -156,6 +156,53 @@ fn a_trace_holds_tokens_spans_logits_and_generation() {
 }
 
 #[test]
+fn derived_tensors_agree_with_the_logits() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = tiny(dir.path(), KeyLayout::Transformer);
+    let spec = prompt("The robots will bring", PromptOptions::default());
+    let t = trace(&model, &request(&spec)).unwrap();
+    let ids: Vec<u32> = t.meta.tokens.iter().map(|t| t.id).collect();
+    let logits = model
+        .gpt2
+        .forward(&ids, &mut NoRecorder)
+        .unwrap()
+        .to_vec2::<f32>()
+        .unwrap();
+    let softmax = |row: &[f32]| -> Vec<f64> {
+        let m = row.iter().copied().fold(f32::NEG_INFINITY, f32::max) as f64;
+        let e: Vec<f64> = row.iter().map(|&x| (x as f64 - m).exp()).collect();
+        let s: f64 = e.iter().sum();
+        e.iter().map(|x| x / s).collect()
+    };
+    let lse = t.tensor("logits.lse").unwrap().data;
+    let loss = t.tensor("loss.per_token").unwrap().data;
+    assert_eq!(loss.len(), 3);
+    for i in 0..4 {
+        let p = softmax(&logits[i]);
+        let top = t.tensor("logits.topk_values").unwrap().data[i * 5];
+        let top_id = t.tensor("logits.topk_ids").unwrap().data[i * 5] as usize;
+        assert!(((top - lse[i]).exp() as f64 - p[top_id]).abs() < 1e-5);
+        if i < 3 {
+            let expected = -p[ids[i + 1] as usize].ln();
+            assert!((loss[i] as f64 - expected).abs() < 1e-4, "loss {i}: {} vs {expected}", loss[i]);
+        }
+    }
+    // The lens after the last block is the model's own prediction.
+    let lens_ids = t.tensor("logit_lens.topk_ids").unwrap();
+    let lens_probs = t.tensor("logit_lens.topk_probs").unwrap();
+    assert_eq!(lens_ids.shape, vec![2, 4, 10]);
+    let last_layer = 4 * 10;
+    for pos in 0..4 {
+        let p = softmax(&logits[pos]);
+        let at = last_layer + pos * 10;
+        let id = lens_ids.data[at] as usize;
+        assert_eq!(id, t.tensor("logits.topk_ids").unwrap().data[pos * 5] as usize);
+        assert!((lens_probs.data[at] as f64 - p[id]).abs() < 1e-5);
+        assert!(t.meta.token_texts.contains_key(&(id as u32)));
+    }
+}
+
+#[test]
 fn sampling_is_reproducible_by_seed() {
     let dir = tempfile::tempdir().unwrap();
     let model = tiny(dir.path(), KeyLayout::Transformer);

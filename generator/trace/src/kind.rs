@@ -6,9 +6,10 @@ use crate::precision::Precision;
 /// The kinds of tensor the codec tells apart.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum TensorKind {
-    /// Probabilities in [0, 1]: `*.attn.pattern`.
+    /// Probabilities in [0, 1]: `*.attn.pattern`, `logit_lens.topk_probs`.
     Probability,
-    /// Logits, which need relative precision for a softmax: `logits.last`, `logits.topk_values`.
+    /// Logits and log-probabilities, which need precision for a softmax: `logits.last`,
+    /// `logits.topk_values`, `logits.lse`, `loss.per_token`.
     Logit,
     /// Integers such as token ids, always stored exactly: names ending in `_ids`
     /// (`logits.topk_ids`).
@@ -21,9 +22,12 @@ impl TensorKind {
     /// The kind of the tensor called `name` (a name from the trace tensor table).
     pub fn of(name: &str) -> TensorKind {
         let last = name.rsplit('.').next().unwrap_or(name);
-        if name == "attn.pattern" || name.ends_with(".attn.pattern") {
+        if name == "attn.pattern" || name.ends_with(".attn.pattern") || last.ends_with("_probs") {
             TensorKind::Probability
-        } else if name == "logits.last" || name == "logits.topk_values" {
+        } else if matches!(
+            name,
+            "logits.last" | "logits.topk_values" | "logits.lse" | "loss.per_token"
+        ) {
             TensorKind::Logit
         } else if last == "ids" || last.ends_with("_ids") {
             TensorKind::Index
@@ -57,6 +61,10 @@ mod tests {
             ("logits.last", TensorKind::Logit),
             ("logits.topk_values", TensorKind::Logit),
             ("logits.topk_ids", TensorKind::Index),
+            ("logits.lse", TensorKind::Logit),
+            ("loss.per_token", TensorKind::Logit),
+            ("logit_lens.topk_ids", TensorKind::Index),
+            ("logit_lens.topk_probs", TensorKind::Probability),
             ("embed", TensorKind::Activation),
             ("blocks.0.ln1.std", TensorKind::Activation),
             ("blocks.11.mlp.post", TensorKind::Activation),

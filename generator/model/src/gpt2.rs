@@ -224,7 +224,13 @@ impl Gpt2 {
         for (l, block) in self.blocks.iter().enumerate() {
             x = block.forward(&x, &mask, l, rec)?;
         }
-        let x = self.ln_f.forward(&x, "ln_final", rec)?;
+        self.unembed(&x, rec)
+    }
+
+    /// The final LayerNorm and the unembedding (tied to wte): residual stream `[T, d]` to logits
+    /// `[T, V]`. The logit lens applies it to the stream after every block.
+    pub fn unembed(&self, resid: &Tensor, rec: &mut dyn Recorder) -> Result<Tensor> {
+        let x = self.ln_f.forward(resid, "ln_final", rec)?;
         Ok(self.wte.matmul(&x.t()?)?.t()?)
     }
 }

@@ -1,4 +1,4 @@
-//! `tracebook build`: render the site into public/.
+//! `tracebook build`: render the site into public/ (never loads a model).
 
 use std::path::{Path, PathBuf};
 
@@ -9,7 +9,19 @@ pub struct Args {
     pub out: Option<PathBuf>,
 }
 
-pub fn run(_root: &Path, _args: Args) -> anyhow::Result<()> {
-    println!("nothing to build yet: the site builder has not landed");
-    Ok(())
+pub fn run(root: &Path, args: Args) -> anyhow::Result<()> {
+    match tracebook_site::build(root, args.out.as_deref()) {
+        Ok(report) => {
+            println!("{report}");
+            Ok(())
+        }
+        Err(diagnostics) => {
+            eprintln!("{diagnostics}");
+            anyhow::bail!(
+                "could not build the site: {} error{}; the previous output, if any, is unchanged",
+                diagnostics.len(),
+                if diagnostics.len() == 1 { "" } else { "s" }
+            )
+        }
+    }
 }

@@ -5,7 +5,19 @@ use std::path::Path;
 #[derive(clap::Args, Debug)]
 pub struct Args {}
 
-pub fn run(_root: &Path, _args: Args) -> anyhow::Result<()> {
-    println!("nothing to check yet: the site builder has not landed");
-    Ok(())
+pub fn run(root: &Path, _args: Args) -> anyhow::Result<()> {
+    match tracebook_site::check(root) {
+        Ok(report) => {
+            println!("{report}");
+            Ok(())
+        }
+        Err(diagnostics) => {
+            eprintln!("{diagnostics}");
+            anyhow::bail!(
+                "the check found {} error{}",
+                diagnostics.len(),
+                if diagnostics.len() == 1 { "" } else { "s" }
+            )
+        }
+    }
 }

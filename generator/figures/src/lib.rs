@@ -4,20 +4,34 @@
 //! No I/O and no global state: the site passes the traces in through [`Traces`] and
 //! writes the [`Figure`] where it likes. Output is deterministic, byte for byte.
 
-pub mod colour;
+mod chart;
+mod colour;
+mod draw;
 mod error;
 mod figure;
+mod format;
 mod heatmap;
 mod kinds;
 mod options;
 mod prompt;
+mod strip;
 mod svg;
 mod token_text;
 
 #[cfg(test)]
 mod preview;
 #[cfg(test)]
+mod preview_traces;
+#[cfg(test)]
+mod test_forward;
+#[cfg(test)]
+mod test_logits;
+#[cfg(test)]
+mod test_svg;
+#[cfg(test)]
 mod test_traces;
+#[cfg(test)]
+mod test_wide;
 
 pub use error::FigureError;
 pub use figure::Figure;

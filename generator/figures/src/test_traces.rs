@@ -2,6 +2,10 @@
 //! with hand-picked tokens and logits, built through the trace crate's own API.
 
 use crate::Traces;
+pub use crate::test_forward::insert_forward;
+pub use crate::test_logits::{
+    generation, insert_logit_rows, insert_logits, insert_loss_and_lens, logits, position_logits,
+};
 use std::collections::BTreeMap;
 use tracebook_trace::{
     ModelInfo, ModelShape, Precision, PromptSpec, Token, Trace, TraceMeta, TraceOptions,
@@ -11,7 +15,7 @@ pub const VOCAB: usize = 40;
 pub const TOP_K: usize = 12;
 
 /// Token texts of the tiny vocabulary, hostile ones included.
-const TEXTS: [&str; VOCAB] = [
+pub const TEXTS: [&str; VOCAB] = [
     " the",
     " a",
     " peace",
@@ -121,8 +125,15 @@ pub fn trace_of(ids: &[u32]) -> Trace {
             .collect(),
     };
     let mut trace = Trace::new(meta);
-    insert_logits(&mut trace, ids.len(), &logits());
+    let rows: Vec<Vec<f32>> = (0..ids.len())
+        .map(|p| position_logits(p, ids.len()))
+        .collect();
+    insert_logit_rows(&mut trace, &rows);
+    insert_loss_and_lens(&mut trace, ids, &rows);
     insert_attention(&mut trace, ids.len());
+    insert_forward(&mut trace, ids);
+    trace.meta.generation = generation(&rows[rows.len() - 1]);
+    trace.meta.prompt.options.generate = trace.meta.generation.len();
     trace
 }
 
@@ -167,33 +178,6 @@ pub fn insert_attention(trace: &mut Trace, n: usize) {
             .insert(&format!("blocks.{layer}.attn.pattern"), shape, &pattern)
             .unwrap();
     }
-}
-
-/// Distinct logits around −80 (GPT-2's range), largest at id 9 (" light").
-pub fn logits() -> Vec<f32> {
-    (0..VOCAB)
-        .map(|i| -80.0 + ((i * 17 + 6) % VOCAB) as f32 * 0.3)
-        .collect()
-}
-
-/// Writes `logits.last` and a consistent `logits.topk_ids` / `logits.topk_values`.
-pub fn insert_logits(trace: &mut Trace, n_tokens: usize, last: &[f32]) {
-    let mut order: Vec<usize> = (0..last.len()).collect();
-    order.sort_by(|&a, &b| last[b].total_cmp(&last[a]).then(a.cmp(&b)));
-    let top = &order[..TOP_K];
-    let ids: Vec<f32> = (0..n_tokens)
-        .flat_map(|_| top.iter().map(|&i| i as f32))
-        .collect();
-    let values: Vec<f32> = (0..n_tokens)
-        .flat_map(|_| top.iter().map(|&i| last[i]))
-        .collect();
-    trace.insert("logits.last", vec![last.len()], last).unwrap();
-    trace
-        .insert("logits.topk_ids", vec![n_tokens, TOP_K], &ids)
-        .unwrap();
-    trace
-        .insert("logits.topk_values", vec![n_tokens, TOP_K], &values)
-        .unwrap();
 }
 
 /// Parses a figure block body.

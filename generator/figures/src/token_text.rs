@@ -46,6 +46,16 @@ impl Shown {
         Shown { pieces }
     }
 
+    /// `text` as it is, one literal piece: for labels that are not token text.
+    pub fn plain(text: impl Into<String>) -> Shown {
+        Shown {
+            pieces: vec![Piece {
+                text: text.into(),
+                marker: false,
+            }],
+        }
+    }
+
     /// The shown text as one string.
     pub fn text(&self) -> String {
         self.pieces.iter().map(|p| p.text.as_str()).collect()

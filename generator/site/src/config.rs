@@ -57,7 +57,7 @@ pub fn load(root: &Path) -> Result<(SiteConfig, Vec<NamedPrompt>), Diagnostics> 
     if !root.join(CONFIG_FILE).is_file() {
         return Err(Diagnostic::file(
             CONFIG_FILE,
-            format!("no {CONFIG_FILE} in {}: this is not a tracebook site", root.display()),
+            format!("the site folder has no {CONFIG_FILE}, so it is not a tracebook site"),
         )
         .with_hint("run tracebook in the site folder, pass --root DIR, or create one with `tracebook init DIR`")
         .into());
@@ -116,10 +116,8 @@ fn with_missing_hint(diagnostic: Diagnostic, file: &SourceFile) -> Diagnostic {
         None
     };
     match hint {
-        Some(hint) if file.text.is_empty() => {
-            Diagnostic::file(&file.name, diagnostic.message).with_hint(hint)
-        }
-        Some(hint) => diagnostic.with_hint(hint),
+        // A missing key has no place in the file: name the file only.
+        Some(hint) => Diagnostic::file(&file.name, diagnostic.message).with_hint(hint),
         None => diagnostic,
     }
 }

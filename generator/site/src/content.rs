@@ -1,4 +1,4 @@
-//! Loads `content/`: every article's front matter and body, and the other files beside them.
+//! Loads `content/`: every article's front matter and body (other files are copied as they are).
 
 use crate::diagnostic::{Diagnostic, Diagnostics};
 use crate::front_matter;
@@ -44,14 +44,6 @@ impl Page {
     pub fn is_index(&self) -> bool {
         self.output == "index.html"
     }
-
-    /// The source path relative to `content/` (`attention.md`).
-    pub fn content_path(&self) -> &str {
-        self.source
-            .name
-            .strip_prefix("content/")
-            .unwrap_or(&self.source.name)
-    }
 }
 
 /// Everything read from `content/`.
@@ -59,8 +51,8 @@ impl Page {
 pub struct Content {
     pub pages: Vec<Page>,
     pub prompts: Vec<NamedPrompt>,
-    /// Non-markdown files, relative to `content/`, copied to the same place in the output.
-    pub assets: Vec<PathBuf>,
+    /// Markdown files that could not be read as articles (already reported), by source name.
+    pub unreadable: Vec<String>,
 }
 
 /// Reads every file under `root/content`, reporting every problem found.
@@ -78,12 +70,14 @@ pub fn load(root: &Path, out: &mut Diagnostics) -> Content {
     for relative in files_under(&dir, out) {
         if relative.extension().is_some_and(|e| e == "md") {
             let path = Path::new(CONTENT_DIR).join(&relative);
+            let loaded = content.pages.len();
             match SourceFile::read(root, &path) {
                 Ok(source) => load_page(source, &relative, &mut content, out),
                 Err(diagnostic) => out.push(diagnostic),
             }
-        } else {
-            content.assets.push(relative);
+            if content.pages.len() == loaded {
+                content.unreadable.push(display_name(&path));
+            }
         }
     }
     content
@@ -196,7 +190,7 @@ mod tests {
     }
 
     #[test]
-    fn loads_pages_prompts_and_assets() {
+    fn loads_pages_and_prompts() {
         let (_dir, content, errors) = site(&[
             (
                 "content/b.md",
@@ -213,13 +207,11 @@ mod tests {
         let outputs: Vec<_> = content.pages.iter().map(|p| p.output.as_str()).collect();
         assert_eq!(outputs, ["b.html", "part/a.html"]);
         assert_eq!(content.pages[0].meta.weight, 2);
-        assert_eq!(content.pages[0].content_path(), "b.md");
         assert!(content.pages[1].meta.draft);
         assert_eq!(
             content.prompts[0].scope,
             PromptScope::Article("content/b.md".into())
         );
-        assert_eq!(content.assets, [PathBuf::from("img.png")]);
     }
 
     #[test]

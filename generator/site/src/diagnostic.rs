@@ -12,7 +12,7 @@ pub struct Diagnostic {
     pub position: Option<Position>,
     pub message: String,
     /// The line at fault and how many characters the caret underlines.
-    pub snippet: Option<Snippet>,
+    pub snippet: Option<Box<Snippet>>,
     /// What to do about it (a did-you-mean, the command that fixes it, ...).
     pub hint: Option<String>,
 }
@@ -58,7 +58,7 @@ impl Diagnostic {
     }
 
     pub fn with_snippet(mut self, snippet: Snippet) -> Diagnostic {
-        self.snippet = Some(snippet);
+        self.snippet = Some(Box::new(snippet));
         self
     }
 

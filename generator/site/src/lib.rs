@@ -1,23 +1,42 @@
 //! tracebook's site builder: reads a site folder (tracebook.toml, content/, traces/,
 //! templates/, static/) and renders it into a static site, never loading a model.
+//!
+//! [`build`] renders into `public/` atomically; [`check`] validates everything, links and
+//! anchors included, and writes nothing; [`collect_prompts`] lists the prompts to trace.
 
+mod commands;
 mod config;
 mod content;
 mod diagnostic;
+mod escape;
 mod front_matter;
+mod html_scan;
+mod inline;
+mod lazy_tokenizer;
+mod linkcheck;
 mod markdown;
+mod output;
+mod paths;
+mod problem;
 mod prompt_name;
 mod prompts;
+mod render;
+mod scope;
 mod site;
 mod source;
 mod suggest;
+mod templates;
 mod toml_doc;
+mod traces;
 
+pub use commands::{build, check, BuildReport, CheckReport};
 pub use config::{ModelSettings, SiteConfig, CONFIG_FILE};
 pub use diagnostic::{Diagnostic, Diagnostics, Snippet};
 pub use prompt_name::{InvalidPromptName, PromptName};
 pub use prompts::{NamedPrompt, PromptScope, SitePrompts};
+pub use render::GENERATOR;
 pub use source::{Location, Position};
+pub use templates::DEFAULTS as DEFAULT_TEMPLATES;
 
 use std::path::Path;
 

@@ -15,13 +15,20 @@ pub struct Site {
     pub pages: Vec<Page>,
     /// Every prompt, sorted by name, each name once.
     pub prompts: Vec<NamedPrompt>,
-    /// Non-markdown files under content/, relative to it.
-    pub assets: Vec<PathBuf>,
+    /// Markdown files that could not be read as articles (their problems already reported).
+    pub unreadable: Vec<String>,
 }
 
 impl Site {
     /// Reads tracebook.toml and content/; `Err` holds every problem found in either.
     pub fn load(root: &Path) -> Result<Site, Diagnostics> {
+        let (site, problems) = Site::load_partial(root)?;
+        problems.into_result(site)
+    }
+
+    /// Reads what can be read, so that a build can report the problems of the rest of the
+    /// site too; `Err` only when tracebook.toml itself cannot be used.
+    pub fn load_partial(root: &Path) -> Result<(Site, Diagnostics), Diagnostics> {
         let (config, shared) = config::load(root)?;
         let mut out = Diagnostics::new();
         let mut content = content::load(root, &mut out);
@@ -32,9 +39,9 @@ impl Site {
             config,
             pages: content.pages,
             prompts,
-            assets: content.assets,
+            unreadable: content.unreadable,
         };
-        out.into_result(site)
+        Ok((site, out))
     }
 
     /// The pages that are published (drafts left out), in order; the index page is not among them.

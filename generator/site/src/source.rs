@@ -2,15 +2,13 @@
 
 use crate::diagnostic::{Diagnostic, Snippet};
 use std::ops::Range;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// A text file of the site, read as UTF-8, named by its path relative to the site root.
 #[derive(Debug, Clone)]
 pub struct SourceFile {
     /// Path relative to the site root, with `/` separators (how errors name the file).
     pub name: String,
-    /// Absolute (or root-joined) path on disk.
-    pub path: PathBuf,
     /// The whole file.
     pub text: String,
 }
@@ -32,14 +30,13 @@ impl SourceFile {
                 .with_hint("check that the file exists and is readable")
         })?;
         let text = String::from_utf8(bytes).map_err(|err| invalid_utf8(&name, &err))?;
-        Ok(SourceFile { name, path, text })
+        Ok(SourceFile { name, text })
     }
 
     /// A source file from text already in memory (tests, embedded defaults).
     pub fn from_text(name: &str, text: &str) -> SourceFile {
         SourceFile {
             name: name.to_string(),
-            path: PathBuf::from(name),
             text: text.to_string(),
         }
     }
@@ -65,6 +62,7 @@ impl SourceFile {
                 .expect("errors from spans have a position"),
             snippet: diagnostic
                 .snippet
+                .map(|s| *s)
                 .expect("errors from spans have a snippet"),
         }
     }

@@ -13,7 +13,7 @@ pub fn closest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) ->
 }
 
 /// A hint: "did you mean `x`?" when a candidate is close, else the list of what is allowed.
-pub fn hint<'a>(word: &str, candidates: &[&'a str], what: &str) -> Option<String> {
+pub fn hint(word: &str, candidates: &[&str], what: &str) -> Option<String> {
     if let Some(best) = closest(word, candidates.iter().copied()) {
         return Some(format!("did you mean `{best}`?"));
     }

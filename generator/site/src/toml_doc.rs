@@ -83,8 +83,23 @@ pub fn error_at(
     fallback: usize,
 ) -> Diagnostic {
     let span = err.span().unwrap_or(fallback..fallback);
-    let message = err.message().trim().replace('\n', "; ");
+    let message = plain_words(&err.message().trim().replace('\n', "; "));
     file.error(offset + span.start..offset + span.end, message)
+}
+
+/// serde's type names in words authors use.
+fn plain_words(message: &str) -> String {
+    let mut text = message.replacen("invalid type: ", "wrong type: ", 1);
+    for (rust, words) in [
+        ("expected i64", "expected a whole number"),
+        ("expected u64", "expected a whole number ≥ 0"),
+        ("expected usize", "expected a whole number ≥ 0"),
+        ("expected f64", "expected a number"),
+        ("expected a boolean", "expected true or false"),
+    ] {
+        text = text.replace(rust, words);
+    }
+    text
 }
 
 /// The key/value pair named `key` in `table`, if present.

@@ -33,31 +33,9 @@ impl Sequential {
         ],
     };
 
-    /// Dark purple to yellow (viridis anchors): reads on light and dark pages, and in grey.
-    pub const VIRIDIS: Sequential = Sequential {
-        stops: &[
-            Colour::from_hex(0x440154),
-            Colour::from_hex(0x3b528b),
-            Colour::from_hex(0x21918c),
-            Colour::from_hex(0x5ec962),
-            Colour::from_hex(0xfde725),
-        ],
-    };
-
     /// The colour at `t`, clamped to `[0, 1]`; NaN counts as 0.
     pub fn at(&self, t: f64) -> Colour {
         interpolate(self.stops, t)
-    }
-
-    /// The colour for `value` on a scale from `min` to `max` (a flat range maps to the start).
-    pub fn map(&self, value: f64, min: f64, max: f64) -> Colour {
-        let span = max - min;
-        let t = if span > 0.0 {
-            (value - min) / span
-        } else {
-            0.0
-        };
-        self.at(t)
     }
 }
 
@@ -129,14 +107,9 @@ mod tests {
     }
 
     #[test]
-    fn sequential_scales_change_lightness_monotonically() {
+    fn the_light_scale_darkens_monotonically() {
         let blues = lightness_steps(|t| Sequential::BLUES.at(t));
         assert!(blues.windows(2).all(|w| w[1] <= w[0] + 1e-3), "{blues:?}");
-        let viridis = lightness_steps(|t| Sequential::VIRIDIS.at(t));
-        assert!(
-            viridis.windows(2).all(|w| w[1] >= w[0] - 1e-3),
-            "{viridis:?}"
-        );
     }
 
     #[test]
@@ -160,14 +133,6 @@ mod tests {
         assert_eq!(Sequential::BLUES.at(-3.0), Sequential::BLUES.at(0.0));
         assert_eq!(Sequential::BLUES.at(7.0), Sequential::BLUES.at(1.0));
         assert_eq!(Sequential::BLUES.at(f64::NAN), Sequential::BLUES.at(0.0));
-        assert_eq!(
-            Sequential::VIRIDIS.map(5.0, 0.0, 10.0),
-            Sequential::VIRIDIS.at(0.5)
-        );
-        assert_eq!(
-            Sequential::VIRIDIS.map(5.0, 5.0, 5.0),
-            Sequential::VIRIDIS.at(0.0)
-        );
     }
 
     #[test]
@@ -189,10 +154,10 @@ mod tests {
     #[test]
     fn output_is_deterministic_hex() {
         let first: Vec<String> = (0..20)
-            .map(|i| Sequential::VIRIDIS.at(f64::from(i) / 19.0).hex())
+            .map(|i| Sequential::BLUES_DARK.at(f64::from(i) / 19.0).hex())
             .collect();
         let again: Vec<String> = (0..20)
-            .map(|i| Sequential::VIRIDIS.at(f64::from(i) / 19.0).hex())
+            .map(|i| Sequential::BLUES_DARK.at(f64::from(i) / 19.0).hex())
             .collect();
         assert_eq!(first, again);
         assert!(first.iter().all(|h| h.len() == 7 && h.starts_with('#')));

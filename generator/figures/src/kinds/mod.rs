@@ -1,7 +1,14 @@
 //! The figure kinds, one per file, and the dispatch from a kind's name to its renderer.
 
 mod attention;
+mod embedding;
+mod embedding_sum;
+mod heads;
 mod next_token;
+mod positional;
+mod qkv;
+mod sinusoidal;
+mod strips;
 mod tokens;
 
 use crate::error::FigureError;
@@ -9,7 +16,17 @@ use crate::options::closest;
 use crate::{Figure, Traces};
 
 /// Every kind's name, in the order the docs list them.
-pub const NAMES: &[&str] = &[tokens::KIND, attention::KIND, next_token::KIND];
+pub const NAMES: &[&str] = &[
+    tokens::KIND,
+    embedding::KIND,
+    positional::KIND,
+    embedding_sum::KIND,
+    sinusoidal::KIND,
+    qkv::KIND,
+    heads::KIND,
+    attention::KIND,
+    next_token::KIND,
+];
 
 /// Renders `kind`, or explains that there is no such kind.
 pub fn render(
@@ -21,6 +38,12 @@ pub fn render(
         tokens::KIND => tokens::render(options, traces),
         next_token::KIND => next_token::render(options, traces),
         attention::KIND => attention::render(options, traces),
+        embedding::KIND => embedding::render(options, traces),
+        positional::KIND => positional::render(options, traces),
+        embedding_sum::KIND => embedding_sum::render(options, traces),
+        sinusoidal::KIND => sinusoidal::render(options, traces),
+        qkv::KIND => qkv::render(options, traces),
+        heads::KIND => heads::render(options, traces),
         _ => Err(unknown_kind(kind)),
     }
 }
@@ -37,23 +60,63 @@ fn unknown_kind(kind: &str) -> FigureError {
 #[cfg(test)]
 mod tests {
     use super::{render, NAMES};
-    use crate::test_traces::{tiny_trace, TestTraces};
+    use crate::test_svg::{desc, parse};
+    use crate::test_traces::{options, tiny_trace, TestTraces};
+
+    /// A block body for every kind, with the options it needs.
+    pub const EXAMPLES: &[(&str, &str)] = &[
+        ("tokens", ""),
+        ("embedding", ""),
+        ("positional", ""),
+        ("embedding-sum", ""),
+        ("sinusoidal", ""),
+        ("qkv", "layer = 1"),
+        ("heads", "layer = 1"),
+        ("attention", "layer = 1\nhead = 0"),
+        ("next-token", ""),
+    ];
 
     #[test]
-    fn every_listed_kind_renders() {
+    fn every_kind_renders_well_formed_accessible_deterministic_svg() {
         let traces = TestTraces::with("robots", tiny_trace());
-        let options: toml::Table =
-            toml::from_str("prompt = \"robots\"\nlayer = 1\nhead = 0").unwrap();
         for kind in NAMES {
-            let mut options = options.clone();
-            if *kind != "attention" {
-                options.remove("layer");
-                options.remove("head");
-            }
+            let body = EXAMPLES
+                .iter()
+                .find(|(k, _)| k == kind)
+                .unwrap_or_else(|| panic!("no example for {kind}"))
+                .1;
+            let options = options(&format!("prompt = \"robots\"\n{body}"));
             let figure =
                 render(kind, &options, &traces).unwrap_or_else(|e| panic!("{kind}: {e:?}"));
-            assert!(figure.svg.contains(&format!("tbf-{kind}")), "{kind}");
+            let doc = parse(&figure.svg);
+            let root = doc.root_element();
+            assert_eq!(root.attribute("role"), Some("img"), "{kind}");
+            assert_eq!(root.attribute("width"), Some("100%"), "{kind}");
+            assert_eq!(root.attribute("class"), Some(format!("tbf tbf-{kind}").as_str()));
+            assert!(root.children().any(|n| n.has_tag_name("title")), "{kind}");
+            assert_eq!(desc(&figure.svg), figure.alt, "{kind}");
+            assert!(figure.alt.len() > 40, "{kind}: {}", figure.alt);
+            assert_eq!(figure.model_id, "test/tiny-gpt2");
+            let again = render(kind, &options, &traces).unwrap();
+            assert_eq!(figure.svg, again.svg, "{kind} is not deterministic");
         }
+    }
+
+    #[test]
+    fn every_kind_names_its_unknown_options() {
+        let traces = TestTraces::with("robots", tiny_trace());
+        for kind in NAMES {
+            let options = options("prompt = \"robots\"\ncolour = \"red\"");
+            let error = render(kind, &options, &traces).unwrap_err();
+            assert_eq!(error.key.as_deref(), Some("colour"), "{kind}");
+            let options = options_without_prompt();
+            let error = render(kind, &options, &traces).unwrap_err();
+            assert_eq!(error.key.as_deref(), Some("prompt"), "{kind}");
+        }
+    }
+
+    fn options_without_prompt() -> toml::Table {
+        toml::Table::new()
     }
 
     #[test]
@@ -70,6 +133,6 @@ mod tests {
         assert!(error
             .hint
             .unwrap()
-            .starts_with("known kinds: tokens, attention, next-token"));
+            .starts_with("known kinds: tokens, embedding, positional"));
     }
 }

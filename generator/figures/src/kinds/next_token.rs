@@ -13,6 +13,7 @@
 
 use crate::error::FigureError;
 use crate::figure::Figure;
+use crate::format::{percent, thousands};
 use crate::options::Options;
 use crate::prompt::Prompt;
 use crate::svg::{text_width, Canvas, Css, Element, Font};
@@ -284,33 +285,6 @@ fn rest_note(bars: &[Bar], vocab: usize) -> String {
         thousands(vocab.saturating_sub(bars.len())),
         percent((1.0 - covered).max(0.0))
     )
-}
-
-/// A probability as a percentage: one decimal, two below 1%, so a column of them lines up.
-fn percent(p: f64) -> String {
-    let pct = p * 100.0;
-    if pct >= 99.95 {
-        "100%".to_string()
-    } else if pct >= 0.995 {
-        format!("{pct:.1}%")
-    } else if pct >= 0.005 {
-        format!("{pct:.2}%")
-    } else {
-        "<0.01%".to_string()
-    }
-}
-
-/// 50257 → "50,257".
-fn thousands(n: usize) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 fn describe(prompt_text: &str, bars: &[Bar], vocab: usize) -> String {

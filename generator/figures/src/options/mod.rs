@@ -1,6 +1,7 @@
 //! Figure options: a typed reader over a figure block's TOML table, shared by all kinds,
 //! whose errors name the key at fault and suggest a fix.
 
+mod numeric;
 mod problems;
 mod reader;
 mod suggest;
@@ -8,7 +9,7 @@ mod values;
 
 pub use reader::Options;
 pub use suggest::closest;
-pub use values::{Head, Layer};
+pub use values::{Head, Layer, TokenIndex};
 
 #[cfg(test)]
 mod tests;

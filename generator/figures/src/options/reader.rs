@@ -16,8 +16,8 @@ const COMMON_KEYS: [&str; 2] = ["prompt", "caption"];
 /// The options of one figure block, checked against the keys its kind accepts.
 #[derive(Debug, Clone, Copy)]
 pub struct Options<'a> {
-    kind: &'static str,
-    table: &'a Table,
+    pub(super) kind: &'static str,
+    pub(super) table: &'a Table,
 }
 
 impl<'a> Options<'a> {
@@ -187,7 +187,7 @@ impl<'a> Options<'a> {
         )))
     }
 
-    fn index(&self, key: &str, count: usize, what: &str) -> Result<usize, FigureError> {
+    pub(super) fn index(&self, key: &str, count: usize, what: &str) -> Result<usize, FigureError> {
         let value = match self.table.get(key) {
             None => {
                 return Err(missing(

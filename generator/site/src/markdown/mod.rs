@@ -66,6 +66,7 @@ pub fn render(input: &MarkdownInput<'_>) -> (RenderedMarkdown, Vec<Diagnostic>) 
     let events = figures::rewrite(
         events,
         &substituted.text,
+        &scan.unclosed,
         input.scope,
         &mut problems,
         &mut stats,

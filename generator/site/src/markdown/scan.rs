@@ -11,6 +11,8 @@ use std::ops::Range;
 pub struct Scan {
     /// Body ranges where `{{` is literal: code spans, code blocks, math.
     pub literal: Vec<Range<usize>>,
+    /// Body offsets where a fenced block that is never closed starts.
+    pub unclosed: Vec<usize>,
     pub diagnostics: Vec<Diagnostic>,
 }
 
@@ -29,6 +31,7 @@ pub fn scan(body: &BodyRef<'_>) -> Scan {
                     && !fence_is_closed(&body.text[range.clone()])
                 {
                     out.diagnostics.push(unclosed(body, range.clone()));
+                    out.unclosed.push(range.start);
                 }
                 out.literal.push(range);
             }

@@ -1,0 +1,226 @@
+//! `tracebook train`: train a GPT-2-architecture model on a text file, with a progress bar.
+
+use indicatif::{ProgressBar, ProgressStyle};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+use tracebook_model::train::{
+    train, Architecture, Observer, Settings, Start, StepRecord, TrainRun, TrainingLog, WeightsDtype,
+};
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// A UTF-8 text file to train on (GPT-2's tokenizer; the last --val-share is held out).
+    #[arg(long)]
+    pub corpus: PathBuf,
+    /// The checkpoint folder (Hugging Face GPT-2 layout); must be new or empty unless --resume.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Continue the run saved in --out; settings not given are taken from it.
+    #[arg(long)]
+    pub resume: bool,
+    /// Transformer blocks [default: 4]
+    #[arg(long)]
+    pub layers: Option<usize>,
+    /// Attention heads per block [default: 4]
+    #[arg(long)]
+    pub heads: Option<usize>,
+    /// Model width (n_embd), a multiple of --heads [default: 128]
+    #[arg(long)]
+    pub width: Option<usize>,
+    /// Context length in tokens [default: 128]
+    #[arg(long)]
+    pub context: Option<usize>,
+    /// Optimiser steps in total [default: 2000]
+    #[arg(long)]
+    pub steps: Option<usize>,
+    /// Sequences per step [default: 8]
+    #[arg(long)]
+    pub batch_size: Option<usize>,
+    /// Peak learning rate [default: 0.002]
+    #[arg(long)]
+    pub lr: Option<f64>,
+    /// Learning rate at the end of the cosine decay [default: a tenth of --lr]
+    #[arg(long)]
+    pub min_lr: Option<f64>,
+    /// Linear warmup steps [default: 100]
+    #[arg(long)]
+    pub warmup: Option<usize>,
+    /// AdamW weight decay on matrices and embeddings [default: 0.1]
+    #[arg(long)]
+    pub weight_decay: Option<f64>,
+    /// Maximum global gradient norm [default: 1]
+    #[arg(long)]
+    pub grad_clip: Option<f64>,
+    /// Seed for the initial weights and the batches [default: 0]
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Share of the corpus held out for validation [default: 0.05]
+    #[arg(long)]
+    pub val_share: Option<f64>,
+    /// Validation windows measured [default: 32]
+    #[arg(long)]
+    pub val_windows: Option<usize>,
+    /// Measure the validation loss every N steps [default: 100]
+    #[arg(long)]
+    pub eval_every: Option<usize>,
+    /// Save a checkpoint every N steps (and at the end) [default: 250]
+    #[arg(long)]
+    pub checkpoint_every: Option<usize>,
+    /// f32 or f16 weights in model.safetensors [default: f32]
+    #[arg(long)]
+    pub dtype: Option<WeightsDtype>,
+    /// Keep copies of the model after these steps, e.g. 0,100,1000 (0 = the initial weights)
+    #[arg(long, value_delimiter = ',')]
+    pub snapshot_at: Option<Vec<usize>>,
+}
+
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let settings = settings(&args)?;
+    let run = TrainRun {
+        corpus: args.corpus.clone(),
+        out: args.out.clone(),
+        settings,
+        resume: args.resume,
+    };
+    let mut bar = Bar::default();
+    let log = train(&run, &mut bar)?;
+    bar.finish();
+    summary(&log, &run.out);
+    Ok(())
+}
+
+/// The saved settings when resuming (else the defaults), overridden by every option given.
+fn settings(args: &Args) -> anyhow::Result<Settings> {
+    let saved = args.out.join(tracebook_model::train::log::LOG_FILE);
+    let base = if args.resume && saved.is_file() {
+        TrainingLog::load(&saved)?.settings
+    } else {
+        Settings::small(Architecture {
+            layers: 4,
+            heads: 4,
+            width: 128,
+            context: 128,
+        })
+    };
+    let a = base.architecture;
+    let learning_rate = args.lr.unwrap_or(base.learning_rate);
+    let default_min = if args.lr.is_some() {
+        learning_rate / 10.0
+    } else {
+        base.min_learning_rate
+    };
+    Ok(Settings {
+        architecture: Architecture {
+            layers: args.layers.unwrap_or(a.layers),
+            heads: args.heads.unwrap_or(a.heads),
+            width: args.width.unwrap_or(a.width),
+            context: args.context.unwrap_or(a.context),
+        },
+        steps: args.steps.unwrap_or(base.steps),
+        batch_size: args.batch_size.unwrap_or(base.batch_size),
+        learning_rate,
+        min_learning_rate: args.min_lr.unwrap_or(default_min),
+        warmup: args.warmup.unwrap_or(base.warmup),
+        weight_decay: args.weight_decay.unwrap_or(base.weight_decay),
+        grad_clip: args.grad_clip.unwrap_or(base.grad_clip),
+        seed: args.seed.unwrap_or(base.seed),
+        val_share: args.val_share.unwrap_or(base.val_share),
+        val_windows: args.val_windows.unwrap_or(base.val_windows),
+        eval_every: args.eval_every.unwrap_or(base.eval_every),
+        checkpoint_every: args.checkpoint_every.unwrap_or(base.checkpoint_every),
+        dtype: args.dtype.unwrap_or(base.dtype),
+        snapshots: args.snapshot_at.clone().unwrap_or(base.snapshots),
+    })
+}
+
+/// A progress bar with step, loss, validation loss, tokens/s and ETA.
+#[derive(Default)]
+struct Bar {
+    bar: Option<ProgressBar>,
+    clock: Option<(Instant, usize)>,
+    tokens_per_step: usize,
+    val_loss: Option<f64>,
+}
+
+impl Observer for Bar {
+    fn started(&mut self, start: &Start) {
+        let c = start.corpus;
+        eprintln!(
+            "corpus {}: {} bytes, {} tokens ({} train, {} validation)",
+            c.path, c.bytes, c.tokens, c.train_tokens, c.val_tokens
+        );
+        eprintln!(
+            "model: {} parameters; {} tokens per step",
+            start.parameters, start.tokens_per_step
+        );
+        if let (Some(b), Some(v)) = (start.bigram, start.initial_val_loss) {
+            eprintln!(
+                "validation loss: {v:.3} at initialisation; bigram baseline {:.3}",
+                b.val_loss
+            );
+        }
+        let bar = ProgressBar::new(start.total_steps as u64);
+        bar.set_style(
+            ProgressStyle::with_template("{bar:30} step {pos}/{len} {msg} ETA {eta}")
+                .expect("the template is valid"),
+        );
+        bar.set_position(start.first_step as u64);
+        self.bar = Some(bar);
+        self.clock = Some((Instant::now(), start.first_step));
+        self.tokens_per_step = start.tokens_per_step;
+    }
+
+    fn stepped(&mut self, r: &StepRecord) {
+        let (Some(bar), Some((clock, first))) = (&self.bar, self.clock) else {
+            return;
+        };
+        self.val_loss = r.val_loss.or(self.val_loss);
+        let rate = ((r.step - first) * self.tokens_per_step) as f64 / clock.elapsed().as_secs_f64();
+        let val = self
+            .val_loss
+            .map(|v| format!(" val {v:.3}"))
+            .unwrap_or_default();
+        let message = format!("loss {:.3}{val} {rate:.0} tok/s", r.loss);
+        if r.val_loss.is_some() {
+            // A line per validation, so a log (or a terminal's scrollback) keeps the curve.
+            bar.suspend(|| eprintln!("step {}/{}: {message}", r.step, bar.length().unwrap_or(0)));
+        }
+        bar.set_message(message);
+        bar.set_position(r.step as u64);
+    }
+
+    fn saved(&mut self, step: usize, dir: &Path) {
+        if let Some(bar) = &self.bar {
+            bar.println(format!(
+                "step {step}: checkpoint saved to {}",
+                dir.display()
+            ));
+        }
+    }
+}
+
+impl Bar {
+    fn finish(&self) {
+        if let Some(bar) = &self.bar {
+            bar.finish();
+        }
+    }
+}
+
+fn summary(log: &TrainingLog, out: &Path) {
+    let last = log.steps.last();
+    println!(
+        "trained {} steps ({} tokens) in {:.0} s, {:.0} tokens/s",
+        log.steps_done(),
+        last.map_or(0, |r| r.tokens_seen),
+        log.seconds(),
+        log.tokens_per_second()
+    );
+    if let Some(r) = last {
+        println!("final training loss {:.3}", r.loss);
+    }
+    if let (Some(v), Some(b)) = (log.last_val_loss(), log.bigram) {
+        println!("validation loss {v:.3} (bigram baseline {:.3})", b.val_loss);
+    }
+    println!("model saved to {}", out.display());
+}

@@ -1,0 +1,210 @@
+//! Chart parts shared by kinds: nice tick values, a linear axis, histograms, and columns
+//! of horizontal bars with token labels.
+
+use crate::draw::{line, text};
+use crate::format::signed;
+use crate::svg::{number, Element};
+use crate::token_text::Shown;
+
+/// A linear map from data values `lo..hi` to drawing coordinates `start..end`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Axis {
+    pub lo: f64,
+    pub hi: f64,
+    pub start: f64,
+    pub end: f64,
+}
+
+impl Axis {
+    /// Where `value` lands (clamped to the axis).
+    pub fn at(&self, value: f64) -> f64 {
+        let span = self.hi - self.lo;
+        let t = if span > 0.0 {
+            ((value - self.lo) / span).clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
+        self.start + t * (self.end - self.start)
+    }
+}
+
+/// Round tick values covering `lo..hi`, about `target` of them (1, 2 or 5 × 10ⁿ apart).
+pub fn ticks(lo: f64, hi: f64, target: usize) -> Vec<f64> {
+    let span = hi - lo;
+    if span <= 0.0 || !span.is_finite() {
+        return vec![lo];
+    }
+    let raw = span / target.max(1) as f64;
+    let power = 10f64.powf(raw.log10().floor());
+    let step = [1.0, 2.0, 5.0, 10.0]
+        .iter()
+        .map(|m| m * power)
+        .find(|s| *s >= raw)
+        .unwrap_or(10.0 * power);
+    // A hair of slack, so 0.3 / 0.1 = 2.9999999999999996 still reaches 0.3.
+    let first = (lo / step - 1e-9).ceil() as i64;
+    let last = (hi / step + 1e-9).floor() as i64;
+    (first..=last).map(|i| i as f64 * step).collect()
+}
+
+/// Decimals that tell ticks `step` apart.
+pub fn tick_decimals(ticks: &[f64]) -> usize {
+    let step = match ticks {
+        [a, b, ..] => (b - a).abs(),
+        _ => 1.0,
+    };
+    if step >= 1.0 {
+        0
+    } else {
+        (-step.log10().floor()) as usize
+    }
+}
+
+/// A horizontal axis at `y`: a baseline, tick marks with labels below, and a title.
+pub fn x_axis(axis: &Axis, y: f64, tick_values: &[f64], title: &str) -> Element {
+    let decimals = tick_decimals(tick_values);
+    let mut group = Element::new("g").class("tbf-s tbf-dim");
+    group.push(line("tbf-ax", axis.start, y, axis.end, y));
+    let mut labels = Element::new("g").attr("text-anchor", "middle");
+    let mut marks = String::new();
+    for &value in tick_values {
+        let x = axis.at(value);
+        marks.push_str(&format!("M{} {}v4", number(x, 1), number(y, 1)));
+        labels.push(text(x, y + 15.0).text(signed(value, decimals)));
+    }
+    group.push(Element::new("path").class("tbf-ax").attr("d", marks));
+    group.push(labels);
+    group.push(
+        text(axis.end, y + 30.0)
+            .attr("text-anchor", "end")
+            .text(title),
+    );
+    group
+}
+
+/// Counts of `values` in `bins` equal bins over `lo..hi` (values outside go to the ends).
+pub fn histogram(values: &[f64], bins: usize, lo: f64, hi: f64) -> Vec<usize> {
+    let mut counts = vec![0; bins];
+    let span = (hi - lo).max(f64::MIN_POSITIVE);
+    for v in values {
+        let i = (((v - lo) / span) * bins as f64).floor();
+        counts[(i.max(0.0) as usize).min(bins - 1)] += 1;
+    }
+    counts
+}
+
+/// Histogram bars standing on `base`, the tallest `height` high, as one path with class
+/// `class`. Returns nothing visible for empty bins.
+pub fn histogram_bars(counts: &[usize], axis: &Axis, base: f64, height: f64, class: &str) -> Element {
+    let most = counts.iter().copied().max().unwrap_or(0).max(1) as f64;
+    let width = (axis.end - axis.start) / counts.len().max(1) as f64;
+    let mut d = String::new();
+    for (i, &count) in counts.iter().enumerate() {
+        if count == 0 {
+            continue;
+        }
+        // At least a sliver, so a bin of one is visible next to a bin of thousands.
+        let h = (count as f64 / most * height).max(1.5);
+        let x = axis.start + (i as f64 + 0.5) * width;
+        d.push_str(&format!(
+            "M{} {}v-{}",
+            number(x, 1),
+            number(base, 1),
+            number(h, 1)
+        ));
+    }
+    Element::new("path")
+        .class(class)
+        .attr("stroke-width", (width - 1.0).max(0.5))
+        .attr("d", d)
+}
+
+/// One horizontal bar: its length in data units, the text after it, and whether it is
+/// drawn in the accent colour (else a lighter tone).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Bar {
+    pub value: f64,
+    pub text: String,
+    pub strong: bool,
+}
+
+/// Bars from `x`, `room` long at `full`, one per row `pitch` apart from `top`, each
+/// `thickness` high; with their texts after them.
+pub fn bar_column(bars: &[Bar], x: f64, room: f64, full: f64, top: f64, pitch: f64) -> Element {
+    let thickness = (pitch - 6.0).max(4.0);
+    let mut strong = Element::new("g").class("tbf-bar");
+    let mut light = Element::new("g").class("tbf-bar2");
+    let mut texts = Element::new("g").class("tbf-s");
+    for (i, bar) in bars.iter().enumerate() {
+        let y = top + i as f64 * pitch;
+        let length = if full > 0.0 {
+            (bar.value / full * room).clamp(0.0, room)
+        } else {
+            0.0
+        };
+        let rect = Element::new("rect")
+            .attr("x", x)
+            .attr("y", y)
+            .attr("width", length.max(0.5))
+            .attr("height", thickness)
+            .attr("rx", 1.5);
+        if bar.strong {
+            strong.push(rect);
+        } else {
+            light.push(rect);
+        }
+        let label = text(x + length + 4.0, y + thickness / 2.0 + 4.0).text(bar.text.clone());
+        texts.push(if bar.strong { label.class("tbf-b") } else { label });
+    }
+    Element::new("g").child(light).child(strong).child(texts)
+}
+
+/// Token labels right-aligned at `right`, one per row `pitch` apart from `top`.
+pub fn label_column(labels: &[Shown], right: f64, top: f64, pitch: f64, size: f64) -> Element {
+    let thickness = (pitch - 6.0).max(4.0);
+    let mut group = Element::new("g")
+        .class("tbf-m")
+        .attr("font-size", size)
+        .attr("text-anchor", "end");
+    for (i, label) in labels.iter().enumerate() {
+        let y = top + i as f64 * pitch + thickness / 2.0 + size * 0.35;
+        group.push(label.append_to(text(right, y)));
+    }
+    group
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{histogram, tick_decimals, ticks, Axis};
+
+    #[test]
+    fn ticks_are_round_and_inside_the_range() {
+        assert_eq!(ticks(0.0, 10.0, 5), vec![0.0, 2.0, 4.0, 6.0, 8.0, 10.0]);
+        assert_eq!(ticks(-3.2, 4.7, 4), vec![-2.0, 0.0, 2.0, 4.0]);
+        let small = ticks(0.0, 0.3, 3);
+        assert_eq!(small.len(), 4);
+        assert!((small[3] - 0.3).abs() < 1e-12);
+        assert_eq!(tick_decimals(&small), 1);
+        assert_eq!(ticks(1.0, 1.0, 4), vec![1.0]);
+    }
+
+    #[test]
+    fn histograms_count_every_value_once() {
+        let values = [-5.0, 0.0, 0.1, 0.9, 1.0, 7.0];
+        let counts = histogram(&values, 4, 0.0, 1.0);
+        assert_eq!(counts, vec![3, 0, 0, 3]);
+        assert_eq!(counts.iter().sum::<usize>(), values.len());
+    }
+
+    #[test]
+    fn axes_map_and_clamp() {
+        let axis = Axis {
+            lo: -1.0,
+            hi: 1.0,
+            start: 100.0,
+            end: 300.0,
+        };
+        assert_eq!(axis.at(0.0), 200.0);
+        assert_eq!(axis.at(5.0), 300.0);
+    }
+}

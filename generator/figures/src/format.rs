@@ -1,0 +1,130 @@
+//! Numbers as readers see them in figures and alt text: true minus signs, percentages
+//! that line up in a column, attention weights without a leading zero, thousands
+//! separators, and a few significant digits for activations of any size.
+
+/// A signed number with a true minus sign: "−3.2", "4.1"; never "−0.0".
+pub fn signed(value: f64, decimals: usize) -> String {
+    let text = format!("{:.*}", decimals, value.abs());
+    if value < 0.0 && text.chars().any(|c| c.is_ascii_digit() && c != '0') {
+        format!("−{text}")
+    } else {
+        text
+    }
+}
+
+/// About three significant digits whatever the magnitude: "1,234", "56.7", "−2.35", "0.042".
+pub fn short(value: f64) -> String {
+    let magnitude = value.abs();
+    if magnitude >= 1000.0 {
+        let text = thousands(magnitude.round() as usize);
+        return if value < 0.0 { format!("−{text}") } else { text };
+    }
+    let decimals = if magnitude >= 100.0 {
+        0
+    } else if magnitude >= 10.0 {
+        1
+    } else if magnitude >= 1.0 || magnitude == 0.0 {
+        2
+    } else {
+        3
+    };
+    signed(value, decimals)
+}
+
+/// An attention weight in a cell: ".41", "1", "0".
+pub fn weight(value: f64) -> String {
+    let text = format!("{value:.2}");
+    match text.as_str() {
+        "1.00" => "1".to_string(),
+        "0.00" => "0".to_string(),
+        _ => text.trim_start_matches('0').to_string(),
+    }
+}
+
+/// A probability as a percentage: one decimal, two below 1%, so a column of them lines up.
+pub fn percent(p: f64) -> String {
+    let pct = p * 100.0;
+    if pct >= 99.95 {
+        "100%".to_string()
+    } else if pct >= 0.995 {
+        format!("{pct:.1}%")
+    } else if pct >= 0.005 {
+        format!("{pct:.2}%")
+    } else {
+        "<0.01%".to_string()
+    }
+}
+
+/// 50257 → "50,257".
+pub fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// A parameter count as people say it: "124.4M", "38.6M", "2.4K", "768".
+pub fn count(n: usize) -> String {
+    let n = n as f64;
+    if n >= 1e9 {
+        format!("{:.2}B", n / 1e9)
+    } else if n >= 1e6 {
+        format!("{:.1}M", n / 1e6)
+    } else if n >= 1e4 {
+        format!("{:.1}K", n / 1e3)
+    } else {
+        thousands(n as usize)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{count, percent, short, signed, thousands, weight};
+
+    #[test]
+    fn signed_numbers_use_a_true_minus_and_no_negative_zero() {
+        assert_eq!(signed(-3.21, 1), "−3.2");
+        assert_eq!(signed(4.06, 1), "4.1");
+        assert_eq!(signed(-0.01, 1), "0.0");
+    }
+
+    #[test]
+    fn short_keeps_about_three_significant_digits() {
+        assert_eq!(short(1234.4), "1,234");
+        assert_eq!(short(-2345.0), "−2,345");
+        assert_eq!(short(123.4), "123");
+        assert_eq!(short(56.74), "56.7");
+        assert_eq!(short(-2.345), "−2.35");
+        assert_eq!(short(0.0421), "0.042");
+        assert_eq!(short(0.0), "0.00");
+    }
+
+    #[test]
+    fn weights_drop_the_leading_zero() {
+        assert_eq!(weight(0.414), ".41");
+        assert_eq!(weight(0.999), "1");
+        assert_eq!(weight(0.001), "0");
+    }
+
+    #[test]
+    fn formats_percentages_and_counts() {
+        assert_eq!(percent(0.1234), "12.3%");
+        assert_eq!(percent(1.0), "100%");
+        assert_eq!(percent(0.0042), "0.42%");
+        assert_eq!(percent(0.05), "5.0%");
+        assert_eq!(percent(0.00999), "1.0%");
+        assert_eq!(percent(0.00001), "<0.01%");
+        assert_eq!(thousands(50247), "50,247");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1_000_000), "1,000,000");
+        assert_eq!(count(124_439_808), "124.4M");
+        assert_eq!(count(2_359_296), "2.4M");
+        assert_eq!(count(768), "768");
+        assert_eq!(count(38_597), "38.6K");
+    }
+}

@@ -1,0 +1,250 @@
+//! Heatmaps with token labels on both axes (attention patterns and the like): cells
+//! coloured by a [`Ramp`] bin, rows labelled on the left, columns labelled at a slant
+//! above, and a swatch legend. Each bin's cells are one path of short horizontal strokes
+//! as thick as a cell is tall (`M x y h w`, about 12 bytes a cell), so a 24×24 grid
+//! stays a few KB.
+
+use crate::svg::{number, text_width, Element, Font, Ramp};
+use crate::token_text::Shown;
+
+/// One cell of the grid.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Cell {
+    /// Not drawn (e.g. a future position in an attention pattern).
+    Blank,
+    /// Drawn faintly: there is no value (e.g. masked to −∞); `label` is printed if given.
+    Masked { label: Option<String> },
+    /// Coloured by ramp bin `bin`; `label` is printed on the cell if given.
+    Value { bin: usize, label: Option<String> },
+}
+
+/// A grid to draw: `rows × cols` cells, row-major, with a label per row and per column.
+#[derive(Debug, Clone)]
+pub struct Grid<'a> {
+    pub rows: &'a [Shown],
+    pub cols: &'a [Shown],
+    pub cells: &'a [Cell],
+    pub ramp: &'a Ramp,
+    /// What rows and columns are, shown in the top-left corner, e.g. ("query ↓", "key →").
+    pub corner: (&'a str, &'a str),
+}
+
+/// Where the grid landed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Placed {
+    pub elements: Vec<Element>,
+    /// Left edge and width of the cells.
+    pub left: f64,
+    pub width: f64,
+    /// Bottom edge of the cells.
+    pub bottom: f64,
+    /// Right edge of everything drawn, slanted column labels included.
+    pub right: f64,
+}
+
+const LABEL_SIZE: f64 = 12.0;
+const MAX_CELL: f64 = 34.0;
+/// Column labels are drawn at this slant; sin = cos for 45°.
+const SLANT: f64 = std::f64::consts::FRAC_1_SQRT_2;
+/// Narrower cells than this would crowd slanted labels into each other.
+const MIN_SLANTED_CELL: f64 = 18.0;
+
+/// Lays out and draws `grid` within `width`, starting at `top`.
+pub fn draw(grid: &Grid<'_>, width: f64, top: f64) -> Placed {
+    let label_width = |labels: &[Shown]| {
+        labels
+            .iter()
+            .map(|l| text_width(&l.text(), Font::Mono, LABEL_SIZE))
+            .fold(0.0, f64::max)
+    };
+    let left = (label_width(grid.rows) + 8.0).ceil();
+    let col_label = label_width(grid.cols);
+    let n_cols = grid.cols.len().max(1) as f64;
+    let fit = |lean: f64| {
+        ((width - left - lean - 4.0) / n_cols)
+            .floor()
+            .clamp(4.0, MAX_CELL)
+    };
+    // Slanted column labels lean out to the right of the grid and need room between
+    // them; when cells get narrow, labels stand upright instead.
+    let slanted = fit(col_label * SLANT);
+    let (cell, upright) = if slanted >= MIN_SLANTED_CELL {
+        (slanted, false)
+    } else {
+        (fit(0.0), true)
+    };
+    let rise = if upright {
+        col_label
+    } else {
+        col_label * SLANT
+    };
+    let grid_top = (top + rise + 12.0).ceil();
+    let size = LABEL_SIZE.min(cell - 1.0).max(6.0);
+    let mut elements = vec![corner(grid.corner, left, grid_top)];
+    elements.push(row_labels(grid.rows, left, grid_top, cell, size));
+    elements.push(col_labels(grid.cols, left, grid_top, cell, size, upright));
+    elements.extend(cells(grid, left, grid_top, cell));
+    let lean = if upright { 0.0 } else { col_label * SLANT };
+    Placed {
+        elements,
+        left,
+        width: cell * n_cols,
+        bottom: grid_top + cell * grid.rows.len() as f64,
+        right: left + cell * (n_cols - 0.5) + lean + 4.0,
+    }
+}
+
+fn corner((rows, cols): (&str, &str), left: f64, grid_top: f64) -> Element {
+    Element::new("g")
+        .class("tbf-s tbf-dim")
+        .attr("text-anchor", "end")
+        .child(text(left - 8.0, grid_top - 22.0).text(cols))
+        .child(text(left - 8.0, grid_top - 7.0).text(rows))
+}
+
+fn row_labels(rows: &[Shown], left: f64, grid_top: f64, cell: f64, size: f64) -> Element {
+    let mut group = Element::new("g")
+        .class("tbf-m")
+        .attr("font-size", size)
+        .attr("text-anchor", "end");
+    for (i, label) in rows.iter().enumerate() {
+        let y = grid_top + (i as f64 + 0.5) * cell + size * 0.35;
+        group.push(label.append_to(text(left - 6.0, y)));
+    }
+    group
+}
+
+fn col_labels(
+    cols: &[Shown],
+    left: f64,
+    grid_top: f64,
+    cell: f64,
+    size: f64,
+    upright: bool,
+) -> Element {
+    let angle = if upright { -90 } else { -45 };
+    let mut group = Element::new("g").class("tbf-m").attr("font-size", size);
+    for (i, label) in cols.iter().enumerate() {
+        let x = left + (i as f64 + 0.5) * cell + size * 0.3;
+        let y = grid_top - 5.0;
+        let rotate = format!("rotate({angle} {} {})", number(x, 1), number(y, 1));
+        group.push(label.append_to(text(x, y).attr("transform", rotate)));
+    }
+    group
+}
+
+/// One path per bin (and one for masked cells), then the printed values.
+fn cells(grid: &Grid<'_>, left: f64, grid_top: f64, cell: f64) -> Vec<Element> {
+    let mut paths: std::collections::BTreeMap<Option<usize>, String> = Default::default();
+    let mut values = Element::new("g")
+        .attr("font-size", (cell * 0.36).min(11.0))
+        .attr("text-anchor", "middle");
+    // Cells are a stroke `side` thick and long, leaving a one-unit gap between them.
+    let side = (cell - 1.0).max(1.0);
+    let cols = grid.cols.len();
+    let mut printed = false;
+    for (index, content) in grid.cells.iter().enumerate() {
+        let x = left + (index % cols) as f64 * cell;
+        let y = grid_top + (index / cols) as f64 * cell;
+        let (bin, label) = match content {
+            Cell::Blank => continue,
+            Cell::Masked { label } => (None, label),
+            Cell::Value { bin, label } => (Some(*bin), label),
+        };
+        let d = paths.entry(bin).or_default();
+        let stroke = format!(
+            "M{} {}h{}",
+            number(x, 1),
+            number(y + side / 2.0, 1),
+            number(side, 1)
+        );
+        d.push_str(&stroke);
+        if let Some(label) = label {
+            let class = bin.map_or("tbf-dim".to_string(), |b| grid.ramp.text_class(b));
+            let centre = text(x + side / 2.0, y + side / 2.0 + cell * 0.13);
+            values.push(centre.class(&class).text(label.clone()));
+            printed = true;
+        }
+    }
+    let mut out: Vec<Element> = paths
+        .into_iter()
+        .map(|(bin, d)| {
+            let path = match bin {
+                Some(b) => Element::new("path").class(&grid.ramp.class(b)),
+                None => Element::new("path")
+                    .attr("stroke", "currentColor")
+                    .attr("stroke-opacity", "0.07"),
+            };
+            path.attr("stroke-width", side).attr("d", d)
+        })
+        .collect();
+    if printed {
+        out.push(values);
+    }
+    out
+}
+
+/// A row of swatches, one per bin, titled on the left, with `ticks` (position in `[0, 1]`
+/// along the row, label) beneath; `masked` adds a faint swatch with that label.
+pub fn legend(
+    ramp: &Ramp,
+    title: &str,
+    ticks: &[(f64, String)],
+    masked: Option<&str>,
+    left: f64,
+    top: f64,
+) -> Element {
+    const SWATCH: f64 = 14.0;
+    let mut group = Element::new("g").class("tbf-s tbf-dim");
+    group.push(text(left, top + 10.0).text(title));
+    let row = top + 16.0;
+    let bins = ramp.bins();
+    for i in 0..bins {
+        let x = left + i as f64 * SWATCH;
+        group.push(swatch(&ramp.class(i), x, row, SWATCH));
+    }
+    let span = SWATCH * bins as f64;
+    let mut tick_labels = Element::new("g").attr("text-anchor", "middle");
+    for (at, label) in ticks {
+        tick_labels.push(text(left + at * span, row + 24.0).text(label.clone()));
+    }
+    group.push(tick_labels);
+    if let Some(label) = masked {
+        let x = left + span + 16.0;
+        group.push(swatch("", x, row, SWATCH));
+        group.push(text(x + SWATCH + 5.0, row + 9.5).text(label));
+    }
+    group
+}
+
+/// Height [`legend`] takes.
+pub const LEGEND_HEIGHT: f64 = 44.0;
+
+/// Width [`legend`] takes, from its left edge, with these arguments.
+pub fn legend_width(ramp: &Ramp, title: &str, masked: Option<&str>) -> f64 {
+    let swatches = 14.0 * ramp.bins() as f64 + 10.0;
+    let masked = masked.map_or(0.0, |label| 35.0 + text_width(label, Font::Sans, 12.0));
+    (swatches + masked).max(text_width(title, Font::Sans, 12.0))
+}
+
+/// A legend swatch: a horizontal stroke, like the cells, so the ramp's class colours it.
+fn swatch(class: &str, x: f64, y: f64, width: f64) -> Element {
+    let d = format!(
+        "M{} {}h{}",
+        number(x, 1),
+        number(y + 5.0, 1),
+        number(width, 1)
+    );
+    let path = Element::new("path");
+    let path = if class.is_empty() {
+        path.attr("stroke", "currentColor")
+            .attr("stroke-opacity", "0.07")
+    } else {
+        path.class(class)
+    };
+    path.attr("stroke-width", 10.0).attr("d", d)
+}
+
+fn text(x: f64, y: f64) -> Element {
+    Element::new("text").attr("x", x).attr("y", y)
+}

@@ -1,0 +1,126 @@
+//! `figure embedding`: each token's embedding (its row of the token embedding matrix
+//! wte, traced as `embed`) as a heat strip of its first dimensions, with its length.
+//!
+//! Options: `prompt`, `caption`, `dims` (dimensions shown, default 32, at most 64),
+//! `spread` (show dimensions spread evenly over the vector instead of the first ones).
+//! Prompts longer than 16 tokens show their last 16.
+
+use super::strips::{self, window, window_note, DimPick, StripFigure};
+use crate::error::FigureError;
+use crate::figure::Figure;
+use crate::format::{short, signed, thousands};
+use crate::options::Options;
+use crate::prompt::{Checked, Prompt};
+use crate::strip::{norm, StripRow};
+use crate::svg::{Canvas, Font};
+use crate::token_text::{one_line, Shown};
+use crate::Traces;
+use std::ops::Range;
+
+pub const KIND: &str = "embedding";
+
+/// Most rows a vector figure draws.
+pub const MAX_ROWS: usize = 16;
+
+pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, FigureError> {
+    let options = Options::new(KIND, table, &["dims", "spread"])?;
+    let prompt = options.prompt(traces)?;
+    let caption = options.caption()?;
+    let d = prompt.config().n_embd;
+    let pick = DimPick::read(&options, d, 32, false)?;
+    let tokens = prompt.tokens()?;
+    let embed = prompt.shaped("embed", &[tokens.len(), d])?;
+    let shown = window(tokens.len(), MAX_ROWS);
+    let rows = rows_of(&embed, shown.clone(), &pick, |t| token_label(&prompt, t));
+    let figure = StripFigure {
+        rows,
+        header: pick.header(),
+        summary_title: "length ‖x‖",
+        legend_title: "embedding value".to_string(),
+        notes: window_note(&shown, tokens.len()).into_iter().collect(),
+    };
+    let (body, height, css) = strips::draw(&figure, 0.0);
+    let canvas = Canvas {
+        kind: KIND,
+        width: strips::WIDTH,
+        height,
+        title: format!(
+            "Token embeddings of \"{}\"",
+            one_line(&prompt.trace.meta.prompt.text)
+        ),
+        desc: describe(&prompt, &embed, &figure, &pick, &shown),
+        css,
+    };
+    Ok(Figure::new(canvas, body, caption, &prompt))
+}
+
+/// A token's text as a row label.
+pub fn token_label(prompt: &Prompt<'_>, t: usize) -> Shown {
+    Shown::fit(&prompt.trace.meta.tokens[t].text, 96.0, Font::Mono, 12.0)
+}
+
+/// One strip per position in `shown` of the T×d `tensor`, with the vector's length.
+pub fn rows_of(
+    tensor: &Checked,
+    shown: Range<usize>,
+    pick: &DimPick,
+    label: impl Fn(usize) -> Shown,
+) -> Vec<StripRow> {
+    shown
+        .map(|t| {
+            let row = tensor.row(&[t]);
+            StripRow {
+                label: label(t),
+                values: pick.take(&row),
+                summary: short(norm(&row)),
+                gap_before: 0.0,
+            }
+        })
+        .collect()
+}
+
+/// The value range on show, for alt text: "from −0.41 to 0.38".
+pub fn range_text(figure: &StripFigure) -> String {
+    let values = figure.rows.iter().flat_map(|r| r.values.iter().copied());
+    let (lo, hi) = values.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
+        (lo.min(v), hi.max(v))
+    });
+    format!("from {} to {}", signed(lo, 2), signed(hi, 2))
+}
+
+fn describe(
+    prompt: &Prompt<'_>,
+    embed: &Checked,
+    figure: &StripFigure,
+    pick: &DimPick,
+    shown: &Range<usize>,
+) -> String {
+    let config = prompt.config();
+    let norms: Vec<(f64, usize)> = shown.clone().map(|t| (norm(&embed.row(&[t])), t)).collect();
+    let longest = norms.iter().max_by(|a, b| a.0.total_cmp(&b.0));
+    let shortest = norms.iter().min_by(|a, b| a.0.total_cmp(&b.0));
+    let quote = |t: usize| format!("{:?}", prompt.trace.meta.tokens[t].text);
+    let mut out = format!(
+        "Token embeddings of {} tokens: each is a row of the {} × {} token embedding matrix, \
+         drawn by {} ({}), blue below zero and red above.",
+        shown.len(),
+        thousands(config.vocab_size),
+        thousands(config.n_embd),
+        pick.header(),
+        range_text(figure)
+    );
+    if let (Some(long), Some(short_one)) = (longest, shortest) {
+        out.push_str(&format!(
+            " Lengths range from {} ({}) to {} ({}).",
+            short(short_one.0),
+            quote(short_one.1),
+            short(long.0),
+            quote(long.1)
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+#[path = "embedding_tests.rs"]
+mod tests;

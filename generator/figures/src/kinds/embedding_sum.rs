@@ -1,0 +1,171 @@
+//! `figure embedding-sum`: the input to the first block, token embedding + position
+//! embedding, drawn per token as three heat strips: the token's embedding (`embed`), its
+//! position's (`pos_embed`), and their sum as the model computed it (`blocks.0.resid_pre`).
+//!
+//! Options: `prompt`, `caption`, `token` (one token, by position; negative counts from
+//! the end; default every token, the last 5 of longer prompts), `dims` (default 24, at
+//! most 64), `spread`.
+
+use super::embedding::token_label;
+use super::strips::{self, window, window_note, DimPick, StripFigure};
+use crate::error::FigureError;
+use crate::figure::Figure;
+use crate::format::short;
+use crate::options::{Layer, Options};
+use crate::prompt::{Checked, Prompt};
+use crate::strip::{norm, StripRow};
+use crate::svg::Canvas;
+use crate::token_text::{one_line, Shown};
+use crate::Traces;
+use std::ops::Range;
+
+pub const KIND: &str = "embedding-sum";
+
+const MAX_GROUPS: usize = 5;
+
+/// The three vectors of the sum.
+struct Parts {
+    embed: Checked,
+    pos: Checked,
+    input: Checked,
+}
+
+pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, FigureError> {
+    let options = Options::new(KIND, table, &["token", "dims", "spread"])?;
+    let prompt = options.prompt(traces)?;
+    let caption = options.caption()?;
+    let d = prompt.config().n_embd;
+    let pick = DimPick::read(&options, d, 24, false)?;
+    let n = prompt.tokens()?.len();
+    let picked = options.optional_integer("token", i64::MIN..=i64::MAX)?.is_some();
+    let shown = if picked {
+        let t = options.token("token", -1, n)?.0;
+        t..t + 1
+    } else {
+        window(n, MAX_GROUPS)
+    };
+    let parts = Parts {
+        embed: prompt.shaped("embed", &[n, d])?,
+        pos: prompt.shaped("pos_embed", &[n, d])?,
+        input: prompt.block(Layer(0), "resid_pre", d)?,
+    };
+    let figure = StripFigure {
+        rows: rows(&prompt, &parts, shown.clone(), &pick),
+        header: pick.header(),
+        summary_title: "length",
+        legend_title: "value".to_string(),
+        notes: if picked {
+            Vec::new()
+        } else {
+            window_note(&shown, n).into_iter().collect()
+        },
+    };
+    let (body, height, css) = strips::draw(&figure, 0.0);
+    let canvas = Canvas {
+        kind: KIND,
+        width: strips::WIDTH,
+        height,
+        title: format!(
+            "Token + position = input, for \"{}\"",
+            one_line(&prompt.trace.meta.prompt.text)
+        ),
+        desc: describe(&prompt, &parts, &shown, &pick),
+        css,
+    };
+    Ok(Figure::new(canvas, body, caption, &prompt))
+}
+
+fn rows(prompt: &Prompt<'_>, parts: &Parts, shown: Range<usize>, pick: &DimPick) -> Vec<StripRow> {
+    let mut rows = Vec::new();
+    for t in shown.clone() {
+        let entries = [
+            (token_label(prompt, t), &parts.embed),
+            (Shown::plain(format!("+ position {t}")), &parts.pos),
+            (Shown::plain("= input"), &parts.input),
+        ];
+        for (i, (label, tensor)) in entries.into_iter().enumerate() {
+            let row = tensor.row(&[t]);
+            rows.push(StripRow {
+                label,
+                values: pick.take(&row),
+                summary: short(norm(&row)),
+                gap_before: if i == 0 && t > shown.start { 10.0 } else { 0.0 },
+            });
+        }
+    }
+    rows
+}
+
+fn describe(prompt: &Prompt<'_>, parts: &Parts, shown: &Range<usize>, pick: &DimPick) -> String {
+    let t = shown.end - 1;
+    let length = |tensor: &Checked| short(norm(&tensor.row(&[t])));
+    format!(
+        "The input to the first block is each token's embedding plus its position's \
+         embedding, added dimension by dimension; drawn by {} for {} token{}. For {:?} at \
+         position {t}: token embedding of length {}, position embedding of length {}, \
+         input of length {}.",
+        pick.header(),
+        shown.len(),
+        if shown.len() == 1 { "" } else { "s" },
+        prompt.trace.meta.tokens[t].text,
+        length(&parts.embed),
+        length(&parts.pos),
+        length(&parts.input)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::render;
+    use crate::format::short;
+    use crate::strip::norm;
+    use crate::test_forward::{wpe, wte};
+    use crate::test_svg::texts_in;
+    use crate::test_traces::{options, trace_of, TestTraces};
+    use crate::{Figure, FigureError};
+
+    fn draw(ids: &[u32], body: &str) -> Result<Figure, FigureError> {
+        let traces = TestTraces::with("p", trace_of(ids));
+        render(&options(&format!("prompt = \"p\"\n{body}")), &traces)
+    }
+
+    #[test]
+    fn each_token_gets_its_embedding_its_position_and_their_sum() {
+        let figure = draw(&[10, 11, 12, 13], "").unwrap();
+        let labels = texts_in(&figure.svg, "tbf-m");
+        assert_eq!(labels.len(), 12);
+        assert_eq!(&labels[3..6], ["·robots", "+ position 1", "= input"]);
+        let lengths = texts_in(&figure.svg, "tbf-s");
+        let sum: Vec<f64> = wte(11).iter().zip(wpe(1)).map(|(a, b)| a + b).collect();
+        assert_eq!(
+            &lengths[3..6],
+            [short(norm(&wte(11))), short(norm(&wpe(1))), short(norm(&sum))]
+        );
+    }
+
+    #[test]
+    fn one_token_can_be_picked_from_either_end() {
+        let last = draw(&[10, 11, 12, 13], "token = -1").unwrap();
+        assert_eq!(texts_in(&last.svg, "tbf-m"), ["·bring", "+ position 3", "= input"]);
+        assert!(last.alt.contains("For \" bring\" at position 3"), "{}", last.alt);
+        let first = draw(&[10, 11, 12, 13], "token = 0").unwrap();
+        assert_eq!(texts_in(&first.svg, "tbf-m")[0], "The");
+        assert_eq!(
+            draw(&[10, 11], "token = 2").unwrap_err().key.as_deref(),
+            Some("token")
+        );
+    }
+
+    #[test]
+    fn long_prompts_show_their_last_five_tokens() {
+        let ids: Vec<u32> = (0..9).collect();
+        let figure = draw(&ids, "").unwrap();
+        assert_eq!(texts_in(&figure.svg, "tbf-m").len(), 15);
+        assert!(figure.svg.contains(">showing the last 5 of 9 tokens</text>"));
+    }
+
+    #[test]
+    fn snapshot() {
+        insta::assert_snapshot!(draw(&[10, 11], "dims = 6").unwrap().svg);
+    }
+}

@@ -1,0 +1,159 @@
+//! `figure sinusoidal`: the original Transformer's fixed position encoding, computed here
+//! (not traced), for comparison with GPT-2's learned one (`figure positional`):
+//! PE(p, 2i) = sin(p / 10000^(2i/d)) and PE(p, 2i+1) = cos(p / 10000^(2i/d)), with the
+//! model's width d. Rows are positions; columns are sine/cosine pairs spread evenly over
+//! the frequencies, fast ones on the left.
+//!
+//! Options: `prompt` (for the model's width), `caption`, `positions` (rows, default 16,
+//! at most 48), `dims` (columns, an even number, default 32, at most 64).
+
+use super::strips::{self, DimPick, StripFigure};
+use crate::error::FigureError;
+use crate::figure::Figure;
+use crate::format::thousands;
+use crate::options::Options;
+use crate::strip::StripRow;
+use crate::svg::Canvas;
+use crate::token_text::Shown;
+use crate::Traces;
+
+pub const KIND: &str = "sinusoidal";
+
+/// The encoding's value at position `p`, dimension `j`, for width `d`.
+pub fn encoding(p: usize, j: usize, d: usize) -> f64 {
+    let angle = p as f64 / wavelength_base(j - j % 2, d);
+    if j % 2 == 0 {
+        angle.sin()
+    } else {
+        angle.cos()
+    }
+}
+
+/// 10000^(2i/d) for the even dimension `two_i`.
+fn wavelength_base(two_i: usize, d: usize) -> f64 {
+    10000f64.powf(two_i as f64 / d as f64)
+}
+
+pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, FigureError> {
+    let options = Options::new(KIND, table, &["positions", "dims"])?;
+    let prompt = options.prompt(traces)?;
+    let caption = options.caption()?;
+    let d = prompt.config().n_embd;
+    let positions = options.integer("positions", 16, 1..=48)? as usize;
+    let most = (d - d % 2).clamp(2, strips::MAX_DIMS) as i64;
+    let dims = options.integer("dims", 32.min(most), 2..=most)?;
+    if dims % 2 == 1 {
+        return Err(FigureError::at("dims", format!("dims = {dims} is odd"))
+            .with_hint("dimensions come in sine/cosine pairs: use an even number"));
+    }
+    let pick = pairs(dims as usize / 2, d);
+    let rows: Vec<StripRow> = (0..positions)
+        .map(|p| StripRow {
+            label: Shown::plain(p.to_string()),
+            values: pick.indices.iter().map(|&j| encoding(p, j, d)).collect(),
+            summary: String::new(),
+            gap_before: 0.0,
+        })
+        .collect();
+    let stride = (d / 2) / (pick.indices.len() / 2).max(1);
+    let figure = StripFigure {
+        rows,
+        header: format!(
+            "{} sine/cosine pairs of {} dimensions, one pair in every {stride}",
+            pick.indices.len() / 2,
+            thousands(d)
+        ),
+        summary_title: "",
+        legend_title: "sin or cos value".to_string(),
+        notes: vec!["computed, not traced: GPT-2 learns its position embeddings".to_string()],
+    };
+    let (body, height, css) = strips::draw(&figure, 0.0);
+    let last_pair = pick.indices[pick.indices.len() - 2];
+    let desc = format!(
+        "The sinusoidal position encoding of the original Transformer, computed for \
+         positions 0 to {} with width d = {}: each row is a position, each pair of columns \
+         the sine and cosine of one frequency. Wavelengths run from {:.1} positions at \
+         dimension 0 to {} at dimension {last_pair}, so the left columns change quickly \
+         from row to row and the right ones slowly. GPT-2 learns its position embeddings \
+         instead.",
+        positions - 1,
+        thousands(d),
+        std::f64::consts::TAU,
+        thousands((std::f64::consts::TAU * wavelength_base(last_pair, d)).round() as usize),
+    );
+    let canvas = Canvas {
+        kind: KIND,
+        width: strips::WIDTH,
+        height,
+        title: format!("Sinusoidal position encoding, positions 0–{}", positions - 1),
+        desc,
+        css,
+    };
+    Ok(Figure::new(canvas, body, caption, &prompt))
+}
+
+/// `count` sine/cosine pairs spread evenly over the `d / 2` frequencies.
+fn pairs(count: usize, d: usize) -> DimPick {
+    let n_pairs = d / 2;
+    let count = count.min(n_pairs).max(1);
+    let indices = (0..count)
+        .flat_map(|i| {
+            let pair = i * n_pairs / count;
+            [2 * pair, 2 * pair + 1]
+        })
+        .collect();
+    DimPick {
+        indices,
+        total: d,
+        spread: true,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{encoding, pairs, render};
+    use crate::test_svg::texts_in;
+    use crate::test_traces::{options, tiny_trace, TestTraces};
+    use crate::{Figure, FigureError};
+
+    fn draw(body: &str) -> Result<Figure, FigureError> {
+        let traces = TestTraces::with("p", tiny_trace());
+        render(&options(&format!("prompt = \"p\"\n{body}")), &traces)
+    }
+
+    #[test]
+    fn the_encoding_is_the_papers_formula() {
+        assert_eq!(encoding(0, 0, 768), 0.0);
+        assert_eq!(encoding(0, 1, 768), 1.0);
+        assert!((encoding(1, 0, 768) - 1f64.sin()).abs() < 1e-12);
+        let slow = 1.0 / 10000f64.powf(700.0 / 768.0);
+        assert!((encoding(3, 701, 768) - (3.0 * slow).cos()).abs() < 1e-12);
+        // Every position's vector has the same length, √(d/2).
+        for p in [0, 5, 40] {
+            let length: f64 = (0..768).map(|j| encoding(p, j, 768).powi(2)).sum();
+            assert!((length - 384.0).abs() < 1e-9);
+        }
+    }
+
+    #[test]
+    fn columns_are_sine_cosine_pairs_spread_over_the_frequencies() {
+        assert_eq!(pairs(4, 768).indices, [0, 1, 192, 193, 384, 385, 576, 577]);
+        assert_eq!(pairs(8, 8).indices, [0, 1, 2, 3, 4, 5, 6, 7]);
+    }
+
+    #[test]
+    fn rows_are_positions_and_options_are_checked() {
+        let figure = draw("positions = 5\ndims = 4").unwrap();
+        assert_eq!(texts_in(&figure.svg, "tbf-m"), ["0", "1", "2", "3", "4"]);
+        assert!(figure.alt.contains("positions 0 to 4 with width d = 8"));
+        assert!(figure.svg.contains("computed, not traced"));
+        assert_eq!(draw("dims = 3").unwrap_err().key.as_deref(), Some("dims"));
+        assert_eq!(draw("dims = 10").unwrap_err().key.as_deref(), Some("dims"));
+        assert_eq!(draw("positions = 49").unwrap_err().key.as_deref(), Some("positions"));
+    }
+
+    #[test]
+    fn snapshot() {
+        insta::assert_snapshot!(draw("positions = 4\ndims = 4").unwrap().svg);
+    }
+}

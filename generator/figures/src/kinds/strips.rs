@@ -1,0 +1,140 @@
+//! What the vector kinds (embeddings, q/k/v, LayerNorm, head outputs) share: which
+//! dimensions of a wide vector to show, and a figure of labelled heat strips with a
+//! legend and notes.
+
+use crate::draw::note;
+use crate::error::FigureError;
+use crate::format::thousands;
+use crate::options::Options;
+use crate::strip::{self, StripRow, Strips};
+use crate::svg::{Css, Element, Ramp};
+
+/// The figures' width in user units.
+pub const WIDTH: f64 = 440.0;
+/// Most dimensions a strip shows.
+pub const MAX_DIMS: usize = 64;
+
+/// Which dimensions of a `total`-wide vector are on show: the first n, or n spread evenly.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DimPick {
+    pub indices: Vec<usize>,
+    pub total: usize,
+    pub spread: bool,
+}
+
+impl DimPick {
+    /// Reads `dims` (how many, default `default_count`) and `spread` (default
+    /// `default_spread`) for vectors `total` wide.
+    pub fn read(
+        options: &Options<'_>,
+        total: usize,
+        default_count: usize,
+        default_spread: bool,
+    ) -> Result<DimPick, FigureError> {
+        let most = total.clamp(1, MAX_DIMS);
+        let count = options.integer("dims", default_count.min(most) as i64, 1..=most as i64)?;
+        let spread = options.bool("spread", default_spread)?;
+        Ok(DimPick::new(count as usize, total, spread))
+    }
+
+    /// `count` of `total` dimensions, the first ones or spread evenly.
+    pub fn new(count: usize, total: usize, spread: bool) -> DimPick {
+        let count = count.min(total);
+        let indices = if spread && count > 0 {
+            (0..count).map(|i| i * total / count).collect()
+        } else {
+            (0..count).collect()
+        };
+        DimPick {
+            indices,
+            total,
+            spread,
+        }
+    }
+
+    /// Over the strips: which dimensions they show.
+    pub fn header(&self) -> String {
+        let total = thousands(self.total);
+        let n = self.indices.len();
+        if n == self.total {
+            format!("all {total} dimensions")
+        } else if self.spread {
+            format!("{n} of {total} dimensions, one in every {}", self.total / n.max(1))
+        } else {
+            format!("dimensions 0–{} of {total}", n.saturating_sub(1))
+        }
+    }
+
+    /// The shown values of `row`.
+    pub fn take(&self, row: &[f64]) -> Vec<f64> {
+        self.indices.iter().map(|&i| row[i]).collect()
+    }
+}
+
+/// A strip figure's contents.
+#[derive(Debug, Clone)]
+pub struct StripFigure {
+    pub rows: Vec<StripRow>,
+    pub header: String,
+    pub summary_title: &'static str,
+    pub legend_title: String,
+    /// Muted lines under the legend.
+    pub notes: Vec<String>,
+}
+
+/// The drawing of `figure` starting at `top`: its elements, height and colour rules.
+pub fn draw(figure: &StripFigure, top: f64) -> (Vec<Element>, f64, Css) {
+    let limit = strip::limit_of(figure.rows.iter().flat_map(|r| &r.values));
+    let strips = Strips {
+        rows: &figure.rows,
+        limit,
+        header: figure.header.clone(),
+        summary_title: figure.summary_title,
+        width: WIDTH,
+    };
+    let placed = strip::draw(&strips, top);
+    let mut elements = placed.elements;
+    let (legend, _) = strip::signed_legend(&figure.legend_title, limit, placed.left, placed.bottom + 8.0);
+    elements.push(legend);
+    let mut bottom = placed.bottom + 8.0 + crate::heatmap::LEGEND_HEIGHT;
+    for line in &figure.notes {
+        bottom += 16.0;
+        elements.push(note(line.clone(), placed.left, bottom));
+    }
+    (elements, bottom + 8.0, Ramp::signed().css())
+}
+
+/// The last `max` of `n` positions: prompts longer than that show their end.
+pub fn window(n: usize, max: usize) -> std::ops::Range<usize> {
+    n.saturating_sub(max)..n
+}
+
+/// "showing the last 16 of 40 tokens", when some are left out.
+pub fn window_note(shown: &std::ops::Range<usize>, n: usize) -> Option<String> {
+    (shown.start > 0).then(|| format!("showing the last {} of {n} tokens", shown.len()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{window, window_note, DimPick};
+
+    #[test]
+    fn dimensions_are_the_first_ones_or_spread_evenly() {
+        let first = DimPick::new(4, 768, false);
+        assert_eq!(first.indices, [0, 1, 2, 3]);
+        assert_eq!(first.header(), "dimensions 0–3 of 768");
+        let spread = DimPick::new(4, 768, true);
+        assert_eq!(spread.indices, [0, 192, 384, 576]);
+        assert_eq!(spread.header(), "4 of 768 dimensions, one in every 192");
+        assert_eq!(DimPick::new(9, 8, false).header(), "all 8 dimensions");
+        assert_eq!(spread.take(&(0..768).map(f64::from).collect::<Vec<_>>()), [0.0, 192.0, 384.0, 576.0]);
+    }
+
+    #[test]
+    fn long_prompts_show_their_end() {
+        assert_eq!(window(40, 16), 24..40);
+        assert_eq!(window(4, 16), 0..4);
+        assert_eq!(window_note(&(24..40), 40).unwrap(), "showing the last 16 of 40 tokens");
+        assert_eq!(window_note(&(0..4), 4), None);
+    }
+}

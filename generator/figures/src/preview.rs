@@ -1,0 +1,98 @@
+//! A page of every figure kind for people to look at: `TBF_PREVIEW=/tmp/figs cargo test
+//! --release -p tracebook-figures -- --ignored write_preview_page` writes `figs.html` (and
+//! each figure as a standalone `.svg`); screenshot it in a headless browser, in light and
+//! dark mode, at phone and desktop widths.
+
+use crate::preview_traces::preview_traces;
+use crate::{kinds, render};
+
+/// Figure blocks shown on the page: kind and TOML body.
+const BLOCKS: &[(&str, &str)] = &[
+    ("tokens", "prompt = \"robots\""),
+    ("tokens", "prompt = \"animal\"\npositions = true"),
+    ("tokens", "prompt = \"robots\"\nspans = true"),
+    ("embedding", "prompt = \"robots\""),
+    ("embedding", "prompt = \"animal\"\ndims = 48\nspread = true"),
+    ("positional", "prompt = \"robots\""),
+    ("embedding-sum", "prompt = \"robots\""),
+    ("embedding-sum", "prompt = \"animal\"\ntoken = 8"),
+    ("sinusoidal", "prompt = \"robots\""),
+    ("qkv", "prompt = \"robots\"\nlayer = 5"),
+    ("heads", "prompt = \"robots\"\nlayer = 5"),
+    ("heads", "prompt = \"animal\"\nlayer = 0\nof = \"z\"\ntoken = 8\ndims = 8"),
+    ("next-token", "prompt = \"robots\""),
+    ("next-token", "prompt = \"robots\"\nk = 5\nscale = \"full\""),
+    ("next-token", "prompt = \"animal\"\nk = 4"),
+    ("attention", "prompt = \"robots\"\nlayer = 5\nhead = 1"),
+    (
+        "attention",
+        "prompt = \"robots\"\nlayer = 5\nhead = 0\nstage = \"masked\"",
+    ),
+    (
+        "attention",
+        "prompt = \"animal\"\nlayer = 5\nhead = 1\nvalues = false",
+    ),
+    (
+        "attention",
+        "prompt = \"animal\"\nlayer = 5\nhead = 2\nstage = \"scores\"",
+    ),
+];
+
+#[test]
+#[ignore = "writes files; set TBF_PREVIEW to a folder and run with --ignored"]
+fn write_preview_page() {
+    let dir = std::path::PathBuf::from(std::env::var("TBF_PREVIEW").expect("TBF_PREVIEW"));
+    std::fs::create_dir_all(&dir).unwrap();
+    let traces = preview_traces();
+    // TBF_PROMPT draws every "robots" block from another prompt, e.g. a real trace.
+    let prompt = std::env::var("TBF_PROMPT").unwrap_or_else(|_| "robots".to_string());
+    let mut pages: Vec<(&str, String, f64)> = Vec::new();
+    for (i, (kind, body)) in BLOCKS.iter().enumerate() {
+        assert!(kinds().contains(kind));
+        let body = body.replace("\"robots\"", &format!("\"{prompt}\""));
+        let figure = render(kind, &toml::from_str(&body).unwrap(), &traces)
+            .unwrap_or_else(|e| panic!("{kind} {body}: {e:?}"));
+        std::fs::write(dir.join(format!("{i}-{kind}.svg")), &figure.svg).unwrap();
+        println!("{i}-{kind}.svg: {} bytes", figure.svg.len());
+        let html = format!(
+            "<figure><figcaption>figure {kind} · {}</figcaption>{}</figure>\n",
+            body.replace('\n', " · ").replace('<', "&lt;"),
+            figure.svg
+        );
+        let height = view_box_height(&figure.svg) + 40.0;
+        match pages.last_mut() {
+            Some((k, figures, total)) if k == kind => {
+                figures.push_str(&html);
+                *total += height;
+            }
+            _ => pages.push((kind, html, height)),
+        }
+    }
+    let mut heights = String::new();
+    for (kind, figures, height) in &pages {
+        std::fs::write(dir.join(format!("{kind}.html")), page(figures)).unwrap();
+        heights.push_str(&format!("{kind} {}\n", height.ceil() + 40.0));
+    }
+    let all: String = pages.iter().map(|p| p.1.as_str()).collect();
+    std::fs::write(dir.join("figs.html"), page(&all)).unwrap();
+    std::fs::write(dir.join("heights.txt"), heights).unwrap();
+}
+
+/// A page showing `figures` at phone width (358 px) and desktop width side by side.
+fn page(figures: &str) -> String {
+    format!(
+        "<!doctype html><meta charset=utf-8><style>\
+         body{{font:16px system-ui;margin:0;display:flex;gap:24px;padding:16px;color:#1d1d1f;background:#fff}}\
+         @media (prefers-color-scheme:dark){{body{{color:#e6e6e6;background:#15161a}}}}\
+         .col{{flex:none}} .phone{{width:358px}} .desk{{width:700px}}\
+         figure{{margin:0 0 28px}} figcaption{{font-size:12px;opacity:.6;margin-bottom:6px}}</style>\
+         <div class='col phone'>{figures}</div><div class='col desk'>{figures}</div>"
+    )
+}
+
+/// The height in the root's viewBox: the height the figure is shown at, at most.
+fn view_box_height(svg: &str) -> f64 {
+    let start = svg.find("viewBox=\"").unwrap() + 9;
+    let view_box = &svg[start..start + svg[start..].find('"').unwrap()];
+    view_box.split(' ').nth(3).unwrap().parse().unwrap()
+}

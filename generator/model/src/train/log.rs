@@ -1,0 +1,109 @@
+//! `training_log.json`: the settings, the corpus, and loss, validation loss and tokens seen at
+//! every step, saved beside each checkpoint so figures can draw the run.
+
+use super::bigram::BigramBaseline;
+use super::error::{TrainError, TrainResult};
+use super::settings::Settings;
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+pub const LOG_FORMAT: &str = "tracebook-training-log/1";
+pub const LOG_FILE: &str = "training_log.json";
+
+/// Where the training text came from and how it was split.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CorpusInfo {
+    pub path: String,
+    pub sha256: String,
+    pub bytes: usize,
+    pub tokens: usize,
+    pub train_tokens: usize,
+    pub val_tokens: usize,
+    /// Validation windows the validation loss (and the bigram baseline) is measured on.
+    pub val_windows: usize,
+}
+
+/// One optimiser step: `step` updates done when it ends.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StepRecord {
+    pub step: usize,
+    pub lr: f64,
+    /// Mean training loss of the step's batch, before its update (nats per token).
+    pub loss: f64,
+    /// Global gradient norm before clipping.
+    pub grad_norm: f64,
+    pub tokens_seen: usize,
+    /// Wall-clock seconds of training so far, over all sessions of the run.
+    pub seconds: f64,
+    /// Validation loss after the update, on the steps where it was measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub val_loss: Option<f64>,
+}
+
+/// A copy of the model kept at one step, under `snapshots/`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SnapshotRecord {
+    pub step: usize,
+    /// Relative to the checkpoint folder.
+    pub folder: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TrainingLog {
+    pub format: String,
+    pub settings: Settings,
+    pub corpus: CorpusInfo,
+    pub parameters: usize,
+    pub tokens_per_step: usize,
+    /// Validation loss of the freshly initialised model.
+    pub initial_val_loss: Option<f64>,
+    pub bigram: Option<BigramBaseline>,
+    pub steps: Vec<StepRecord>,
+    pub snapshots: Vec<SnapshotRecord>,
+}
+
+impl TrainingLog {
+    /// Optimiser steps done.
+    pub fn steps_done(&self) -> usize {
+        self.steps.last().map_or(0, |r| r.step)
+    }
+
+    pub fn seconds(&self) -> f64 {
+        self.steps.last().map_or(0.0, |r| r.seconds)
+    }
+
+    /// The last measured validation loss.
+    pub fn last_val_loss(&self) -> Option<f64> {
+        self.steps.iter().rev().find_map(|r| r.val_loss)
+    }
+
+    /// Training tokens per wall-clock second over the whole run.
+    pub fn tokens_per_second(&self) -> f64 {
+        let seconds = self.seconds();
+        if seconds > 0.0 {
+            (self.steps_done() * self.tokens_per_step) as f64 / seconds
+        } else {
+            0.0
+        }
+    }
+
+    pub fn load(path: &Path) -> TrainResult<TrainingLog> {
+        let bad = |problem: String| {
+            TrainError::Checkpoint {
+            path: path.to_path_buf(),
+            problem,
+            hint: "this is not a training log tracebook wrote; start a new run in another --out folder".into(),
+        }
+        };
+        let text = std::fs::read_to_string(path).map_err(|e| bad(format!("cannot read: {e}")))?;
+        let log: TrainingLog = serde_json::from_str(&text).map_err(|e| bad(e.to_string()))?;
+        if log.format != LOG_FORMAT {
+            return Err(bad(format!("unknown format {:?}", log.format)));
+        }
+        Ok(log)
+    }
+
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("a training log always serializes") + "\n"
+    }
+}

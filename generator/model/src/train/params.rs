@@ -1,0 +1,138 @@
+//! The trainable weights: one candle `Var` per GPT-2 tensor, initialised as GPT-2 was, and
+//! shared with the forward pass (a model built from them sees every optimiser update).
+
+use super::error::TrainResult;
+use super::rng::Rng;
+use crate::config::Gpt2Config;
+use crate::weights::{expected, Weights};
+use candle_core::{Device, Tensor, Var};
+use std::collections::{BTreeMap, HashMap};
+
+/// GPT-2's initialiser range: weights are drawn from N(0, 0.02²).
+const INIT_STD: f64 = 0.02;
+
+/// Every weight of the model by canonical name (`h.0.attn.c_attn.weight`, ...), in the order of
+/// `weights::expected`, which is also the order the optimiser and the checkpoints use.
+pub struct Params {
+    names: Vec<String>,
+    vars: Vec<Var>,
+}
+
+impl Params {
+    /// Fresh weights: N(0, 0.02) matrices and embeddings, residual projections scaled by
+    /// 1/√(2·layers), zero biases, unit LayerNorm gains.
+    pub fn init(config: &Gpt2Config, rng: &mut Rng) -> TrainResult<Params> {
+        let residual_std = INIT_STD / (2.0 * config.n_layer as f64).sqrt();
+        let mut tensors = BTreeMap::new();
+        for (name, shape) in expected(config) {
+            let n: usize = shape.iter().product();
+            let values: Vec<f32> = if name.ends_with(".bias") {
+                vec![0.0; n]
+            } else if name.contains("ln_") {
+                vec![1.0; n]
+            } else {
+                let std = if name.ends_with("c_proj.weight") {
+                    residual_std
+                } else {
+                    INIT_STD
+                };
+                (0..n).map(|_| (rng.normal() * std) as f32).collect()
+            };
+            tensors.insert(name, Tensor::from_vec(values, shape, &Device::Cpu)?);
+        }
+        Params::from_tensors(config, tensors)
+    }
+
+    /// Weights from a checkpoint, named as `weights::expected` names them.
+    pub fn from_tensors(
+        config: &Gpt2Config,
+        mut tensors: BTreeMap<String, Tensor>,
+    ) -> TrainResult<Params> {
+        let mut names = Vec::new();
+        let mut vars = Vec::new();
+        for (name, shape) in expected(config) {
+            let tensor = tensors.remove(&name).ok_or_else(|| {
+                candle_core::Error::Msg(format!("no tensor {name} among the weights"))
+            })?;
+            if tensor.dims() != shape.as_slice() {
+                return Err(candle_core::Error::Msg(format!(
+                    "tensor {name} has shape {:?}, expected {shape:?}",
+                    tensor.dims()
+                ))
+                .into());
+            }
+            vars.push(Var::from_tensor(
+                &tensor.to_dtype(candle_core::DType::F32)?,
+            )?);
+            names.push(name);
+        }
+        Ok(Params { names, vars })
+    }
+
+    /// The weights as the forward pass reads them; they share storage with the variables.
+    pub fn weights(&self) -> Weights {
+        let tensors: HashMap<String, Tensor> = self
+            .iter()
+            .map(|(name, var)| (name.to_string(), var.as_tensor().clone()))
+            .collect();
+        Weights::from_tensors(tensors)
+    }
+
+    /// The same weights without gradient tracking (still shared storage), for evaluation.
+    pub fn detached_weights(&self) -> Weights {
+        let tensors: HashMap<String, Tensor> = self
+            .iter()
+            .map(|(name, var)| (name.to_string(), var.as_tensor().detach()))
+            .collect();
+        Weights::from_tensors(tensors)
+    }
+
+    /// (name, variable) in checkpoint order.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &Var)> {
+        self.names.iter().map(String::as_str).zip(&self.vars)
+    }
+
+    pub fn vars(&self) -> &[Var] {
+        &self.vars
+    }
+
+    /// How many numbers the model has.
+    pub fn count(&self) -> usize {
+        self.vars.iter().map(|v| v.elem_count()).sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::train::settings::Architecture;
+
+    #[test]
+    fn init_follows_gpt2() {
+        let config = Architecture {
+            layers: 2,
+            heads: 2,
+            width: 32,
+            context: 8,
+        }
+        .config();
+        let params = Params::init(&config, &mut Rng::new(1)).unwrap();
+        let get = |n: &str| {
+            let (_, v) = params.iter().find(|(name, _)| *name == n).unwrap();
+            v.as_tensor()
+                .flatten_all()
+                .unwrap()
+                .to_vec1::<f32>()
+                .unwrap()
+        };
+        let std = |xs: &[f32]| (xs.iter().map(|x| x * x).sum::<f32>() / xs.len() as f32).sqrt();
+        assert!((std(&get("wte.weight")) - 0.02).abs() < 0.001);
+        assert!((std(&get("h.1.mlp.c_proj.weight")) - 0.01).abs() < 0.001);
+        assert!(get("h.0.ln_1.weight").iter().all(|&x| x == 1.0));
+        assert!(get("h.0.attn.c_attn.bias").iter().all(|&x| x == 0.0));
+        assert_eq!(
+            params.count(),
+            50257 * 32 + 8 * 32 + 2 * 32 + 2 * (12 * 32 * 32 + 13 * 32)
+        );
+    }
+}

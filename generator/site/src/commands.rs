@@ -1,0 +1,130 @@
+//! `build` and `check`: load, render in memory, check links; then write (build) or not (check).
+
+use crate::diagnostic::Diagnostics;
+use crate::linkcheck::{self, OutputIndex};
+use crate::output;
+use crate::render::{self, RenderedSite};
+use crate::site::Site;
+use crate::templates::Templates;
+use crate::traces::TraceSet;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// What a successful build did.
+#[derive(Debug, Clone)]
+pub struct BuildReport {
+    pub out_dir: PathBuf,
+    /// Articles plus the home page.
+    pub pages: usize,
+    pub figures: usize,
+    pub values: usize,
+    pub files: usize,
+    pub bytes: u64,
+    pub elapsed: Duration,
+}
+
+/// What a successful check looked at.
+#[derive(Debug, Clone)]
+pub struct CheckReport {
+    pub pages: usize,
+    pub figures: usize,
+    pub values: usize,
+    pub links: usize,
+    pub elapsed: Duration,
+}
+
+/// Renders the site at `root` into `out` (default `root/public`), replacing it only if
+/// everything succeeded. Never loads a model.
+pub fn build(root: &Path, out: Option<&Path>) -> Result<BuildReport, Diagnostics> {
+    let started = Instant::now();
+    let rendered = render_checked(root)?;
+    let out_dir = out.map_or_else(|| root.join("public"), Path::to_path_buf);
+    let bytes = output::write_atomic(&out_dir, &rendered.files)?;
+    Ok(BuildReport {
+        out_dir,
+        pages: rendered.pages,
+        figures: rendered.figures,
+        values: rendered.values,
+        files: rendered.files.len(),
+        bytes,
+        elapsed: started.elapsed(),
+    })
+}
+
+/// Everything `build` checks (content, traces, templates, every link and anchor); writes nothing.
+pub fn check(root: &Path) -> Result<CheckReport, Diagnostics> {
+    let started = Instant::now();
+    let rendered = render_checked(root)?;
+    Ok(CheckReport {
+        pages: rendered.pages,
+        figures: rendered.figures,
+        values: rendered.values,
+        links: rendered.links.len(),
+        elapsed: started.elapsed(),
+    })
+}
+
+/// The whole site rendered in memory, every link of every page checked.
+pub fn render_checked(root: &Path) -> Result<RenderedSite, Diagnostics> {
+    let site = Site::load_partial(root);
+    let templates = Templates::load(root);
+    let (site, mut out, templates) = match (site, templates) {
+        (Ok((site, problems)), Ok(templates)) => (site, problems, templates),
+        (site, templates) => {
+            let mut out = Diagnostics::new();
+            out.extend(site.map(|(_, problems)| problems).unwrap_or_else(|e| e));
+            out.extend(templates.err().into_iter().flatten());
+            return Err(out.finish());
+        }
+    };
+    let traces = TraceSet::load(&site);
+    let (rendered, problems) = render::render(&site, &traces, &templates);
+    out.extend(problems);
+    if rendered.incomplete {
+        return Err(out.finish());
+    }
+    let index = OutputIndex::new(&rendered);
+    linkcheck::check_article_links(&index, &rendered.links, &mut out);
+    linkcheck::check_template_links(&index, &rendered, &mut out);
+    out.into_result(()).map_err(Diagnostics::finish)?;
+    Ok(rendered)
+}
+
+impl fmt::Display for BuildReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "built {} pages ({} figures, {} inline values) into {}: {} files, {} in {} ms",
+            self.pages,
+            self.figures,
+            self.values,
+            self.out_dir.display(),
+            self.files,
+            human_bytes(self.bytes),
+            self.elapsed.as_millis()
+        )
+    }
+}
+
+impl fmt::Display for CheckReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "checked {} pages, {} figures, {} inline values and {} links in {} ms: no problems",
+            self.pages,
+            self.figures,
+            self.values,
+            self.links,
+            self.elapsed.as_millis()
+        )
+    }
+}
+
+fn human_bytes(bytes: u64) -> String {
+    match bytes {
+        b if b >= 1 << 20 => format!("{:.1} MiB", b as f64 / (1u64 << 20) as f64),
+        b if b >= 1 << 10 => format!("{:.1} KiB", b as f64 / 1024.0),
+        b => format!("{b} bytes"),
+    }
+}

@@ -1,0 +1,262 @@
+//! Computes an inline value from its prompt's trace; every error points at the argument at fault.
+
+use super::format::Value;
+use super::parse::{Arg, Call, Index, Query};
+use crate::lazy_tokenizer::LazyTokenizer;
+use crate::problem::Problem;
+use crate::scope::PromptScopeView;
+use crate::suggest;
+use std::ops::Range;
+use tracebook_trace::{Tensor, Trace};
+
+/// What an inline value needs besides its trace.
+pub struct EvalContext<'a> {
+    pub scope: &'a PromptScopeView<'a>,
+    pub tokenizer: &'a LazyTokenizer,
+}
+
+/// The value, or None when the prompt's trace is unavailable (reported at its declaration).
+pub fn evaluate(call: &Call, cx: &EvalContext<'_>) -> Result<Option<Value>, Problem> {
+    let Some(trace) = cx
+        .scope
+        .resolve(&call.prompt.text, call.prompt.span.clone())?
+    else {
+        return Ok(None);
+    };
+    let on = On {
+        trace,
+        name: &call.prompt.text,
+        span: call.prompt.span.clone(),
+    };
+    let value = match &call.query {
+        Query::Count => Value::Integer(trace.meta.tokens.len() as i64),
+        Query::Token(i) => Value::Token(trace.meta.tokens[on.position(i)?].text.clone()),
+        Query::Id(i) => Value::Integer(i64::from(trace.meta.tokens[on.position(i)?].id)),
+        Query::Top(rank) => Value::Token(on.token_text(on.top_id(rank)?)?),
+        Query::TopProb(rank) => {
+            Value::Probability(on.probability(on.top_id(rank)?, rank.span.clone())?)
+        }
+        Query::Prob { text, span } => {
+            let id = match known_token(trace, text) {
+                Some(id) => id,
+                None => single_token(cx.tokenizer, text, span.clone())?,
+            };
+            Value::Probability(on.probability(id, span.clone())?)
+        }
+        Query::Value { tensor, indices } => Value::Number(on.entry(tensor, indices)?),
+        Query::Shape { tensor } => Value::Shape(on.tensor(tensor)?.shape),
+    };
+    Ok(Some(value))
+}
+
+/// One prompt's trace and where the prompt was named.
+struct On<'a> {
+    trace: &'a Trace,
+    name: &'a str,
+    span: Range<usize>,
+}
+
+impl On<'_> {
+    fn position(&self, index: &Index) -> Result<usize, Problem> {
+        let n = self.trace.meta.tokens.len();
+        resolve(index.value, n).ok_or_else(|| {
+            Problem::new(
+                index.span.clone(),
+                format!(
+                    "position {} is out of range: prompt `{}` has {n} tokens",
+                    index.value, self.name
+                ),
+            )
+            .with_hint(format!(
+                "positions go from 0 to {}, or from -{n} to -1 counting from the end",
+                n as i64 - 1
+            ))
+        })
+    }
+
+    /// The id of the `rank`-th likeliest next token after the prompt.
+    fn top_id(&self, rank: &Index) -> Result<u32, Problem> {
+        let ids = self.read("logits.topk_ids")?;
+        let k = ids.shape.last().copied().unwrap_or(0);
+        let rank_index = if rank.value > 0 {
+            rank.value - 1
+        } else {
+            rank.value
+        };
+        let i = resolve(rank_index, k).ok_or_else(|| {
+            Problem::new(rank.span.clone(), format!("rank {} is out of range: the trace keeps the top {k} next tokens", rank.value))
+                .with_hint(format!("use 1 to {k}; for more, raise top_k under [trace] in tracebook.toml and run `tracebook trace`"))
+        })?;
+        Ok(ids.data[ids.data.len() - k + i] as u32)
+    }
+
+    fn token_text(&self, id: u32) -> Result<String, Problem> {
+        self.trace
+            .meta
+            .token_texts
+            .get(&id)
+            .cloned()
+            .ok_or_else(|| {
+                self.broken(format!(
+                    "the trace of `{}` does not record the text of token {id}",
+                    self.name
+                ))
+            })
+    }
+
+    /// Probability of token `id` after the prompt: softmax over every logit of `logits.last`.
+    fn probability(&self, id: u32, span: Range<usize>) -> Result<f64, Problem> {
+        let logits = self.read("logits.last")?;
+        let Some(&logit) = logits.data.get(id as usize) else {
+            return Err(Problem::new(
+                span,
+                format!(
+                    "token {id} is outside the model's vocabulary of {}",
+                    logits.data.len()
+                ),
+            ));
+        };
+        let max = logits
+            .data
+            .iter()
+            .copied()
+            .fold(f32::NEG_INFINITY, f32::max) as f64;
+        let sum: f64 = logits.data.iter().map(|&l| (l as f64 - max).exp()).sum();
+        Ok((logit as f64 - max).exp() / sum)
+    }
+
+    fn entry(&self, tensor: &Arg, indices: &[Index]) -> Result<f32, Problem> {
+        let t = self.tensor(tensor)?;
+        if indices.len() != t.shape.len() {
+            let span =
+                tensor.span.start..indices.last().map_or(tensor.span.end, |i| i.span.end + 1);
+            return Err(Problem::new(
+                span,
+                format!(
+                    "`{}` has {} (shape {}), but {} were given",
+                    tensor.text,
+                    plural(t.shape.len(), "dimension"),
+                    shape_text(&t.shape),
+                    plural(indices.len(), "index")
+                ),
+            )
+            .with_hint("give one index per dimension; negative ones count from the end"));
+        }
+        for (axis, (index, &size)) in indices.iter().zip(&t.shape).enumerate() {
+            if resolve(index.value, size).is_none() {
+                return Err(Problem::new(
+                    index.span.clone(),
+                    format!(
+                        "index {} is out of range for dimension {axis} of `{}` (size {size})",
+                        index.value, tensor.text
+                    ),
+                )
+                .with_hint(format!(
+                    "use 0 to {}, or -{size} to -1 counting from the end",
+                    size as i64 - 1
+                )));
+            }
+        }
+        let values: Vec<i64> = indices.iter().map(|i| i.value).collect();
+        t.get(&values)
+            .map_err(|e| Problem::new(tensor.span.clone(), e.to_string()))
+    }
+
+    fn tensor(&self, tensor: &Arg) -> Result<Tensor, Problem> {
+        if self.trace.shape(&tensor.text).is_none() {
+            let names: Vec<&str> = self.trace.tensor_names().collect();
+            let hint = suggest::closest(&tensor.text, names.iter().copied())
+                .map(|n| format!("did you mean `{n}`?"))
+                .unwrap_or_else(|| {
+                    "tensor names are listed by `tracebook inspect traces/NAME.json`".into()
+                });
+            return Err(Problem::new(
+                tensor.span.clone(),
+                format!(
+                    "the trace of `{}` has no tensor `{}`",
+                    self.name, tensor.text
+                ),
+            )
+            .with_hint(hint));
+        }
+        self.trace
+            .tensor(&tensor.text)
+            .map_err(|e| self.broken(e.to_string()))
+    }
+
+    fn read(&self, name: &str) -> Result<Tensor, Problem> {
+        self.trace
+            .tensor(name)
+            .map_err(|e| self.broken(e.to_string()))
+    }
+
+    fn broken(&self, message: String) -> Problem {
+        let message = message
+            .split("\n  hint: ")
+            .next()
+            .unwrap_or_default()
+            .to_string();
+        Problem::new(self.span.clone(), message).with_hint(format!(
+            "run `tracebook trace --only {}` to rewrite the trace",
+            self.name
+        ))
+    }
+}
+
+/// The id of `text` when the trace already names exactly one token with that text (building
+/// the tokenizer takes far longer than the rest of a small build).
+fn known_token(trace: &Trace, text: &str) -> Option<u32> {
+    if text.contains('\u{fffd}') {
+        return None;
+    }
+    let mut ids = trace
+        .meta
+        .token_texts
+        .iter()
+        .filter(|(_, t)| t.as_str() == text)
+        .map(|(id, _)| *id);
+    match (ids.next(), ids.next()) {
+        (Some(id), None) => Some(id),
+        _ => None,
+    }
+}
+
+fn single_token(tokenizer: &LazyTokenizer, text: &str, span: Range<usize>) -> Result<u32, Problem> {
+    let tokenizer = tokenizer
+        .get()
+        .map_err(|e| Problem::new(span.clone(), format!("cannot load the tokenizer: {e}")))?;
+    if let Some(id) = tokenizer.single_token(text) {
+        return Ok(id);
+    }
+    let pieces: Vec<String> = tokenizer
+        .encode(text)
+        .unwrap_or_default()
+        .iter()
+        .map(|t| format!("{:?}", t.text))
+        .collect();
+    Err(Problem::new(span, format!("{text:?} is not a single token: it splits into {}", pieces.join(" + ")))
+        .with_hint("`prob` gives the probability of one next token; most words need their leading space, as in \" tired\""))
+}
+
+/// `index` in `0..n`, counting negative ones from the end.
+fn resolve(index: i64, n: usize) -> Option<usize> {
+    let n = n as i64;
+    let i = if index < 0 { index + n } else { index };
+    (0..n).contains(&i).then_some(i as usize)
+}
+
+fn plural(n: usize, word: &str) -> String {
+    match (n, word) {
+        (1, _) => format!("1 {word}"),
+        (_, "index") => format!("{n} indices"),
+        _ => format!("{n} {word}s"),
+    }
+}
+
+fn shape_text(shape: &[usize]) -> String {
+    shape
+        .iter()
+        .map(usize::to_string)
+        .collect::<Vec<_>>()
+        .join("×")
+}

@@ -1,0 +1,128 @@
+//! How inline values read in prose: fixed formats, so output never depends on the platform.
+
+/// A computed inline value.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Value {
+    Integer(i64),
+    /// A token's text (shown with visible escapes for line breaks and tabs).
+    Token(String),
+    /// A probability in [0, 1], shown as a percentage.
+    Probability(f64),
+    /// A tensor entry.
+    Number(f32),
+    Shape(Vec<usize>),
+}
+
+impl Value {
+    /// The text the reader sees.
+    pub fn text(&self) -> String {
+        match self {
+            Value::Integer(n) => n.to_string(),
+            Value::Token(text) => visible(text),
+            Value::Probability(p) => percent(*p),
+            Value::Number(x) => significant(f64::from(*x), 4),
+            Value::Shape(dims) => dims
+                .iter()
+                .map(usize::to_string)
+                .collect::<Vec<_>>()
+                .join("×"),
+        }
+    }
+
+    /// A CSS class naming the kind of value.
+    pub fn class(&self) -> &'static str {
+        match self {
+            Value::Token(_) => "tb-value tb-token",
+            _ => "tb-value tb-number",
+        }
+    }
+}
+
+/// Line breaks and tabs as `\n` and `\t`, so a token stays on one line.
+fn visible(text: &str) -> String {
+    text.replace('\n', "\\n")
+        .replace('\t', "\\t")
+        .replace('\r', "\\r")
+}
+
+/// `0.2345` → `23.4%`, `0.0001234` → `0.0123%`; three significant digits.
+pub fn percent(p: f64) -> String {
+    let pct = p * 100.0;
+    if pct == 0.0 {
+        "0%".to_string()
+    } else if pct < 0.001 {
+        "<0.001%".to_string()
+    } else {
+        format!("{}%", significant(pct, 3))
+    }
+}
+
+/// `x` with `digits` significant digits, never in exponent form, never `-0`.
+pub fn significant(x: f64, digits: i32) -> String {
+    if x == 0.0 || !x.is_finite() {
+        return if x.is_nan() {
+            "NaN".into()
+        } else if x.is_infinite() {
+            format!("{}∞", if x < 0.0 { "-" } else { "" })
+        } else {
+            "0".into()
+        };
+    }
+    let magnitude = x.abs().log10().floor() as i32;
+    let decimals = (digits - 1 - magnitude).max(0) as usize;
+    let text = format!("{x:.decimals$}");
+    // Rounding can carry into a new digit (9.996 → "10.00"); format again with one fewer.
+    let text = if decimals > 0
+        && text
+            .trim_start_matches('-')
+            .replace('.', "")
+            .trim_start_matches('0')
+            .len()
+            > digits as usize
+    {
+        format!("{x:.prec$}", prec = decimals - 1)
+    } else {
+        text
+    };
+    if text
+        .trim_start_matches('-')
+        .chars()
+        .all(|c| c == '0' || c == '.')
+    {
+        text.trim_start_matches('-').to_string()
+    } else {
+        text
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn significant_digits() {
+        assert_eq!(significant(0.123456, 4), "0.1235");
+        assert_eq!(significant(-12.3456, 4), "-12.35");
+        assert_eq!(significant(12345.6, 4), "12346");
+        assert_eq!(significant(9.9996, 4), "10.00");
+        assert_eq!(significant(0.000012345, 3), "0.0000123");
+        assert_eq!(significant(-0.0, 4), "0");
+    }
+
+    #[test]
+    fn percentages() {
+        assert_eq!(percent(0.2345), "23.4%");
+        assert_eq!(percent(1.0), "100%");
+        assert_eq!(percent(0.000123), "0.0123%");
+        assert_eq!(percent(1e-9), "<0.001%");
+        assert_eq!(percent(0.0), "0%");
+    }
+
+    #[test]
+    fn values_read_naturally() {
+        assert_eq!(Value::Shape(vec![12, 768]).text(), "12×768");
+        assert_eq!(Value::Token("\n".into()).text(), "\\n");
+        assert_eq!(Value::Integer(-3).text(), "-3");
+        assert_eq!(Value::Number(0.5).text(), "0.5000");
+    }
+}

@@ -1,0 +1,206 @@
+//! Figure directives: a fenced block ```` ```figure <kind> ```` with a TOML body becomes the
+//! figure drawn by the figures crate, wrapped in `<figure>` with a caption naming the model.
+
+use super::Spanned;
+use crate::escape;
+use crate::problem::Problem;
+use crate::scope::PromptScopeView;
+use crate::suggest;
+use pulldown_cmark::{CodeBlockKind, CowStr, Event, Tag, TagEnd};
+use std::collections::BTreeSet;
+use std::ops::Range;
+use toml::de::DeTable;
+
+/// What the figure pass produced besides the events.
+#[derive(Default)]
+pub struct FigureStats {
+    pub count: usize,
+    /// Ids of the models whose traces the figures were drawn from.
+    pub models: BTreeSet<String>,
+}
+
+/// A figure block as written: its kind, where the info string and the TOML body are.
+struct Block {
+    info: String,
+    info_span: Range<usize>,
+    body: String,
+    body_start: usize,
+}
+
+/// Replaces every `figure` code block by its rendered figure.
+pub fn rewrite<'s>(
+    events: Vec<Spanned<'s>>,
+    source: &str,
+    unclosed: &[usize],
+    scope: &PromptScopeView<'_>,
+    problems: &mut Vec<Problem>,
+    stats: &mut FigureStats,
+) -> Vec<Spanned<'s>> {
+    let mut out = Vec::with_capacity(events.len());
+    let mut iter = events.into_iter();
+    while let Some((event, range)) = iter.next() {
+        let Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(info))) = &event else {
+            out.push((event, range));
+            continue;
+        };
+        if info.split_whitespace().next() != Some("figure") {
+            out.push((event, range));
+            continue;
+        }
+        let block = collect(info, source, range.clone(), &mut iter);
+        if unclosed.contains(&range.start) {
+            // Already reported: the rest of the file is not a figure body worth reading.
+            continue;
+        }
+        if let Some(html) = render(&block, scope, problems, stats) {
+            out.push((Event::Html(CowStr::from(html)), range));
+        }
+    }
+    out
+}
+
+fn collect<'s>(
+    info: &str,
+    source: &str,
+    range: Range<usize>,
+    iter: &mut impl Iterator<Item = Spanned<'s>>,
+) -> Block {
+    let mut body = String::new();
+    let mut body_start = None;
+    for (event, text_range) in iter.by_ref() {
+        match event {
+            Event::End(TagEnd::CodeBlock) => break,
+            Event::Text(text) => {
+                body_start.get_or_insert(text_range.start);
+                body.push_str(&text);
+            }
+            _ => {}
+        }
+    }
+    let first_line = source[range.clone()].lines().next().unwrap_or_default();
+    let info_start = range.start + first_line.find(info.trim()).unwrap_or(0);
+    Block {
+        info: info.to_string(),
+        info_span: info_start..info_start + info.trim().len(),
+        body,
+        body_start: body_start.unwrap_or(range.end),
+    }
+}
+
+fn render(
+    block: &Block,
+    scope: &PromptScopeView<'_>,
+    problems: &mut Vec<Problem>,
+    stats: &mut FigureStats,
+) -> Option<String> {
+    let kind = match kind(block) {
+        Ok(kind) => kind,
+        Err(problem) => return fail(problems, problem),
+    };
+    let options: toml::Table = match toml::from_str(&block.body) {
+        Ok(options) => options,
+        Err(err) => {
+            let span = err.span().unwrap_or(0..0);
+            let at = block.body_start + span.start..block.body_start + span.end;
+            let message = format!(
+                "the body of this figure is not valid TOML: {}",
+                err.message().trim()
+            );
+            return fail(
+                problems,
+                Problem::new(at, message)
+                    .with_hint("write one `key = value` per line, strings in double quotes"),
+            );
+        }
+    };
+    if let Some(toml::Value::String(prompt)) = options.get("prompt") {
+        match scope.resolve(prompt, key_span(block, "prompt")) {
+            Ok(Some(_)) => {}
+            Ok(None) => return None,
+            Err(problem) => return fail(problems, problem),
+        }
+    }
+    match tracebook_figures::render(kind, &options, scope) {
+        Ok(figure) => {
+            stats.count += 1;
+            stats.models.insert(figure.model_id.clone());
+            Some(wrap(kind, stats.count, &figure))
+        }
+        Err(err) => {
+            let span = err
+                .key
+                .as_deref()
+                .map_or(block.info_span.clone(), |k| key_span(block, k));
+            fail(
+                problems,
+                Problem::new(span, err.message).with_optional_hint(err.hint),
+            )
+        }
+    }
+}
+
+fn fail(problems: &mut Vec<Problem>, problem: Problem) -> Option<String> {
+    problems.push(problem);
+    None
+}
+
+/// The kind after `figure`, checked against the kinds the figures crate draws.
+fn kind(block: &Block) -> Result<&str, Problem> {
+    let mut words = block.info.split_whitespace();
+    words.next();
+    let kinds = tracebook_figures::kinds();
+    let Some(kind) = words.next() else {
+        let hint = format!(
+            "write ```figure KIND, where KIND is one of: {}",
+            suggest::quoted_list(kinds)
+        );
+        return Err(
+            Problem::new(block.info_span.clone(), "this figure block names no kind")
+                .with_hint(hint),
+        );
+    };
+    if !kinds.contains(&kind) {
+        let at = block.info.find(kind).map_or(0, |i| i) + block.info_span.start;
+        let hint = suggest::hint(kind, kinds, "figure kinds are");
+        return Err(
+            Problem::new(at..at + kind.len(), format!("unknown figure kind `{kind}`"))
+                .with_optional_hint(hint),
+        );
+    }
+    Ok(kind)
+}
+
+/// The body range from `key` to the end of its value (the info string if the key is absent).
+fn key_span(block: &Block, key: &str) -> Range<usize> {
+    let Ok(table) = DeTable::parse(&block.body) else {
+        return block.info_span.clone();
+    };
+    table
+        .get_ref()
+        .iter()
+        .find(|(k, _)| k.get_ref().as_ref() == key)
+        .map_or(block.info_span.clone(), |(k, v)| {
+            block.body_start + k.span().start..block.body_start + v.span().end
+        })
+}
+
+/// `<figure>` with the SVG, its description for screen readers, and a caption that says
+/// which model made the trace.
+fn wrap(kind: &str, number: usize, figure: &tracebook_figures::Figure) -> String {
+    let caption = figure
+        .caption
+        .as_deref()
+        .map(|c| format!(" {}", escape::html(c)))
+        .unwrap_or_default();
+    format!(
+        "<figure class=\"tb-figure tb-figure-{kind}\" id=\"figure-{number}\">\n\
+         <div class=\"tb-figure-art\" role=\"img\" aria-label=\"{alt}\">{svg}</div>\n\
+         <figcaption><span class=\"tb-figure-number\">Figure {number}.</span>{caption} \
+         <span class=\"tb-figure-model\">Traced with <code>{model}</code>.</span></figcaption>\n\
+         </figure>\n",
+        kind = escape::html(kind),
+        alt = escape::html(&figure.alt),
+        svg = figure.svg,
+        model = escape::html(&figure.model_id),
+    )
+}

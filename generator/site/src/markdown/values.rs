@@ -1,0 +1,64 @@
+//! Puts computed inline values where their placeholders are: in text as a styled span,
+//! in raw HTML and image descriptions as plain escaped text.
+
+use super::Spanned;
+use crate::escape;
+use crate::inline::{self, Piece, Value};
+use pulldown_cmark::{CowStr, Event, Tag, TagEnd};
+
+pub fn rewrite<'s>(events: Vec<Spanned<'s>>, values: &[Option<Value>]) -> Vec<Spanned<'s>> {
+    let mut out = Vec::with_capacity(events.len());
+    let mut in_image = 0usize;
+    for (event, range) in events {
+        match event {
+            Event::Start(Tag::Image { .. }) => {
+                in_image += 1;
+                out.push((event, range));
+            }
+            Event::End(TagEnd::Image) => {
+                in_image = in_image.saturating_sub(1);
+                out.push((event, range));
+            }
+            Event::Text(text) if inline::has_placeholder(&text) => {
+                for piece in inline::expand(&text, values) {
+                    match piece {
+                        Piece::Text(t) => out.push((Event::Text(CowStr::from(t)), range.clone())),
+                        Piece::Value(v) if in_image > 0 => {
+                            out.push((Event::Text(CowStr::from(v.text())), range.clone()))
+                        }
+                        Piece::Value(v) => {
+                            let open = format!("<span class=\"{}\">", v.class());
+                            out.push((Event::InlineHtml(CowStr::from(open)), range.clone()));
+                            out.push((Event::Text(CowStr::from(v.text())), range.clone()));
+                            out.push((Event::InlineHtml(CowStr::from("</span>")), range.clone()));
+                        }
+                    }
+                }
+            }
+            Event::Html(html) if inline::has_placeholder(&html) => {
+                out.push((
+                    Event::Html(CowStr::from(expand_escaped(&html, values))),
+                    range,
+                ));
+            }
+            Event::InlineHtml(html) if inline::has_placeholder(&html) => {
+                out.push((
+                    Event::InlineHtml(CowStr::from(expand_escaped(&html, values))),
+                    range,
+                ));
+            }
+            other => out.push((other, range)),
+        }
+    }
+    out
+}
+
+fn expand_escaped(html: &str, values: &[Option<Value>]) -> String {
+    inline::expand(html, values)
+        .into_iter()
+        .map(|p| match p {
+            Piece::Text(t) => t,
+            Piece::Value(v) => escape::html(&v.text()),
+        })
+        .collect()
+}

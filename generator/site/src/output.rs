@@ -1,0 +1,138 @@
+//! Writes the output atomically: into a temporary folder beside the target, swapped in only
+//! when every file is written, so a failed build leaves the previous output as it was.
+
+use crate::diagnostic::Diagnostic;
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// Replaces `out_dir` with exactly `files` (paths relative to it, `/`-separated).
+pub fn write_atomic(out_dir: &Path, files: &BTreeMap<String, Vec<u8>>) -> Result<u64, Diagnostic> {
+    let shown = out_dir.display().to_string();
+    refuse_foreign_folder(out_dir, &shown)?;
+    let (new, old) = siblings(out_dir);
+    let fail = |what: &str, err: std::io::Error| {
+        Diagnostic::file(&shown, format!("{what}: {err}"))
+            .with_hint("check that the output folder's parent exists and is writable")
+    };
+    remove_if_present(&new).map_err(|e| fail("cannot clear a leftover temporary folder", e))?;
+    let written = match write_all(&new, files) {
+        Ok(bytes) => bytes,
+        Err(err) => {
+            let _ = fs::remove_dir_all(&new);
+            return Err(fail(&format!("cannot write into {}", new.display()), err));
+        }
+    };
+    swap(out_dir, &new, &old).map_err(|e| {
+        let _ = fs::remove_dir_all(&new);
+        fail("cannot move the new output into place", e)
+    })?;
+    Ok(written)
+}
+
+/// Never replace a folder that is not a previous output (no index.html): it may be the author's.
+fn refuse_foreign_folder(out_dir: &Path, shown: &str) -> Result<(), Diagnostic> {
+    if out_dir.is_file() {
+        return Err(
+            Diagnostic::file(shown, "the output path is a file, not a folder")
+                .with_hint("pass another folder with --out"),
+        );
+    }
+    let is_empty = fs::read_dir(out_dir)
+        .map(|mut d| d.next().is_none())
+        .unwrap_or(true);
+    if out_dir.is_dir() && !is_empty && !out_dir.join("index.html").is_file() {
+        return Err(Diagnostic::file(shown, "refusing to replace this folder: it is not empty and holds no index.html, so it does not look like a previous build")
+            .with_hint("pass an empty or new folder with --out, or remove this one yourself"));
+    }
+    Ok(())
+}
+
+/// `.NAME-new-PID` and `.NAME-old-PID` beside `out_dir`.
+fn siblings(out_dir: &Path) -> (PathBuf, PathBuf) {
+    let parent = out_dir
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = out_dir
+        .file_name()
+        .map_or_else(|| "public".into(), |n| n.to_string_lossy().into_owned());
+    let pid = std::process::id();
+    (
+        parent.join(format!(".{name}-new-{pid}")),
+        parent.join(format!(".{name}-old-{pid}")),
+    )
+}
+
+fn write_all(dir: &Path, files: &BTreeMap<String, Vec<u8>>) -> std::io::Result<u64> {
+    fs::create_dir_all(dir)?;
+    let mut bytes = 0;
+    for (path, content) in files {
+        let target = dir.join(path);
+        if let Some(parent) = target.parent() {
+            fs::create_dir_all(parent)?;
+        }
+        fs::write(&target, content)?;
+        bytes += content.len() as u64;
+    }
+    Ok(bytes)
+}
+
+fn swap(out_dir: &Path, new: &Path, old: &Path) -> std::io::Result<()> {
+    if !out_dir.exists() {
+        return fs::rename(new, out_dir);
+    }
+    remove_if_present(old)?;
+    fs::rename(out_dir, old)?;
+    if let Err(err) = fs::rename(new, out_dir) {
+        let _ = fs::rename(old, out_dir);
+        return Err(err);
+    }
+    fs::remove_dir_all(old)
+}
+
+fn remove_if_present(dir: &Path) -> std::io::Result<()> {
+    match fs::remove_dir_all(dir) {
+        Err(err) if err.kind() != std::io::ErrorKind::NotFound => Err(err),
+        _ => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn files(pairs: &[(&str, &str)]) -> BTreeMap<String, Vec<u8>> {
+        pairs
+            .iter()
+            .map(|(p, c)| (p.to_string(), c.as_bytes().to_vec()))
+            .collect()
+    }
+
+    #[test]
+    fn replaces_the_previous_output_and_leaves_no_temporaries() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("public");
+        write_atomic(&out, &files(&[("index.html", "one"), ("old.html", "x")])).unwrap();
+        let bytes =
+            write_atomic(&out, &files(&[("index.html", "two"), ("sub/a.html", "a")])).unwrap();
+        assert_eq!(bytes, 4);
+        assert_eq!(fs::read_to_string(out.join("index.html")).unwrap(), "two");
+        assert!(out.join("sub/a.html").is_file());
+        assert!(!out.join("old.html").exists());
+        let names: Vec<_> = fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, ["public"]);
+    }
+
+    #[test]
+    fn refuses_to_replace_a_folder_that_is_not_an_output() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join("notes.txt"), "mine").unwrap();
+        let err = write_atomic(dir.path(), &files(&[("index.html", "x")])).unwrap_err();
+        assert!(err.message.contains("refusing to replace"), "{err}");
+        assert!(dir.path().join("notes.txt").is_file());
+    }
+}

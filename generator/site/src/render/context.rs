@@ -1,0 +1,69 @@
+//! What templates see: `site`, `page`, `pages`, `root`, `models`, `generator`.
+
+use crate::config::SiteConfig;
+use crate::markdown::TocEntry;
+use serde::Serialize;
+
+/// The name and version written into every page's generator meta tag and colophon.
+pub const GENERATOR: &str = concat!("tracebook ", env!("CARGO_PKG_VERSION"));
+
+/// `site` in templates.
+#[derive(Debug, Clone, Serialize)]
+pub struct SiteContext {
+    pub title: String,
+    pub description: String,
+    pub base_url: Option<String>,
+    /// The model named in tracebook.toml.
+    pub model_id: String,
+}
+
+impl SiteContext {
+    pub fn new(config: &SiteConfig) -> SiteContext {
+        SiteContext {
+            title: config.title.clone(),
+            description: config.description.clone(),
+            base_url: config.base_url.clone(),
+            model_id: config.model.id.clone(),
+        }
+    }
+}
+
+/// A link to an article, relative to the page it appears on.
+#[derive(Debug, Clone, Serialize)]
+pub struct PageLink {
+    pub title: String,
+    pub description: String,
+    pub url: String,
+}
+
+/// `page` in article.html.
+#[derive(Debug, Clone, Serialize)]
+pub struct ArticleContext {
+    pub title: String,
+    pub description: String,
+    /// The rendered body (HTML; write it with `| safe`).
+    pub content: String,
+    pub toc: Vec<TocEntry>,
+    /// 1-based position in the series.
+    pub number: usize,
+    pub previous: Option<PageLink>,
+    pub next: Option<PageLink>,
+    /// This page's path relative to the output root.
+    pub path: String,
+}
+
+/// What every template gets; callers add `page` or `intro`.
+pub fn context(
+    site: &SiteContext,
+    root: &str,
+    models: &[String],
+    pages: &[PageLink],
+) -> tera::Context {
+    let mut context = tera::Context::new();
+    context.insert("site", site);
+    context.insert("root", root);
+    context.insert("models", models);
+    context.insert("pages", pages);
+    context.insert("generator", GENERATOR);
+    context
+}

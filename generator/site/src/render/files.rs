@@ -1,0 +1,103 @@
+//! The files that are not pages: the theme, static/, files beside articles, the sitemap.
+
+use crate::diagnostic::{Diagnostic, Diagnostics};
+use crate::escape;
+use crate::paths;
+use crate::source::display_name;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// The default theme, written as `tracebook.css` unless static/ has its own.
+pub const THEME: (&str, &str) = (
+    "tracebook.css",
+    include_str!("../../defaults/static/tracebook.css"),
+);
+
+/// The folder copied as is into the output.
+pub const STATIC_DIR: &str = "static";
+
+/// Adds every file under `root/dir` (markdown excepted if asked: articles are rendered) to
+/// `files` at its path relative to `dir`; a file that would replace a generated page is an error.
+pub fn copy_tree(
+    root: &Path,
+    dir: &str,
+    skip_markdown: bool,
+    files: &mut BTreeMap<String, Vec<u8>>,
+    pages: &BTreeMap<String, String>,
+    out: &mut Diagnostics,
+) {
+    let base = root.join(dir);
+    if !base.is_dir() {
+        return;
+    }
+    let walker = walkdir::WalkDir::new(&base)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_entry(|e| e.depth() == 0 || !e.file_name().to_string_lossy().starts_with('.'));
+    for entry in walker {
+        let entry = match entry {
+            Ok(entry)
+                if entry.file_type().is_file()
+                    && !(skip_markdown && entry.path().extension().is_some_and(|e| e == "md")) =>
+            {
+                entry
+            }
+            Ok(_) => continue,
+            Err(err) => {
+                out.push(Diagnostic::file(
+                    dir,
+                    format!("cannot read the folder: {err}"),
+                ));
+                continue;
+            }
+        };
+        let relative = display_name(entry.path().strip_prefix(&base).unwrap_or(entry.path()));
+        let shown = format!("{dir}/{relative}");
+        if let Some(page) = pages.get(&relative) {
+            out.push(
+                Diagnostic::file(
+                    &shown,
+                    format!("this file would replace {relative}, which is generated from {page}"),
+                )
+                .with_hint("rename or remove one of them"),
+            );
+            continue;
+        }
+        match std::fs::read(entry.path()) {
+            Ok(bytes) => {
+                files.insert(relative, bytes);
+            }
+            Err(err) => out.push(Diagnostic::file(
+                &shown,
+                format!("cannot read the file: {err}"),
+            )),
+        }
+    }
+}
+
+/// `sitemap.xml` listing the home page and every article under `base_url`.
+pub fn sitemap(base_url: &str, pages: &[&str]) -> String {
+    let mut xml = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n");
+    xml.push_str(&format!(
+        "  <url><loc>{}</loc></url>\n",
+        escape::html(base_url)
+    ));
+    for page in pages {
+        let url = format!("{base_url}{}", paths::encode(page));
+        xml.push_str(&format!("  <url><loc>{}</loc></url>\n", escape::html(&url)));
+    }
+    xml.push_str("</urlset>\n");
+    xml
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sitemap_lists_absolute_urls() {
+        let xml = sitemap("https://x.org/b/", &["a.html", "my page.html"]);
+        assert!(xml.contains("<loc>https://x.org/b/</loc>"));
+        assert!(xml.contains("<loc>https://x.org/b/my%20page.html</loc>"));
+    }
+}

@@ -1,0 +1,172 @@
+//! Renders a loaded site into memory: every page in parallel, the home page, 404.html, the
+//! sitemap, the theme and static files; then reports missing or stale traces once each.
+
+mod context;
+mod files;
+mod pages;
+
+pub use context::GENERATOR;
+
+use crate::content::Page;
+use crate::diagnostic::Diagnostics;
+use crate::lazy_tokenizer::LazyTokenizer;
+use crate::markdown::{LinkRef, MathRenderer, PageIndex, PageTarget};
+use crate::site::Site;
+use crate::templates::Templates;
+use crate::traces::TraceSet;
+use context::SiteContext;
+use pages::PageOutput;
+use rayon::prelude::*;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// What rendering needs, shared read-only by every page.
+pub struct RenderEnv<'a> {
+    pub site: &'a Site,
+    pub traces: &'a TraceSet,
+    pub templates: &'a Templates,
+    pub tokenizer: LazyTokenizer,
+    pub math: MathRenderer,
+    pub page_index: PageIndex,
+    pub site_context: SiteContext,
+    /// Published articles in series order.
+    pub series: Vec<&'a Page>,
+}
+
+/// The whole output, in memory: file path (relative, `/`-separated) to bytes.
+#[derive(Debug, Default)]
+pub struct RenderedSite {
+    pub files: BTreeMap<String, Vec<u8>>,
+    pub links: Vec<LinkRef>,
+    pub pages: usize,
+    pub figures: usize,
+    pub values: usize,
+    /// Some page's template failed, so its HTML (and its anchors) are missing.
+    pub incomplete: bool,
+}
+
+/// Renders `site`, with every problem of every page (the output is unusable if there are any).
+pub fn render(
+    site: &Site,
+    traces: &TraceSet,
+    templates: &Templates,
+) -> (RenderedSite, Diagnostics) {
+    let env = RenderEnv {
+        site,
+        traces,
+        templates,
+        tokenizer: LazyTokenizer::new(site.root.join(&site.config.model.id)),
+        math: MathRenderer::new(),
+        page_index: page_index(site),
+        site_context: SiteContext::new(&site.config),
+        series: site.articles().collect(),
+    };
+    let intro = site.pages.iter().find(|p| p.is_index() && !p.meta.draft);
+    let mut outputs: Vec<PageOutput> = (0..env.series.len())
+        .into_par_iter()
+        .map(|n| pages::article(&env, n))
+        .collect();
+    outputs.push(pages::index(&env, intro));
+    outputs.push(pages::not_found(&env));
+    let mut out = Diagnostics::new();
+    report_unusable_traces(site, traces, &outputs, &mut out);
+    let mut rendered = RenderedSite::default();
+    let mut generated = BTreeMap::new();
+    for page in outputs {
+        rendered.incomplete |= page.html.is_empty();
+        out.extend(page.diagnostics);
+        rendered.figures += page.figures;
+        rendered.values += page.values;
+        rendered.links.extend(page.links);
+        generated.insert(page.path.clone(), source_of(site, &page.path));
+        rendered.files.insert(page.path, page.html.into_bytes());
+    }
+    rendered.pages = env.series.len() + 1;
+    add_other_files(&env, &generated, &mut rendered, &mut out);
+    (rendered, out)
+}
+
+/// A missing or stale trace is reported once, at the prompt's declaration, if any page uses it.
+fn report_unusable_traces(
+    site: &Site,
+    traces: &TraceSet,
+    outputs: &[PageOutput],
+    out: &mut Diagnostics,
+) {
+    let used: BTreeSet<&String> = outputs.iter().flat_map(|p| &p.used).collect();
+    for name in used {
+        if let Some(problem) = site.prompt(name).and_then(|p| traces.problem(p)) {
+            out.push(problem);
+        }
+    }
+}
+
+fn add_other_files(
+    env: &RenderEnv<'_>,
+    generated: &BTreeMap<String, String>,
+    rendered: &mut RenderedSite,
+    out: &mut Diagnostics,
+) {
+    let root = &env.site.root;
+    rendered.files.insert(
+        files::THEME.0.to_string(),
+        files::THEME.1.as_bytes().to_vec(),
+    );
+    files::copy_tree(
+        root,
+        crate::content::CONTENT_DIR,
+        true,
+        &mut rendered.files,
+        generated,
+        out,
+    );
+    files::copy_tree(
+        root,
+        files::STATIC_DIR,
+        false,
+        &mut rendered.files,
+        generated,
+        out,
+    );
+    if let Some(base_url) = &env.site.config.base_url {
+        let pages: Vec<&str> = env.series.iter().map(|p| p.output.as_str()).collect();
+        rendered.files.insert(
+            "sitemap.xml".into(),
+            files::sitemap(base_url, &pages).into_bytes(),
+        );
+    }
+}
+
+/// Which source produced a generated file, for messages about files that would replace it.
+fn source_of(site: &Site, output: &str) -> String {
+    site.pages.iter().find(|p| p.output == output).map_or_else(
+        || format!("the {output} template"),
+        |p| p.source.name.clone(),
+    )
+}
+
+fn page_index(site: &Site) -> PageIndex {
+    let pages = site.pages.iter().map(|p| {
+        let target = PageTarget {
+            output: p.output.clone(),
+            draft: p.meta.draft,
+            readable: true,
+        };
+        (p.source.name.clone(), target)
+    });
+    let unreadable = site.unreadable.iter().map(|name| {
+        let output = name
+            .trim_start_matches("content/")
+            .trim_end_matches(".md")
+            .to_string()
+            + ".html";
+        (
+            name.clone(),
+            PageTarget {
+                output,
+                draft: false,
+                readable: false,
+            },
+        )
+    });
+    pages.chain(unreadable).collect()
+}

@@ -1,0 +1,124 @@
+//! The traces of the site's prompts: read in parallel, checked against what the site asks
+//! (prompt text, options, model, and the weights' sha256 where the weights are on disk).
+
+use crate::diagnostic::Diagnostic;
+use crate::prompts::NamedPrompt;
+use crate::site::Site;
+use rayon::prelude::*;
+use std::collections::BTreeMap;
+use std::path::Path;
+use tracebook_trace::{DigestCache, Expected, Trace};
+
+/// What became of one prompt's trace.
+#[derive(Debug)]
+pub enum TraceStatus {
+    Ready(Box<Trace>),
+    Missing,
+    Stale(String),
+    /// Unreadable or damaged: the reader's message.
+    Broken {
+        message: String,
+    },
+}
+
+/// Every declared prompt's trace status, by prompt name.
+#[derive(Debug, Default)]
+pub struct TraceSet {
+    entries: BTreeMap<String, TraceStatus>,
+}
+
+impl TraceSet {
+    /// Reads `traces/<name>.json` of every prompt of the site.
+    pub fn load(site: &Site) -> TraceSet {
+        let weights_sha256 = local_weights_sha256(&site.root, &site.config.model.id);
+        let entries = site
+            .prompts
+            .par_iter()
+            .map(|prompt| {
+                let status = read_one(site, prompt, weights_sha256.as_deref());
+                (prompt.name.to_string(), status)
+            })
+            .collect();
+        TraceSet { entries }
+    }
+
+    /// The trace of `name` when it exists and is up to date.
+    pub fn ready(&self, name: &str) -> Option<&Trace> {
+        match self.entries.get(name) {
+            Some(TraceStatus::Ready(trace)) => Some(trace),
+            _ => None,
+        }
+    }
+
+    /// Why `prompt` cannot be drawn from, as an error at its declaration; None when it can.
+    pub fn problem(&self, prompt: &NamedPrompt) -> Option<Diagnostic> {
+        let name = &prompt.name;
+        let file = prompt.trace_file();
+        let file = file.display();
+        let fix = format!("run `tracebook trace --only {name}` to write it");
+        let diagnostic = match self.entries.get(name.as_str())? {
+            TraceStatus::Ready(_) => return None,
+            TraceStatus::Missing => prompt
+                .declared
+                .error(format!(
+                    "prompt `{name}` has no trace: {file} does not exist"
+                ))
+                .with_hint(fix),
+            TraceStatus::Stale(reason) => prompt
+                .declared
+                .error(format!(
+                    "the trace of prompt `{name}` ({file}) is stale: {reason}"
+                ))
+                .with_hint(format!("run `tracebook trace --only {name}` to remake it")),
+            TraceStatus::Broken { message } => prompt
+                .declared
+                .error(format!(
+                    "the trace of prompt `{name}` cannot be used: {message}"
+                ))
+                .with_hint(format!(
+                    "run `tracebook trace --only {name}` to write it again"
+                )),
+        };
+        Some(diagnostic)
+    }
+}
+
+fn read_one(site: &Site, prompt: &NamedPrompt, weights_sha256: Option<&str>) -> TraceStatus {
+    let path = site.root.join(prompt.trace_file());
+    if !path.is_file() {
+        return TraceStatus::Missing;
+    }
+    let trace = match Trace::read(&path) {
+        Ok(trace) => trace,
+        Err(err) => return broken(&err.to_string(), &site.root),
+    };
+    let expected = Expected {
+        model_id: &site.config.model.id,
+        prompt: &prompt.spec,
+        options: &site.config.trace,
+        weights_sha256,
+    };
+    match trace.stale_reason(&expected) {
+        Some(reason) => TraceStatus::Stale(reason),
+        None => TraceStatus::Ready(Box::new(trace)),
+    }
+}
+
+/// The reader's errors read "path: message\n  hint: ..."; keep the message, path relative.
+fn broken(text: &str, root: &Path) -> TraceStatus {
+    let message = text.split("\n  hint: ").next().unwrap_or(text);
+    let root = format!("{}/", root.display());
+    TraceStatus::Broken {
+        message: message.replace(&root, ""),
+    }
+}
+
+/// The sha256 of the model's weights when `model_id` is a folder of the site holding them
+/// (cached by path, size and mtime); elsewhere the sha256 a trace records is trusted.
+fn local_weights_sha256(root: &Path, model_id: &str) -> Option<String> {
+    let weights = root.join(model_id).join("model.safetensors");
+    if !weights.is_file() {
+        return None;
+    }
+    DigestCache::user().sha256(&weights).ok()
+}

@@ -1,0 +1,182 @@
+//! The site builder over the fixture sites of tests/sites: valid sites build (snapshots of
+//! their HTML), twice byte-identically, and pass `check`; every broken site gives exactly the
+//! errors in its expected.txt and leaves a previous output untouched.
+//!
+//! Set TRACEBOOK_BLESS=1 to rewrite the expected.txt files from the current output, and
+//! TRACEBOOK_PREVIEW=DIR to keep each valid site's output in DIR/<site> to look at.
+
+mod support;
+
+use std::path::Path;
+use support::{fixtures, read_tree, TempSite};
+
+fn build_into(
+    site: &TempSite,
+    out: &str,
+) -> Result<tracebook_site::BuildReport, tracebook_site::Diagnostics> {
+    tracebook_site::build(site.root(), Some(&site.root().join(out)))
+}
+
+#[test]
+fn valid_sites_build_and_match_their_snapshots() {
+    for fixture in fixtures("valid") {
+        let site = TempSite::new(&fixture);
+        let report = build_into(&site, "public").unwrap_or_else(|d| panic!("{}:\n{d}", site.name));
+        assert!(report.pages >= 1);
+        let files = read_tree(&site.root().join("public"));
+        if let Some(preview) = std::env::var_os("TRACEBOOK_PREVIEW") {
+            tracebook_site::build(site.root(), Some(&Path::new(&preview).join(&site.name)))
+                .unwrap();
+        }
+        for (path, bytes) in files
+            .iter()
+            .filter(|(p, _)| p.ends_with(".html") || p.ends_with(".xml"))
+        {
+            let name = format!("{}__{}", site.name, path.replace('/', "__"));
+            let text = without_figure_art(&String::from_utf8(bytes.clone()).unwrap());
+            insta::with_settings!({ snapshot_path => "snapshots", prepend_module_to_snapshot => false }, {
+                insta::assert_snapshot!(name, text);
+            });
+        }
+    }
+}
+
+/// The figures crate owns (and snapshots) its SVG; these snapshots are about the page
+/// around it, so each inline `<svg>…</svg>` is replaced by a marker.
+fn without_figure_art(html: &str) -> String {
+    let mut out = String::new();
+    let mut rest = html;
+    while let Some(start) = rest.find("<svg") {
+        let end = rest[start..]
+            .find("</svg>")
+            .map_or(rest.len(), |e| start + e + "</svg>".len());
+        out.push_str(&rest[..start]);
+        out.push_str("<svg><!-- figure art --></svg>");
+        rest = &rest[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
+#[test]
+fn valid_sites_pass_check_and_check_writes_nothing() {
+    for fixture in fixtures("valid") {
+        let site = TempSite::new(&fixture);
+        let before = read_tree(site.root());
+        let report =
+            tracebook_site::check(site.root()).unwrap_or_else(|d| panic!("{}:\n{d}", site.name));
+        assert!(report.pages >= 1);
+        assert_eq!(
+            read_tree(site.root()),
+            before,
+            "{}: check wrote files",
+            site.name
+        );
+    }
+}
+
+#[test]
+fn two_builds_are_byte_identical() {
+    for fixture in fixtures("valid") {
+        let site = TempSite::new(&fixture);
+        build_into(&site, "one").unwrap();
+        build_into(&site, "two").unwrap();
+        let one = read_tree(&site.root().join("one"));
+        assert!(!one.is_empty());
+        assert!(
+            one == read_tree(&site.root().join("two")),
+            "{}: builds differ",
+            site.name
+        );
+    }
+}
+
+#[test]
+fn broken_sites_give_their_exact_errors_and_keep_the_previous_output() {
+    let bless = std::env::var_os("TRACEBOOK_BLESS").is_some();
+    let broken = fixtures("broken");
+    assert!(
+        broken.len() >= 30,
+        "the corpus has {} broken sites",
+        broken.len()
+    );
+    let mut failures = Vec::new();
+    for fixture in broken {
+        let site = TempSite::new(&fixture);
+        let public = site.root().join("public");
+        std::fs::create_dir_all(&public).unwrap();
+        std::fs::write(public.join("index.html"), "previous build").unwrap();
+        let errors = match tracebook_site::build(site.root(), None) {
+            Ok(_) => {
+                failures.push(format!("== {}: the build succeeded", site.name));
+                continue;
+            }
+            Err(diagnostics) => diagnostics.to_string(),
+        };
+        assert_eq!(
+            read_tree(&public).len(),
+            1,
+            "{}: the failed build touched public/",
+            site.name
+        );
+        assert_eq!(
+            std::fs::read_to_string(public.join("index.html")).unwrap(),
+            "previous build",
+            "{}",
+            site.name
+        );
+        let expected_file = fixture.join("expected.txt");
+        if bless {
+            std::fs::write(&expected_file, &errors).unwrap();
+            continue;
+        }
+        let expected = std::fs::read_to_string(&expected_file).unwrap_or_default();
+        if errors != expected {
+            failures.push(format!(
+                "== {}\n-- expected:\n{expected}-- got:\n{errors}",
+                site.name
+            ));
+        }
+        assert!(
+            tracebook_site::check(site.root()).is_err(),
+            "{}: check passed",
+            site.name
+        );
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn hostile_text_comes_out_escaped() {
+    let site = TempSite::new(&support::sites_dir().join("valid/hostile"));
+    build_into(&site, "public").unwrap_or_else(|d| panic!("{d}"));
+    let files = read_tree(&site.root().join("public"));
+    for (path, bytes) in files.iter().filter(|(p, _)| p.ends_with(".html")) {
+        let html = String::from_utf8_lossy(bytes);
+        assert!(!html.contains("<script"), "{path}: raw <script>");
+        assert_eq!(
+            html.matches("<svg").count(),
+            html.matches("</svg>").count(),
+            "{path}: unbalanced svg"
+        );
+        assert!(
+            !html.contains("\"><b>"),
+            "{path}: an attribute was broken out of"
+        );
+    }
+    let article = String::from_utf8_lossy(&files["evil.html"]);
+    assert!(
+        article.contains("&lt;script&gt;"),
+        "the hostile title is shown, escaped"
+    );
+}
+
+#[test]
+fn a_build_from_another_folder_uses_the_root_given() {
+    let site = TempSite::new(&support::sites_dir().join("valid/minimal"));
+    let out = tempfile::tempdir().unwrap();
+    let target = out.path().join("site");
+    tracebook_site::build(site.root(), Some(&target)).unwrap();
+    assert!(target.join("index.html").is_file());
+    assert!(Path::new(&target.join("tracebook.css")).is_file());
+}

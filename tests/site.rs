@@ -1,0 +1,103 @@
+//! `tracebook build` and `tracebook check` as a user runs them: the real binary on fixture
+//! sites (tests/sites) and on the example site at the repository root.
+
+#[path = "../generator/site/tests/support/mod.rs"]
+mod support;
+
+use std::path::Path;
+use std::process::{Command, Output};
+use support::{read_tree, sites_dir, TempSite};
+
+fn tracebook(root: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_tracebook"))
+        .arg("--root")
+        .arg(root)
+        .args(args)
+        .env("XDG_CACHE_HOME", root.join(".cache"))
+        .output()
+        .unwrap()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[test]
+fn build_writes_the_site_and_says_what_it_did() {
+    let site = TempSite::new(&sites_dir().join("valid/full"));
+    let out = tracebook(site.root(), &["build"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(stdout.starts_with("built 4 pages (3 figures, "), "{stdout}");
+    let public = site.root().join("public");
+    for file in ["index.html", "tokens.html", "next-token.html", "more/deep.html", "404.html", "sitemap.xml", "tracebook.css", "images/dot.svg"] {
+        assert!(public.join(file).is_file(), "{file} is missing");
+    }
+    assert!(!public.join("drafty.html").exists(), "drafts are not published");
+}
+
+#[test]
+fn build_with_out_writes_elsewhere_and_check_writes_nothing() {
+    let site = TempSite::new(&sites_dir().join("valid/minimal"));
+    let elsewhere = tempfile::tempdir().unwrap();
+    let target = elsewhere.path().join("site");
+    let out = tracebook(site.root(), &["build", "--out", target.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(target.join("only.html").is_file());
+    let before = read_tree(site.root());
+    let out = tracebook(site.root(), &["check"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("no problems"));
+    assert_eq!(read_tree(site.root()), before);
+}
+
+#[test]
+fn a_broken_site_fails_with_its_errors_and_keeps_the_previous_output() {
+    let site = TempSite::new(&sites_dir().join("broken/many-errors"));
+    let public = site.root().join("public");
+    std::fs::create_dir_all(&public).unwrap();
+    std::fs::write(public.join("index.html"), "previous").unwrap();
+    let out = tracebook(site.root(), &["build"]);
+    assert!(!out.status.success());
+    let stderr = text(&out.stderr);
+    let expected = std::fs::read_to_string(sites_dir().join("broken/many-errors/expected.txt")).unwrap();
+    assert!(stderr.starts_with(&expected), "{stderr}");
+    assert!(stderr.contains("error: could not build the site: 5 errors"), "{stderr}");
+    assert_eq!(std::fs::read_to_string(public.join("index.html")).unwrap(), "previous");
+    let out = tracebook(site.root(), &["check"]);
+    assert!(!out.status.success());
+    assert!(text(&out.stderr).contains("error: the check found 5 errors"));
+}
+
+#[test]
+fn a_missing_trace_names_the_command_that_fixes_it() {
+    let site = TempSite::new(&sites_dir().join("broken/missing-trace"));
+    let out = tracebook(site.root(), &["build"]);
+    assert!(!out.status.success());
+    assert!(text(&out.stderr).contains("run `tracebook trace --only robots` to write it"));
+}
+
+/// The example site builds from the committed content and traces, without any model; until
+/// its traces are committed, the build must say which command makes them.
+#[test]
+fn the_example_site_builds_from_committed_traces() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let out_dir = tempfile::tempdir().unwrap();
+    let target = out_dir.path().join("public");
+    let out = Command::new(env!("CARGO_BIN_EXE_tracebook"))
+        .arg("--root")
+        .arg(root)
+        .args(["build", "--out", target.to_str().unwrap()])
+        .env("XDG_CACHE_HOME", out_dir.path().join("cache"))
+        .output()
+        .unwrap();
+    let has_traces = std::fs::read_dir(root.join("traces")).is_ok_and(|d| d.flatten().any(|e| e.path().extension().is_some_and(|x| x == "json")));
+    if has_traces {
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        let index = std::fs::read_to_string(target.join("index.html")).unwrap();
+        assert!(index.contains("models/test-gpt2"), "every page names the model behind it");
+    } else {
+        assert!(!out.status.success());
+        assert!(text(&out.stderr).contains("run `tracebook trace --only"), "{}", text(&out.stderr));
+    }
+}

@@ -30,10 +30,22 @@ fn build_writes_the_site_and_says_what_it_did() {
     let stdout = text(&out.stdout);
     assert!(stdout.starts_with("built 4 pages (3 figures, "), "{stdout}");
     let public = site.root().join("public");
-    for file in ["index.html", "tokens.html", "next-token.html", "more/deep.html", "404.html", "sitemap.xml", "tracebook.css", "images/dot.svg"] {
+    for file in [
+        "index.html",
+        "tokens.html",
+        "next-token.html",
+        "more/deep.html",
+        "404.html",
+        "sitemap.xml",
+        "tracebook.css",
+        "images/dot.svg",
+    ] {
         assert!(public.join(file).is_file(), "{file} is missing");
     }
-    assert!(!public.join("drafty.html").exists(), "drafts are not published");
+    assert!(
+        !public.join("drafty.html").exists(),
+        "drafts are not published"
+    );
 }
 
 #[test]
@@ -60,10 +72,17 @@ fn a_broken_site_fails_with_its_errors_and_keeps_the_previous_output() {
     let out = tracebook(site.root(), &["build"]);
     assert!(!out.status.success());
     let stderr = text(&out.stderr);
-    let expected = std::fs::read_to_string(sites_dir().join("broken/many-errors/expected.txt")).unwrap();
+    let expected =
+        std::fs::read_to_string(sites_dir().join("broken/many-errors/expected.txt")).unwrap();
     assert!(stderr.starts_with(&expected), "{stderr}");
-    assert!(stderr.contains("error: could not build the site: 5 errors"), "{stderr}");
-    assert_eq!(std::fs::read_to_string(public.join("index.html")).unwrap(), "previous");
+    assert!(
+        stderr.contains("error: could not build the site: 5 errors"),
+        "{stderr}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(public.join("index.html")).unwrap(),
+        "previous"
+    );
     let out = tracebook(site.root(), &["check"]);
     assert!(!out.status.success());
     assert!(text(&out.stderr).contains("error: the check found 5 errors"));
@@ -91,13 +110,23 @@ fn the_example_site_builds_from_committed_traces() {
         .env("XDG_CACHE_HOME", out_dir.path().join("cache"))
         .output()
         .unwrap();
-    let has_traces = std::fs::read_dir(root.join("traces")).is_ok_and(|d| d.flatten().any(|e| e.path().extension().is_some_and(|x| x == "json")));
+    let has_traces = std::fs::read_dir(root.join("traces")).is_ok_and(|d| {
+        d.flatten()
+            .any(|e| e.path().extension().is_some_and(|x| x == "json"))
+    });
     if has_traces {
         assert!(out.status.success(), "{}", text(&out.stderr));
         let index = std::fs::read_to_string(target.join("index.html")).unwrap();
-        assert!(index.contains("models/test-gpt2"), "every page names the model behind it");
+        assert!(
+            index.contains("models/test-gpt2"),
+            "every page names the model behind it"
+        );
     } else {
         assert!(!out.status.success());
-        assert!(text(&out.stderr).contains("run `tracebook trace --only"), "{}", text(&out.stderr));
+        assert!(
+            text(&out.stderr).contains("run `tracebook trace --only"),
+            "{}",
+            text(&out.stderr)
+        );
     }
 }

@@ -33,7 +33,7 @@ pub enum Command {
     /// List a trace's tensors, or print one as JSON numbers.
     Inspect(inspect::Args),
     /// Train a small GPT-2-architecture model on a text file.
-    Train(train::Args),
+    Train(Box<train::Args>),
     /// Developer helpers (test models).
     #[command(hide = true)]
     Dev(dev::Args),
@@ -45,7 +45,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Check(args) => check::run(&cli.root, args),
         Command::Trace(args) => trace::run(&cli.root, args),
         Command::Inspect(args) => inspect::run(args),
-        Command::Train(args) => train::run(args),
+        Command::Train(args) => train::run(*args),
         Command::Dev(args) => dev::run(args),
     }
 }

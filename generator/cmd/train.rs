@@ -18,6 +18,10 @@ pub struct Args {
     /// Continue the run saved in --out; settings not given are taken from it.
     #[arg(long)]
     pub resume: bool,
+    /// Pause after this step (a checkpoint is saved) to continue later with --resume; the
+    /// learning-rate schedule stays that of --steps.
+    #[arg(long)]
+    pub stop_after: Option<usize>,
     /// Transformer blocks [default: 4]
     #[arg(long)]
     pub layers: Option<usize>,
@@ -81,6 +85,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         out: args.out.clone(),
         settings,
         resume: args.resume,
+        stop_after: args.stop_after,
     };
     let mut bar = Bar::default();
     let log = train(&run, &mut bar)?;
@@ -183,7 +188,8 @@ impl Observer for Bar {
         let message = format!("loss {:.3}{val} {rate:.0} tok/s", r.loss);
         if r.val_loss.is_some() {
             // A line per validation, so a log (or a terminal's scrollback) keeps the curve.
-            bar.suspend(|| eprintln!("step {}/{}: {message}", r.step, bar.length().unwrap_or(0)));
+            let total = bar.length().unwrap_or(0);
+            bar.suspend(|| eprintln!("step {}/{total}: {message}", r.step));
         }
         bar.set_message(message);
         bar.set_position(r.step as u64);

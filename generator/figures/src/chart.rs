@@ -95,7 +95,13 @@ pub fn histogram(values: &[f64], bins: usize, lo: f64, hi: f64) -> Vec<usize> {
 
 /// Histogram bars standing on `base`, the tallest `height` high, as one path with class
 /// `class`. Returns nothing visible for empty bins.
-pub fn histogram_bars(counts: &[usize], axis: &Axis, base: f64, height: f64, class: &str) -> Element {
+pub fn histogram_bars(
+    counts: &[usize],
+    axis: &Axis,
+    base: f64,
+    height: f64,
+    class: &str,
+) -> Element {
     let most = counts.iter().copied().max().unwrap_or(0).max(1) as f64;
     let width = (axis.end - axis.start) / counts.len().max(1) as f64;
     let mut d = String::new();
@@ -154,7 +160,11 @@ pub fn bar_column(bars: &[Bar], x: f64, room: f64, full: f64, top: f64, pitch: f
             light.push(rect);
         }
         let label = text(x + length + 4.0, y + thickness / 2.0 + 4.0).text(bar.text.clone());
-        texts.push(if bar.strong { label.class("tbf-b") } else { label });
+        texts.push(if bar.strong {
+            label.class("tbf-b")
+        } else {
+            label
+        });
     }
     Element::new("g").child(light).child(strong).child(texts)
 }

@@ -24,10 +24,15 @@ pub fn line(class: &str, x1: f64, y1: f64, x2: f64, y2: f64) -> Element {
         .attr("y2", y2)
 }
 
-/// A rectangle with `class`.
+/// A rectangle with `class` (none if empty).
 pub fn rect(class: &str, x: f64, y: f64, width: f64, height: f64) -> Element {
-    Element::new("rect")
-        .class(class)
+    let element = Element::new("rect");
+    let element = if class.is_empty() {
+        element
+    } else {
+        element.class(class)
+    };
+    element
         .attr("x", x)
         .attr("y", y)
         .attr("width", width)
@@ -67,7 +72,11 @@ pub fn labelled_box(x: f64, y: f64, width: f64, height: f64, title: &str, detail
     };
     group.push(text(centre, title_y).class("tbf-b").text(title));
     if !detail.is_empty() {
-        group.push(text(centre, y + height / 2.0 + 12.0).class("tbf-s tbf-dim").text(detail));
+        group.push(
+            text(centre, y + height / 2.0 + 12.0)
+                .class("tbf-s tbf-dim")
+                .text(detail),
+        );
     }
     group
 }

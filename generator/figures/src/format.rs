@@ -17,7 +17,11 @@ pub fn short(value: f64) -> String {
     let magnitude = value.abs();
     if magnitude >= 1000.0 {
         let text = thousands(magnitude.round() as usize);
-        return if value < 0.0 { format!("−{text}") } else { text };
+        return if value < 0.0 {
+            format!("−{text}")
+        } else {
+            text
+        };
     }
     let decimals = if magnitude >= 100.0 {
         0

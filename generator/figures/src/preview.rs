@@ -19,7 +19,22 @@ const BLOCKS: &[(&str, &str)] = &[
     ("sinusoidal", "prompt = \"robots\""),
     ("qkv", "prompt = \"robots\"\nlayer = 5"),
     ("heads", "prompt = \"robots\"\nlayer = 5"),
-    ("heads", "prompt = \"animal\"\nlayer = 0\nof = \"z\"\ntoken = 8\ndims = 8"),
+    (
+        "heads",
+        "prompt = \"animal\"\nlayer = 0\nof = \"z\"\ntoken = 8\ndims = 8",
+    ),
+    (
+        "attention-steps",
+        "prompt = \"robots\"\nlayer = 5\nhead = 1",
+    ),
+    (
+        "attention-steps",
+        "prompt = \"animal\"\nlayer = 5\nhead = 0\ntoken = -1\ndims = 3",
+    ),
+    ("attention-grid", "prompt = \"robots\"\nlayer = 5"),
+    ("attention-grid", "prompt = \"animal\""),
+    ("head-mix", "prompt = \"robots\"\nlayer = 5"),
+    ("mlp", "prompt = \"robots\"\nlayer = 5"),
     ("next-token", "prompt = \"robots\""),
     ("next-token", "prompt = \"robots\"\nk = 5\nscale = \"full\""),
     ("next-token", "prompt = \"animal\"\nk = 4"),

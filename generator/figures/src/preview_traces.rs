@@ -24,7 +24,12 @@ fn gpt2_like(pieces: &[(u32, &str)], top: &Top<'_>) -> Trace {
         .map(|&(id, piece)| {
             let start = text.len();
             text.push_str(piece);
-            Token { id, text: piece.to_string(), start, end: text.len() }
+            Token {
+                id,
+                text: piece.to_string(),
+                start,
+                end: text.len(),
+            }
         })
         .collect();
     let mut texts: BTreeMap<u32, String> =
@@ -48,14 +53,19 @@ fn gpt2_like(pieces: &[(u32, &str)], top: &Top<'_>) -> Trace {
             weights_sha256: "0".repeat(64),
         },
         prompt,
-        options: TraceOptions { precision: Precision::Compact, top_k: top.len() },
+        options: TraceOptions {
+            precision: Precision::Compact,
+            top_k: top.len(),
+        },
         tokens,
         generation: generation(top),
         token_texts: texts,
     };
     let mut trace = Trace::new(meta);
     insert_logits(&mut trace, top);
-    insert_wide(&mut trace, &|layer, head, q, k| head_score((head + layer * 5) % 12, q, k));
+    insert_wide(&mut trace, &|layer, head, q, k| {
+        head_score((head + layer * 5) % 12, q, k)
+    });
     trace
 }
 
@@ -70,12 +80,21 @@ fn insert_logits(trace: &mut Trace, top: &Top<'_>) {
             -92.0 + (seed >> 40) as f32 / (1u64 << 24) as f32 * 8.0
         })
         .collect();
-    let shifted = |p: usize, i: usize| if p + 1 == n { 0.0 } else { ((p * 7 + i * 3) % 5) as f32 * 0.8 };
+    let shifted = |p: usize, i: usize| {
+        if p + 1 == n {
+            0.0
+        } else {
+            ((p * 7 + i * 3) % 5) as f32 * 0.8
+        }
+    };
     let (mut ids, mut values, mut lse) = (Vec::new(), Vec::new(), Vec::new());
     let mut last = floor.clone();
     for p in 0..n {
-        let mut row: Vec<(u32, f32)> =
-            top.iter().enumerate().map(|(i, c)| (c.0, c.2 + shifted(p, i))).collect();
+        let mut row: Vec<(u32, f32)> = top
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (c.0, c.2 + shifted(p, i)))
+            .collect();
         row.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         let max = f64::from(row[0].1);
         let rest: f64 = floor.iter().map(|&l| (f64::from(l) - max).exp()).sum();
@@ -88,9 +107,13 @@ fn insert_logits(trace: &mut Trace, top: &Top<'_>) {
         }
     }
     let k = top.len();
-    trace.insert("logits.last", vec![GPT2_VOCAB], &last).unwrap();
+    trace
+        .insert("logits.last", vec![GPT2_VOCAB], &last)
+        .unwrap();
     trace.insert("logits.topk_ids", vec![n, k], &ids).unwrap();
-    trace.insert("logits.topk_values", vec![n, k], &values).unwrap();
+    trace
+        .insert("logits.topk_values", vec![n, k], &values)
+        .unwrap();
     trace.insert("logits.lse", vec![n], &lse).unwrap();
     let loss: Vec<f32> = (1..n).map(|i| 2.0 + ((i * 37) % 11) as f32 * 0.7).collect();
     trace.insert("loss.per_token", vec![n - 1], &loss).unwrap();
@@ -110,8 +133,12 @@ fn insert_lens(trace: &mut Trace, top: &Top<'_>, n: usize) {
             }
         }
     }
-    trace.insert("logit_lens.topk_ids", vec![LAYERS, n, 10], &ids).unwrap();
-    trace.insert("logit_lens.topk_probs", vec![LAYERS, n, 10], &probs).unwrap();
+    trace
+        .insert("logit_lens.topk_ids", vec![LAYERS, n, 10], &ids)
+        .unwrap();
+    trace
+        .insert("logit_lens.topk_probs", vec![LAYERS, n, 10], &probs)
+        .unwrap();
 }
 
 fn generation(top: &Top<'_>) -> Vec<GenerationStep> {
@@ -121,10 +148,19 @@ fn generation(top: &Top<'_>) -> Vec<GenerationStep> {
             let candidates: Vec<Candidate> = (0..5)
                 .map(|r| {
                     let c = top[(pick + r) % top.len()];
-                    Candidate { id: c.0, text: c.1.to_string(), prob: 0.42 / (1.0 + r as f32) }
+                    Candidate {
+                        id: c.0,
+                        text: c.1.to_string(),
+                        prob: 0.42 / (1.0 + r as f32),
+                    }
                 })
                 .collect();
-            GenerationStep { id: top[pick].0, text: top[pick].1.to_string(), prob: 0.42, top: candidates }
+            GenerationStep {
+                id: top[pick].0,
+                text: top[pick].1.to_string(),
+                prob: 0.42,
+                top: candidates,
+            }
         })
         .collect()
 }
@@ -145,7 +181,12 @@ fn head_score(head: usize, q: usize, k: usize) -> f64 {
 /// The preview's prompts: "robots" and "animal" (synthetic), and any real traces.
 pub fn preview_traces() -> TestTraces {
     let robots = gpt2_like(
-        &[(464, "The"), (14193, " robots"), (481, " will"), (2222, " bring")],
+        &[
+            (464, "The"),
+            (14193, " robots"),
+            (481, " will"),
+            (2222, " bring"),
+        ],
         &[
             (4167, " peace", -58.2),
             (262, " the", -58.9),
@@ -163,17 +204,48 @@ pub fn preview_traces() -> TestTraces {
     );
     let animal = gpt2_like(
         &[
-            (464, "The"), (5044, " animal"), (1422, " didn"), (470, "'t"), (3272, " cross"),
-            (262, " the"), (4675, " street"), (780, " because"), (340, " it"), (373, " was"),
-            (1165, " too"), (10032, " tired"), (13, "."), (628, "\n\n"), (403, "un"),
-            (6667, "belie"), (11203, "vable"), (0, "!"), (220, " "), (1160, " 20"),
-            (1731, "24"), (15474, " ⏎"), (1279, " <"), (12048, "script"), (29, ">"),
+            (464, "The"),
+            (5044, " animal"),
+            (1422, " didn"),
+            (470, "'t"),
+            (3272, " cross"),
+            (262, " the"),
+            (4675, " street"),
+            (780, " because"),
+            (340, " it"),
+            (373, " was"),
+            (1165, " too"),
+            (10032, " tired"),
+            (13, "."),
+            (628, "\n\n"),
+            (403, "un"),
+            (6667, "belie"),
+            (11203, "vable"),
+            (0, "!"),
+            (220, " "),
+            (1160, " 20"),
+            (1731, "24"),
+            (15474, " ⏎"),
+            (1279, " <"),
+            (12048, "script"),
+            (29, ">"),
         ],
-        &[(198, "\n", -70.0), (383, " The", -70.8), (314, " I", -71.5), (632, " It", -71.9)],
+        &[
+            (198, "\n", -70.0),
+            (383, " The", -70.8),
+            (314, " I", -71.5),
+            (632, " It", -71.9),
+        ],
     );
-    let mut traces = BTreeMap::from([("robots".to_string(), robots), ("animal".to_string(), animal)]);
+    let mut traces = BTreeMap::from([
+        ("robots".to_string(), robots),
+        ("animal".to_string(), animal),
+    ]);
     if let Ok(dir) = std::env::var("TBF_TRACES") {
-        for entry in std::fs::read_dir(&dir).expect("TBF_TRACES is a folder").flatten() {
+        for entry in std::fs::read_dir(&dir)
+            .expect("TBF_TRACES is a folder")
+            .flatten()
+        {
             let path = entry.path();
             if path.extension().is_some_and(|e| e == "json") {
                 let name = path.file_stem().unwrap().to_string_lossy().to_string();

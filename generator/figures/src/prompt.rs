@@ -85,9 +85,7 @@ impl Prompt<'_> {
             )));
         }
         if let Some(bad) = tensor.data.iter().position(|v| !v.is_finite()) {
-            return Err(self.broken(format!(
-                "`{name}` holds a non-finite value at index {bad}"
-            )));
+            return Err(self.broken(format!("`{name}` holds a non-finite value at index {bad}")));
         }
         Ok(Checked {
             shape: tensor.shape,

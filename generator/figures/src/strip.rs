@@ -59,7 +59,12 @@ pub fn draw(strips: &Strips<'_>, top: f64) -> PlacedStrips {
         .map(|r| text_width(&r.summary, Font::Sans, 12.0))
         .fold(text_width(strips.summary_title, Font::Sans, 12.0), f64::max);
     let left = (label_width + 8.0).ceil();
-    let dims = strips.rows.iter().map(|r| r.values.len()).max().unwrap_or(1);
+    let dims = strips
+        .rows
+        .iter()
+        .map(|r| r.values.len())
+        .max()
+        .unwrap_or(1);
     let room = strips.width - left - summary_width - 10.0;
     let cell = (room / dims.max(1) as f64).floor().clamp(2.0, 18.0);
     // Summaries sit right of the strips, or right of the header over short strips.

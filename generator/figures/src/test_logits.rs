@@ -26,7 +26,9 @@ pub fn position_logits(p: usize, n: usize) -> Vec<f32> {
 
 /// log Σ exp, in f64.
 pub fn lse(row: &[f32]) -> f64 {
-    let max = row.iter().fold(f64::NEG_INFINITY, |m, &l| m.max(f64::from(l)));
+    let max = row
+        .iter()
+        .fold(f64::NEG_INFINITY, |m, &l| m.max(f64::from(l)));
     max + row
         .iter()
         .map(|&l| (f64::from(l) - max).exp())
@@ -88,7 +90,9 @@ pub fn insert_loss_and_lens(trace: &mut Trace, ids: &[u32], rows: &[Vec<f32>]) {
     let loss: Vec<f32> = (0..n.saturating_sub(1))
         .map(|i| (lse(&rows[i]) - f64::from(rows[i][ids[i + 1] as usize])) as f32)
         .collect();
-    trace.insert("loss.per_token", vec![loss.len()], &loss).unwrap();
+    trace
+        .insert("loss.per_token", vec![loss.len()], &loss)
+        .unwrap();
     let (mut lens_ids, mut lens_probs_out) = (Vec::new(), Vec::new());
     for layer in 0..2 {
         for row in rows {

@@ -30,12 +30,17 @@ pub fn all_texts(svg: &str) -> Vec<String> {
 
 /// The text of every `<text>` inside the first `<g>` whose class is `class`.
 pub fn texts_in(svg: &str, class: &str) -> Vec<String> {
-    groups_texts(svg, class).into_iter().next().unwrap_or_else(|| panic!("no <g class=\"{class}\">"))
+    groups_texts(svg, class)
+        .into_iter()
+        .next()
+        .unwrap_or_else(|| panic!("no <g class=\"{class}\">"))
 }
 
 /// The text of every `<text>` inside the last `<g>` whose class is `class`.
 pub fn texts_in_last(svg: &str, class: &str) -> Vec<String> {
-    groups_texts(svg, class).pop().unwrap_or_else(|| panic!("no <g class=\"{class}\">"))
+    groups_texts(svg, class)
+        .pop()
+        .unwrap_or_else(|| panic!("no <g class=\"{class}\">"))
 }
 
 /// For every `<g>` whose class is `class`, the text of its `<text>` elements.
@@ -74,14 +79,21 @@ pub fn cells(svg: &str, prefix: &str, width: f64) -> Vec<PathCell> {
         let in_legend = path
             .ancestors()
             .any(|a| a.attribute("class").is_some_and(|c| c.contains("tbf-s")));
-        if in_legend {
+        // Closed shapes (backgrounds) are not cells.
+        if in_legend || path.attribute("d").is_some_and(|d| d.contains('Z')) {
             continue;
         }
-        let half: f64 = path.attribute("stroke-width").unwrap().parse::<f64>().unwrap() / 2.0;
+        let half: f64 = path
+            .attribute("stroke-width")
+            .unwrap()
+            .parse::<f64>()
+            .unwrap()
+            / 2.0;
         for stroke in path.attribute("d").unwrap().split('M').skip(1) {
             let (xy, w) = stroke.split_once('h').unwrap();
             let (x, y) = xy.split_once(' ').unwrap();
-            let (x, y, w): (f64, f64, f64) = (x.parse().unwrap(), y.parse().unwrap(), w.parse().unwrap());
+            let (x, y, w): (f64, f64, f64) =
+                (x.parse().unwrap(), y.parse().unwrap(), w.parse().unwrap());
             let n = (w / width).round() as usize;
             for i in 0..n {
                 out.push(PathCell {

@@ -1,11 +1,11 @@
 //! Synthetic traces for tests: a tiny model (2 layers, 2 heads, a 40-token vocabulary)
 //! with hand-picked tokens and logits, built through the trace crate's own API.
 
-use crate::Traces;
 pub use crate::test_forward::insert_forward;
 pub use crate::test_logits::{
     generation, insert_logit_rows, insert_logits, insert_loss_and_lens, logits, position_logits,
 };
+use crate::Traces;
 use std::collections::BTreeMap;
 use tracebook_trace::{
     ModelInfo, ModelShape, Precision, PromptSpec, Token, Trace, TraceMeta, TraceOptions,
@@ -84,6 +84,11 @@ pub fn tiny_trace() -> Trace {
 
 /// A trace of the prompt made of vocabulary ids `ids`, with the logits of [`logits`].
 pub fn trace_of(ids: &[u32]) -> Trace {
+    trace_with(ids, Precision::F32)
+}
+
+/// [`trace_of`] stored at `precision` (compact traces round every tensor).
+pub fn trace_with(ids: &[u32], precision: Precision) -> Trace {
     let mut text = String::new();
     let tokens: Vec<Token> = ids
         .iter()
@@ -115,7 +120,7 @@ pub fn trace_of(ids: &[u32]) -> Trace {
         },
         prompt: PromptSpec::new(text),
         options: TraceOptions {
-            precision: Precision::F32,
+            precision,
             top_k: TOP_K,
         },
         tokens,

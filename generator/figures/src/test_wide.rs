@@ -58,9 +58,17 @@ pub fn insert_wide(trace: &mut Trace, score: &dyn Fn(usize, usize, usize, usize)
         put(trace, &name("resid_mid"), &resid);
         layer_norm(trace, &name("ln2"), &resid);
         let pre: Vec<Vec<f64>> = (0..n)
-            .map(|_| row(&mut noise, 4 * d, 1.0).iter().map(|v| v - 0.6).collect())
+            .map(|_| {
+                row(&mut noise, 4 * d, 1.0)
+                    .iter()
+                    .map(|v| v - 0.6)
+                    .collect()
+            })
             .collect();
-        let post: Vec<Vec<f64>> = pre.iter().map(|r| r.iter().map(|&v| gelu(v)).collect()).collect();
+        let post: Vec<Vec<f64>> = pre
+            .iter()
+            .map(|r| r.iter().map(|&v| gelu(v)).collect())
+            .collect();
         put(trace, &name("mlp.pre"), &pre);
         put(trace, &name("mlp.post"), &post);
         let growth = 0.4 + layer as f64 * 0.25;
@@ -90,10 +98,17 @@ fn attention(
     dh: usize,
     score: &dyn Fn(usize, usize, usize, usize) -> f64,
 ) -> (Vec<Vec<f64>>, Parts) {
-    let mut parts: Parts = ["attn.q", "attn.k", "attn.v", "attn.scores", "attn.pattern", "attn.z"]
-        .into_iter()
-        .map(|name| (name, Vec::new()))
-        .collect();
+    let mut parts: Parts = [
+        "attn.q",
+        "attn.k",
+        "attn.v",
+        "attn.scores",
+        "attn.pattern",
+        "attn.z",
+    ]
+    .into_iter()
+    .map(|name| (name, Vec::new()))
+    .collect();
     let mut concat = vec![Vec::with_capacity(heads * dh); n];
     for head in 0..heads {
         let v: Vec<Vec<f64>> = (0..n).map(|_| row(noise, dh, 0.8)).collect();
@@ -102,10 +117,14 @@ fn attention(
             parts[1].1.extend(row(noise, dh, 1.5));
             parts[2].1.extend(&v[t]);
             let scores: Vec<f64> = (0..n).map(|k| score(layer, head, t, k)).collect();
-            let top = scores[..=t].iter().fold(f64::NEG_INFINITY, |m, &s| m.max(s));
+            let top = scores[..=t]
+                .iter()
+                .fold(f64::NEG_INFINITY, |m, &s| m.max(s));
             let exps: Vec<f64> = scores[..=t].iter().map(|s| (s - top).exp()).collect();
             let total: f64 = exps.iter().sum();
-            let weights: Vec<f64> = (0..n).map(|k| exps.get(k).map_or(0.0, |e| e / total)).collect();
+            let weights: Vec<f64> = (0..n)
+                .map(|k| exps.get(k).map_or(0.0, |e| e / total))
+                .collect();
             let z: Vec<f64> = (0..dh)
                 .map(|i| (0..=t).map(|k| weights[k] * v[k][i]).sum())
                 .collect();
@@ -115,22 +134,32 @@ fn attention(
             concat[t].extend(z);
         }
     }
-    let out = concat.iter().map(|z| z.iter().map(|v| v * 0.9 + noise.normal() * 0.1).collect()).collect();
+    let out = concat
+        .iter()
+        .map(|z| z.iter().map(|v| v * 0.9 + noise.normal() * 0.1).collect())
+        .collect();
     (out, parts)
 }
 
 fn layer_norm(trace: &mut Trace, prefix: &str, x: &[Vec<f64>]) {
     let (means, stds): (Vec<f64>, Vec<f64>) = x.iter().map(|r| stats(r)).unzip();
     let to32 = |v: &[f64]| v.iter().map(|&x| x as f32).collect::<Vec<f32>>();
-    trace.insert(&format!("{prefix}.mean"), vec![x.len()], &to32(&means)).unwrap();
-    trace.insert(&format!("{prefix}.std"), vec![x.len()], &to32(&stds)).unwrap();
+    trace
+        .insert(&format!("{prefix}.mean"), vec![x.len()], &to32(&means))
+        .unwrap();
+    trace
+        .insert(&format!("{prefix}.std"), vec![x.len()], &to32(&stds))
+        .unwrap();
     let normed: Vec<Vec<f64>> = x.iter().map(|r| normalize(r)).collect();
     put(trace, &format!("{prefix}.normalized"), &normed);
 }
 
 fn normalize(x: &[f64]) -> Vec<f64> {
     let (mean, std) = stats(x);
-    x.iter().enumerate().map(|(j, v)| (v - mean) / std * (0.8 + 0.2 * ((j % 5) as f64 / 4.0))).collect()
+    x.iter()
+        .enumerate()
+        .map(|(j, v)| (v - mean) / std * (0.8 + 0.2 * ((j % 5) as f64 / 4.0)))
+        .collect()
 }
 
 fn row(noise: &mut Noise, len: usize, scale: f64) -> Vec<f64> {

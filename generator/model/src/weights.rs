@@ -118,7 +118,7 @@ pub fn expected(config: &Gpt2Config) -> Vec<(String, Vec<usize>)> {
 fn detect_prefix(st: &SafeTensors, path: &Path) -> Result<&'static str> {
     PREFIXES
         .into_iter()
-        .find(|p| st.names().iter().any(|n| *n == &format!("{p}wte.weight")))
+        .find(|p| st.names().iter().any(|n| **n == format!("{p}wte.weight")))
         .ok_or_else(|| ModelError::Weights {
             path: path.to_path_buf(),
             message: "no token embedding (wte.weight or transformer.wte.weight) in this file".into(),

@@ -163,6 +163,7 @@ fn run_in(dir: &Path, settings: Settings, resume: bool) -> Result<TrainingLog, T
         out: dir.join("model"),
         settings,
         resume,
+        stop_after: None,
     };
     train(&run, &mut Quiet)
 }
@@ -246,6 +247,7 @@ fn a_seed_fixes_the_weights_and_a_resumed_run_ends_where_an_uninterrupted_one_do
         out: straight.path().join("model"),
         settings: settings.clone(),
         resume: false,
+        stop_after: None,
     };
     let full = train(&run, &mut keep).unwrap();
 
@@ -290,6 +292,7 @@ fn bad_input_is_refused_and_nothing_is_written() {
             out: out.clone(),
             settings,
             resume: false,
+            stop_after: None,
         };
         let err = train(&run, &mut Quiet).unwrap_err().to_string();
         assert!(!out.exists(), "nothing may be written on: {err}");
@@ -335,4 +338,52 @@ fn an_occupied_output_folder_is_left_alone() {
     assert!(err.contains("not empty"), "{err}");
     assert_eq!(std::fs::read_to_string(out.join("notes.md")).unwrap(), "mine");
     assert_eq!(std::fs::read_dir(&out).unwrap().count(), 1);
+}
+
+#[derive(Deserialize)]
+struct LogitsFixture {
+    weights_sha256: String,
+    samples: usize,
+    prompts: Vec<LogitsPrompt>,
+}
+
+#[derive(Deserialize)]
+struct LogitsPrompt {
+    text: String,
+    ids: Vec<u32>,
+    top_ids: Vec<Vec<u32>>,
+    top_logits: Vec<Vec<f32>>,
+    last_logits: Vec<f32>,
+}
+
+/// The model in `dir` gives the logits `transformers` gave (tests/reference/make_model_fixture.py).
+fn check_against_transformers(dir: &Path, fixture: &Path) {
+    let f: LogitsFixture = serde_json::from_str(&std::fs::read_to_string(fixture).unwrap()).unwrap();
+    let files = tracebook_model::source::from_dir("shipped", dir).unwrap();
+    let model = tracebook_model::Model::load(files).unwrap();
+    assert_eq!(model.weights_sha256, f.weights_sha256, "regenerate {}", fixture.display());
+    for p in &f.prompts {
+        let ids: Vec<u32> = model.tokenizer.encode(&p.text).unwrap().iter().map(|t| t.id).collect();
+        assert_eq!(ids, p.ids, "token ids of {:?}", p.text);
+        let logits = model.gpt2.forward(&ids, &mut tracebook_model::NoRecorder).unwrap();
+        let rows = logits.to_vec2::<f32>().unwrap();
+        for (pos, row) in rows.iter().enumerate() {
+            let top: Vec<u32> = tracebook_model::topk::top_k(row, 20).iter().map(|(i, _)| *i).collect();
+            let values: Vec<f32> = p.top_ids[pos].iter().map(|&i| row[i as usize]).collect();
+            assert_close(&format!("{:?} top logits at {pos}", p.text), &values, &p.top_logits[pos], 1e-4, 0.0);
+            assert_eq!(top[..5], p.top_ids[pos][..5], "{:?} top 5 at {pos}", p.text);
+        }
+        let last = sample(rows.last().unwrap(), f.samples);
+        assert_close(&format!("{:?} last logits", p.text), &last, &p.last_logits, 1e-4, 0.0);
+    }
+}
+
+/// The shipped default model loads in tracebook exactly as in Python's `transformers`.
+#[test]
+fn the_shipped_model_gives_the_logits_transformers_gives() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    check_against_transformers(
+        &root.join("models/tracebook-tiny-en"),
+        &fixture_path("tracebook-tiny-en-logits.json"),
+    );
 }

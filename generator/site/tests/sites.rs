@@ -91,6 +91,17 @@ fn two_builds_are_byte_identical() {
     }
 }
 
+/// Stands in expected.txt for the list of figure kinds, which grows with the figures crate.
+const KINDS_MARK: &str = "{FIGURE_KINDS}";
+
+fn figure_kinds() -> String {
+    let kinds: Vec<String> = tracebook_figures::kinds()
+        .iter()
+        .map(|k| format!("`{k}`"))
+        .collect();
+    kinds.join(", ")
+}
+
 #[test]
 fn broken_sites_give_their_exact_errors_and_keep_the_previous_output() {
     let bless = std::env::var_os("TRACEBOOK_BLESS").is_some();
@@ -127,10 +138,12 @@ fn broken_sites_give_their_exact_errors_and_keep_the_previous_output() {
         );
         let expected_file = fixture.join("expected.txt");
         if bless {
-            std::fs::write(&expected_file, &errors).unwrap();
+            std::fs::write(&expected_file, errors.replace(&figure_kinds(), KINDS_MARK)).unwrap();
             continue;
         }
-        let expected = std::fs::read_to_string(&expected_file).unwrap_or_default();
+        let expected = std::fs::read_to_string(&expected_file)
+            .unwrap_or_default()
+            .replace(KINDS_MARK, &figure_kinds());
         if errors != expected {
             failures.push(format!(
                 "== {}\n-- expected:\n{expected}-- got:\n{errors}",
@@ -179,4 +192,46 @@ fn a_build_from_another_folder_uses_the_root_given() {
     tracebook_site::build(site.root(), Some(&target)).unwrap();
     assert!(target.join("index.html").is_file());
     assert!(Path::new(&target.join("tracebook.css")).is_file());
+}
+
+/// `prob` agrees with `top_prob` for the likeliest token (found from the trace's own texts),
+/// and for any other token equals the softmax of the trace's last logits at its id.
+#[test]
+fn probabilities_match_the_trace() {
+    let site = TempSite::new(&support::sites_dir().join("valid/minimal"));
+    let root = site.root();
+    let config = std::fs::read_to_string(root.join("tracebook.toml")).unwrap();
+    std::fs::write(
+        root.join("tracebook.toml"),
+        format!("{config}\n[prompts]\ncats = \"I like cats and\"\n"),
+    )
+    .unwrap();
+    let site = TempSite::new(root);
+    let trace = tracebook_trace::Trace::read(&site.root().join("traces/cats.json")).unwrap();
+    let ids = trace.tensor("logits.topk_ids").unwrap();
+    let k = ids.shape[1];
+    let top = ids.data[ids.data.len() - k] as u32;
+    let top_text = trace.meta.token_texts[&top].clone();
+    let quoted = top_text.replace('\\', "\\\\").replace('"', "\\\"");
+    let article = format!("+++\ntitle = \"P\"\n+++\n\n[{{{{ top_prob cats 1 }}}}] [{{{{ prob cats \"{quoted}\" }}}}] [{{{{ prob cats \" dogs\" }}}}]\n");
+    std::fs::write(site.root().join("content/only.md"), article).unwrap();
+    build_into(&site, "public").unwrap_or_else(|d| panic!("{d}"));
+    let html = std::fs::read_to_string(site.root().join("public/only.html")).unwrap();
+    let values: Vec<&str> = html
+        .split("tb-number\">")
+        .skip(1)
+        .map(|s| s.split('<').next().unwrap())
+        .collect();
+    assert_eq!(values.len(), 3, "{html}");
+    assert_eq!(values[0], values[1]);
+    let logits = trace.tensor("logits.last").unwrap().data;
+    let dogs = tracebook_tokenizer::Tokenizer::builtin_gpt2()
+        .unwrap()
+        .single_token(" dogs")
+        .unwrap();
+    let max = logits.iter().copied().fold(f32::MIN, f32::max) as f64;
+    let sum: f64 = logits.iter().map(|&l| (l as f64 - max).exp()).sum();
+    let p = (logits[dogs as usize] as f64 - max).exp() / sum * 100.0;
+    let shown: f64 = values[2].trim_end_matches('%').parse().unwrap();
+    assert!((shown - p).abs() / p < 0.01, "{shown} vs {p}");
 }

@@ -37,7 +37,9 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
     let d = prompt.config().n_embd;
     let pick = DimPick::read(&options, d, 24, false)?;
     let n = prompt.tokens()?.len();
-    let picked = options.optional_integer("token", i64::MIN..=i64::MAX)?.is_some();
+    let picked = options
+        .optional_integer("token", i64::MIN..=i64::MAX)?
+        .is_some();
     let shown = if picked {
         let t = options.token("token", -1, n)?.0;
         t..t + 1
@@ -139,15 +141,26 @@ mod tests {
         let sum: Vec<f64> = wte(11).iter().zip(wpe(1)).map(|(a, b)| a + b).collect();
         assert_eq!(
             &lengths[3..6],
-            [short(norm(&wte(11))), short(norm(&wpe(1))), short(norm(&sum))]
+            [
+                short(norm(&wte(11))),
+                short(norm(&wpe(1))),
+                short(norm(&sum))
+            ]
         );
     }
 
     #[test]
     fn one_token_can_be_picked_from_either_end() {
         let last = draw(&[10, 11, 12, 13], "token = -1").unwrap();
-        assert_eq!(texts_in(&last.svg, "tbf-m"), ["·bring", "+ position 3", "= input"]);
-        assert!(last.alt.contains("For \" bring\" at position 3"), "{}", last.alt);
+        assert_eq!(
+            texts_in(&last.svg, "tbf-m"),
+            ["·bring", "+ position 3", "= input"]
+        );
+        assert!(
+            last.alt.contains("For \" bring\" at position 3"),
+            "{}",
+            last.alt
+        );
         let first = draw(&[10, 11, 12, 13], "token = 0").unwrap();
         assert_eq!(texts_in(&first.svg, "tbf-m")[0], "The");
         assert_eq!(
@@ -161,7 +174,9 @@ mod tests {
         let ids: Vec<u32> = (0..9).collect();
         let figure = draw(&ids, "").unwrap();
         assert_eq!(texts_in(&figure.svg, "tbf-m").len(), 15);
-        assert!(figure.svg.contains(">showing the last 5 of 9 tokens</text>"));
+        assert!(figure
+            .svg
+            .contains(">showing the last 5 of 9 tokens</text>"));
     }
 
     #[test]

@@ -72,7 +72,10 @@ fn dims_and_spread_choose_the_dimensions() {
     let error = draw(&ROBOTS, "dims = 9").unwrap_err();
     assert_eq!(error.key.as_deref(), Some("dims"));
     assert_eq!(error.hint.as_deref(), Some("dims must be between 1 and 8"));
-    assert_eq!(draw(&ROBOTS, "dim = 4").unwrap_err().key.as_deref(), Some("dim"));
+    assert_eq!(
+        draw(&ROBOTS, "dim = 4").unwrap_err().key.as_deref(),
+        Some("dim")
+    );
 }
 
 #[test]
@@ -80,7 +83,9 @@ fn long_prompts_show_their_last_16_tokens() {
     let ids: Vec<u32> = (0..20).collect();
     let figure = draw(&ids, "").unwrap();
     assert_eq!(frame_widths(&figure.svg).len(), 16);
-    assert!(figure.svg.contains(">showing the last 16 of 20 tokens</text>"));
+    assert!(figure
+        .svg
+        .contains(">showing the last 16 of 20 tokens</text>"));
 }
 
 #[test]
@@ -108,7 +113,10 @@ fn a_trace_without_embeddings_is_an_error_about_the_prompt() {
 
 #[test]
 fn output_is_byte_identical_across_renders() {
-    assert_eq!(draw(&ROBOTS, "").unwrap().svg, draw(&ROBOTS, "").unwrap().svg);
+    assert_eq!(
+        draw(&ROBOTS, "").unwrap().svg,
+        draw(&ROBOTS, "").unwrap().svg
+    );
 }
 
 #[test]

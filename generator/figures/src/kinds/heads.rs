@@ -111,7 +111,9 @@ fn split_bar(heads: usize, dh: usize, title: &str) -> Vec<Element> {
     }
     let total = thousands(heads * dh);
     vec![
-        text(0.0, 12.0).class("tbf-s").text(format!("{title}: {total} = {heads} heads × {dh}")),
+        text(0.0, 12.0)
+            .class("tbf-s")
+            .text(format!("{title}: {total} = {heads} heads × {dh}")),
         boxes,
         numbers,
         note("head number", 0.0, SPLIT_TOP + SPLIT_HEIGHT + 14.0),
@@ -141,7 +143,11 @@ mod tests {
         assert_eq!(texts_in_last(&figure.svg, "tbf-s")[..], expected[..]);
         let texts = all_texts(&figure.svg);
         assert!(texts.contains(&"query of ·robots (token 1): 8 = 2 heads × 4".to_string()));
-        assert!(figure.alt.contains("cut into 2 heads of 4"), "{}", figure.alt);
+        assert!(
+            figure.alt.contains("cut into 2 heads of 4"),
+            "{}",
+            figure.alt
+        );
     }
 
     #[test]
@@ -149,10 +155,16 @@ mod tests {
         let figure = draw("layer = 0\nof = \"k\"").unwrap();
         let expected: Vec<String> = (0..2).map(|h| short(norm(&key(0, h, 3)))).collect();
         assert_eq!(texts_in_last(&figure.svg, "tbf-s")[..], expected[..]);
-        assert!(draw("layer = 0\nof = \"z\"").unwrap().alt.contains("attention output"));
+        assert!(draw("layer = 0\nof = \"z\"")
+            .unwrap()
+            .alt
+            .contains("attention output"));
         let error = draw("layer = 0\nof = \"w\"").unwrap_err();
         assert_eq!(error.key.as_deref(), Some("of"));
-        assert_eq!(draw("layer = 0\ndims = 5").unwrap_err().key.as_deref(), Some("dims"));
+        assert_eq!(
+            draw("layer = 0\ndims = 5").unwrap_err().key.as_deref(),
+            Some("dims")
+        );
     }
 
     #[test]

@@ -1,9 +1,13 @@
 //! The figure kinds, one per file, and the dispatch from a kind's name to its renderer.
 
 mod attention;
+mod attention_grid;
+mod attention_steps;
 mod embedding;
 mod embedding_sum;
+mod head_mix;
 mod heads;
+mod mlp;
 mod next_token;
 mod positional;
 mod qkv;
@@ -25,6 +29,10 @@ pub const NAMES: &[&str] = &[
     qkv::KIND,
     heads::KIND,
     attention::KIND,
+    attention_steps::KIND,
+    attention_grid::KIND,
+    head_mix::KIND,
+    mlp::KIND,
     next_token::KIND,
 ];
 
@@ -38,6 +46,10 @@ pub fn render(
         tokens::KIND => tokens::render(options, traces),
         next_token::KIND => next_token::render(options, traces),
         attention::KIND => attention::render(options, traces),
+        attention_steps::KIND => attention_steps::render(options, traces),
+        attention_grid::KIND => attention_grid::render(options, traces),
+        head_mix::KIND => head_mix::render(options, traces),
+        mlp::KIND => mlp::render(options, traces),
         embedding::KIND => embedding::render(options, traces),
         positional::KIND => positional::render(options, traces),
         embedding_sum::KIND => embedding_sum::render(options, traces),
@@ -73,6 +85,10 @@ mod tests {
         ("qkv", "layer = 1"),
         ("heads", "layer = 1"),
         ("attention", "layer = 1\nhead = 0"),
+        ("attention-steps", "layer = 1\nhead = 0"),
+        ("attention-grid", ""),
+        ("head-mix", "layer = 1"),
+        ("mlp", "layer = 1"),
         ("next-token", ""),
     ];
 
@@ -92,7 +108,10 @@ mod tests {
             let root = doc.root_element();
             assert_eq!(root.attribute("role"), Some("img"), "{kind}");
             assert_eq!(root.attribute("width"), Some("100%"), "{kind}");
-            assert_eq!(root.attribute("class"), Some(format!("tbf tbf-{kind}").as_str()));
+            assert_eq!(
+                root.attribute("class"),
+                Some(format!("tbf tbf-{kind}").as_str())
+            );
             assert!(root.children().any(|n| n.has_tag_name("title")), "{kind}");
             assert_eq!(desc(&figure.svg), figure.alt, "{kind}");
             assert!(figure.alt.len() > 40, "{kind}: {}", figure.alt);

@@ -50,7 +50,11 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
         kind: KIND,
         width: strips::WIDTH,
         height,
-        title: format!("Position embeddings, positions {}–{}", shown.start, shown.end - 1),
+        title: format!(
+            "Position embeddings, positions {}–{}",
+            shown.start,
+            shown.end - 1
+        ),
         desc,
         css,
     };

@@ -71,7 +71,9 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
 /// One token's vector over all heads, head 0's dimensions first: the d-wide row that
 /// the projection computed before it was split into heads.
 pub fn concat_heads(heads: &Checked, t: usize) -> Vec<f64> {
-    (0..heads.shape[0]).flat_map(|h| heads.row(&[h, t])).collect()
+    (0..heads.shape[0])
+        .flat_map(|h| heads.row(&[h, t]))
+        .collect()
 }
 
 /// x → (× W_Q, W_K, W_V) → Q, K, V, with sizes.

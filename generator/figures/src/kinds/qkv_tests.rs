@@ -46,14 +46,21 @@ fn the_diagram_states_the_real_sizes() {
     }
     assert!(texts.iter().any(|t| t.starts_with("each W is 8 × 8")));
     assert!(texts.iter().any(|t| t.starts_with("·bring (token 3)")));
-    assert!(figure.alt.contains("split into 2 heads of 4"), "{}", figure.alt);
+    assert!(
+        figure.alt.contains("split into 2 heads of 4"),
+        "{}",
+        figure.alt
+    );
 }
 
 #[test]
 fn layer_is_required_and_token_in_range() {
     assert_eq!(draw("").unwrap_err().key.as_deref(), Some("layer"));
     assert_eq!(draw("layer = 2").unwrap_err().key.as_deref(), Some("layer"));
-    assert_eq!(draw("layer = 0\ntoken = 4").unwrap_err().key.as_deref(), Some("token"));
+    assert_eq!(
+        draw("layer = 0\ntoken = 4").unwrap_err().key.as_deref(),
+        Some("token")
+    );
 }
 
 #[test]

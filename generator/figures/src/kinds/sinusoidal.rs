@@ -1,11 +1,11 @@
 //! `figure sinusoidal`: the original Transformer's fixed position encoding, computed here
 //! (not traced), for comparison with GPT-2's learned one (`figure positional`):
 //! PE(p, 2i) = sin(p / 10000^(2i/d)) and PE(p, 2i+1) = cos(p / 10000^(2i/d)), with the
-//! model's width d. Rows are positions; columns are sine/cosine pairs spread evenly over
-//! the frequencies, fast ones on the left.
+//! model's width d. Each row is one dimension across the positions, a wave: rows are
+//! sine/cosine pairs spread evenly over the frequencies, fast waves at the top.
 //!
-//! Options: `prompt` (for the model's width), `caption`, `positions` (rows, default 16,
-//! at most 48), `dims` (columns, an even number, default 32, at most 64).
+//! Options: `prompt` (for the model's width), `caption`, `positions` (columns, default
+//! 64, at most 128), `dims` (rows, an even number, default 16, at most 64).
 
 use super::strips::{self, DimPick, StripFigure};
 use crate::error::FigureError;
@@ -39,57 +39,67 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
     let prompt = options.prompt(traces)?;
     let caption = options.caption()?;
     let d = prompt.config().n_embd;
-    let positions = options.integer("positions", 16, 1..=48)? as usize;
+    let positions = options.integer("positions", 64, 2..=128)? as usize;
     let most = (d - d % 2).clamp(2, strips::MAX_DIMS) as i64;
-    let dims = options.integer("dims", 32.min(most), 2..=most)?;
+    let dims = options.integer("dims", 16.min(most), 2..=most)?;
     if dims % 2 == 1 {
         return Err(FigureError::at("dims", format!("dims = {dims} is odd"))
             .with_hint("dimensions come in sine/cosine pairs: use an even number"));
     }
     let pick = pairs(dims as usize / 2, d);
-    let rows: Vec<StripRow> = (0..positions)
-        .map(|p| StripRow {
-            label: Shown::plain(p.to_string()),
-            values: pick.indices.iter().map(|&j| encoding(p, j, d)).collect(),
-            summary: String::new(),
-            gap_before: 0.0,
+    let rows: Vec<StripRow> = pick
+        .indices
+        .iter()
+        .map(|&j| StripRow {
+            label: Shown::plain(format!("{j} {}", if j % 2 == 0 { "sin" } else { "cos" })),
+            values: (0..positions).map(|p| encoding(p, j, d)).collect(),
+            summary: wavelength(j, d),
+            gap_before: if j % 2 == 0 && j > 0 { 4.0 } else { 0.0 },
         })
         .collect();
-    let stride = (d / 2) / (pick.indices.len() / 2).max(1);
     let figure = StripFigure {
         rows,
-        header: format!(
-            "{} sine/cosine pairs of {} dimensions, one pair in every {stride}",
-            pick.indices.len() / 2,
-            thousands(d)
-        ),
-        summary_title: "",
+        header: format!("position 0 → {}", positions - 1),
+        summary_title: "wavelength",
         legend_title: "sin or cos value".to_string(),
-        notes: vec!["computed, not traced: GPT-2 learns its position embeddings".to_string()],
+        notes: vec![
+            format!("rows: a dimension of {} and its function", thousands(d)),
+            "computed, not traced: GPT-2 learns its position embeddings".to_string(),
+        ],
     };
     let (body, height, css) = strips::draw(&figure, 0.0);
     let last_pair = pick.indices[pick.indices.len() - 2];
     let desc = format!(
         "The sinusoidal position encoding of the original Transformer, computed for \
-         positions 0 to {} with width d = {}: each row is a position, each pair of columns \
-         the sine and cosine of one frequency. Wavelengths run from {:.1} positions at \
-         dimension 0 to {} at dimension {last_pair}, so the left columns change quickly \
-         from row to row and the right ones slowly. GPT-2 learns its position embeddings \
-         instead.",
+         positions 0 to {} with width d = {}: each row is one dimension across the \
+         positions, a sine or cosine wave, for {} of the {} frequencies. Wavelengths run \
+         from {} positions at dimension 0 to {} at dimension {last_pair}, so the top rows \
+         change quickly from one position to the next and the bottom ones slowly. GPT-2 \
+         learns its position embeddings instead.",
         positions - 1,
         thousands(d),
-        std::f64::consts::TAU,
-        thousands((std::f64::consts::TAU * wavelength_base(last_pair, d)).round() as usize),
+        pick.indices.len() / 2,
+        thousands(d / 2),
+        wavelength(0, d),
+        wavelength(last_pair, d),
     );
     let canvas = Canvas {
         kind: KIND,
         width: strips::WIDTH,
         height,
-        title: format!("Sinusoidal position encoding, positions 0–{}", positions - 1),
+        title: format!(
+            "Sinusoidal position encoding, positions 0–{}",
+            positions - 1
+        ),
         desc,
         css,
     };
     Ok(Figure::new(canvas, body, caption, &prompt))
+}
+
+/// The wavelength of dimension `j` in positions, 2π·10000^(2i/d): "6.3", "1,234".
+fn wavelength(j: usize, d: usize) -> String {
+    crate::format::short(std::f64::consts::TAU * wavelength_base(j - j % 2, d))
 }
 
 /// `count` sine/cosine pairs spread evenly over the `d / 2` frequencies.
@@ -112,7 +122,7 @@ fn pairs(count: usize, d: usize) -> DimPick {
 #[cfg(test)]
 mod tests {
     use super::{encoding, pairs, render};
-    use crate::test_svg::texts_in;
+    use crate::test_svg::{texts_in, texts_in_last};
     use crate::test_traces::{options, tiny_trace, TestTraces};
     use crate::{Figure, FigureError};
 
@@ -144,12 +154,24 @@ mod tests {
     #[test]
     fn rows_are_positions_and_options_are_checked() {
         let figure = draw("positions = 5\ndims = 4").unwrap();
-        assert_eq!(texts_in(&figure.svg, "tbf-m"), ["0", "1", "2", "3", "4"]);
+        assert_eq!(
+            texts_in(&figure.svg, "tbf-m"),
+            ["0 sin", "1 cos", "4 sin", "5 cos"]
+        );
+        let tau = std::f64::consts::TAU;
+        let slow = crate::format::short(tau * 10000f64.powf(0.5));
+        assert_eq!(
+            texts_in_last(&figure.svg, "tbf-s"),
+            ["6.28", "6.28", &slow, &slow]
+        );
         assert!(figure.alt.contains("positions 0 to 4 with width d = 8"));
         assert!(figure.svg.contains("computed, not traced"));
         assert_eq!(draw("dims = 3").unwrap_err().key.as_deref(), Some("dims"));
         assert_eq!(draw("dims = 10").unwrap_err().key.as_deref(), Some("dims"));
-        assert_eq!(draw("positions = 49").unwrap_err().key.as_deref(), Some("positions"));
+        assert_eq!(
+            draw("positions = 129").unwrap_err().key.as_deref(),
+            Some("positions")
+        );
     }
 
     #[test]

@@ -7,7 +7,7 @@ use crate::error::FigureError;
 use crate::format::thousands;
 use crate::options::Options;
 use crate::strip::{self, StripRow, Strips};
-use crate::svg::{Css, Element, Ramp};
+use crate::svg::{text_width, Css, Element, Font, Ramp};
 
 /// The figures' width in user units.
 pub const WIDTH: f64 = 440.0;
@@ -59,7 +59,10 @@ impl DimPick {
         if n == self.total {
             format!("all {total} dimensions")
         } else if self.spread {
-            format!("{n} of {total} dimensions, one in every {}", self.total / n.max(1))
+            format!(
+                "{n} of {total} dimensions, one in every {}",
+                self.total / n.max(1)
+            )
         } else {
             format!("dimensions 0–{} of {total}", n.saturating_sub(1))
         }
@@ -84,6 +87,23 @@ pub struct StripFigure {
 
 /// The drawing of `figure` starting at `top`: its elements, height and colour rules.
 pub fn draw(figure: &StripFigure, top: f64) -> (Vec<Element>, f64, Css) {
+    let drawn = draw_placed(figure, top);
+    (drawn.elements, drawn.height, drawn.css)
+}
+
+/// A drawn strip figure, with where its rows went.
+#[derive(Debug)]
+pub struct Drawn {
+    pub elements: Vec<Element>,
+    pub height: f64,
+    pub css: Css,
+    /// Left edge of the strips, and the top of each row.
+    pub left: f64,
+    pub row_tops: Vec<f64>,
+}
+
+/// [`draw`], also saying where the rows went, so a kind can annotate between them.
+pub fn draw_placed(figure: &StripFigure, top: f64) -> Drawn {
     let limit = strip::limit_of(figure.rows.iter().flat_map(|r| &r.values));
     let strips = Strips {
         rows: &figure.rows,
@@ -94,14 +114,28 @@ pub fn draw(figure: &StripFigure, top: f64) -> (Vec<Element>, f64, Css) {
     };
     let placed = strip::draw(&strips, top);
     let mut elements = placed.elements;
-    let (legend, _) = strip::signed_legend(&figure.legend_title, limit, placed.left, placed.bottom + 8.0);
+    let (legend, _) = strip::signed_legend(
+        &figure.legend_title,
+        limit,
+        placed.left,
+        placed.bottom + 8.0,
+    );
     elements.push(legend);
     let mut bottom = placed.bottom + 8.0 + crate::heatmap::LEGEND_HEIGHT;
     for line in &figure.notes {
         bottom += 16.0;
-        elements.push(note(line.clone(), placed.left, bottom));
+        // A note too long to start under the strips starts at the left edge.
+        let fits = placed.left + text_width(line, Font::Sans, 12.0) <= WIDTH;
+        let x = if fits { placed.left } else { 0.0 };
+        elements.push(note(line.clone(), x, bottom));
     }
-    (elements, bottom + 8.0, Ramp::signed().css())
+    Drawn {
+        elements,
+        height: bottom + 8.0,
+        css: Ramp::signed().css(),
+        left: placed.left,
+        row_tops: placed.row_tops,
+    }
 }
 
 /// The last `max` of `n` positions: prompts longer than that show their end.
@@ -127,14 +161,20 @@ mod tests {
         assert_eq!(spread.indices, [0, 192, 384, 576]);
         assert_eq!(spread.header(), "4 of 768 dimensions, one in every 192");
         assert_eq!(DimPick::new(9, 8, false).header(), "all 8 dimensions");
-        assert_eq!(spread.take(&(0..768).map(f64::from).collect::<Vec<_>>()), [0.0, 192.0, 384.0, 576.0]);
+        assert_eq!(
+            spread.take(&(0..768).map(f64::from).collect::<Vec<_>>()),
+            [0.0, 192.0, 384.0, 576.0]
+        );
     }
 
     #[test]
     fn long_prompts_show_their_end() {
         assert_eq!(window(40, 16), 24..40);
         assert_eq!(window(4, 16), 0..4);
-        assert_eq!(window_note(&(24..40), 40).unwrap(), "showing the last 16 of 40 tokens");
+        assert_eq!(
+            window_note(&(24..40), 40).unwrap(),
+            "showing the last 16 of 40 tokens"
+        );
         assert_eq!(window_note(&(0..4), 4), None);
     }
 }

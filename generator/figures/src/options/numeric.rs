@@ -67,11 +67,10 @@ impl Options<'_> {
             Some(other) => return Err(wrong_type(key, "an array of numbers", other, &example)),
         };
         if items.is_empty() || items.len() > max_len {
-            return Err(FigureError::at(
-                key,
-                format!("`{key}` has {} values", items.len()),
-            )
-            .with_hint(format!("give 1 to {max_len} values, e.g. {example}")));
+            return Err(
+                FigureError::at(key, format!("`{key}` has {} values", items.len()))
+                    .with_hint(format!("give 1 to {max_len} values, e.g. {example}")),
+            );
         }
         items
             .iter()
@@ -136,10 +135,20 @@ mod tests {
         let opts = Options::new("demo", &table, &["a", "b", "c", "d", "e", "f"]).unwrap();
         assert_eq!(opts.floats("a", &[], 0.0..=5.0, 4), Ok(vec![0.5, 1.0, 2.0]));
         assert_eq!(opts.floats("f", &[1.0], 0.0..=5.0, 4), Ok(vec![1.0]));
-        assert_eq!(opts.floats("a", &[], 0.0..=5.0, 2).unwrap_err().key.as_deref(), Some("a"));
+        assert_eq!(
+            opts.floats("a", &[], 0.0..=5.0, 2)
+                .unwrap_err()
+                .key
+                .as_deref(),
+            Some("a")
+        );
         assert!(opts.floats("b", &[], 0.0..=5.0, 4).is_err());
         assert!(opts.floats("c", &[], 0.0..=5.0, 4).is_err());
-        assert!(opts.floats("d", &[], 0.0..=5.0, 4).unwrap_err().message.contains("array"));
+        assert!(opts
+            .floats("d", &[], 0.0..=5.0, 4)
+            .unwrap_err()
+            .message
+            .contains("array"));
         assert!(opts.floats("e", &[], 0.0..=5.0, 4).is_err());
     }
 
@@ -149,7 +158,10 @@ mod tests {
         let opts = Options::new("demo", &table, &["layer", "bad", "none"]).unwrap();
         assert_eq!(opts.layer_or_all("layer", 2).unwrap().map(|l| l.0), Some(1));
         assert_eq!(opts.layer_or_all("none", 2), Ok(None));
-        assert_eq!(opts.layer_or_all("bad", 2).unwrap_err().key.as_deref(), Some("bad"));
+        assert_eq!(
+            opts.layer_or_all("bad", 2).unwrap_err().key.as_deref(),
+            Some("bad")
+        );
         assert_eq!(opts.optional_integer("layer", 0..=3), Ok(Some(1)));
         assert_eq!(opts.optional_integer("none", 0..=3), Ok(None));
     }

@@ -30,6 +30,8 @@ pub const STYLE: &str = concat!(
     ".tbf .tbf-line{fill:none;stroke:var(--tbf-accent);stroke-width:2}",
     ".tbf .tbf-mute{fill:currentColor;fill-opacity:.2}",
     ".tbf .tbf-head{fill:currentColor;fill-opacity:.45}",
+    ".tbf .tbf-hist{fill:none;stroke:currentColor;stroke-opacity:.3}",
+    ".tbf .tbf-dot{fill:var(--tbf-accent);stroke:none}",
     ".tbf .tbf-acc{fill:var(--tbf-accent)}",
     ".tbf .tbf-c0{fill:#0072b2;stroke:#0072b2}",
     ".tbf .tbf-c1{fill:#e69f00;stroke:#e69f00}",

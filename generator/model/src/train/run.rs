@@ -28,6 +28,9 @@ pub struct TrainRun {
     pub settings: Settings,
     /// Continue the run whose checkpoint is in `out`, with the same settings.
     pub resume: bool,
+    /// Pause after this step (saving a checkpoint), to continue later with `resume`; the
+    /// schedule stays that of `settings.steps`.
+    pub stop_after: Option<usize>,
 }
 
 /// Train, saving checkpoints into `run.out`; returns the log of the whole run.
@@ -75,7 +78,8 @@ pub fn train(run: &TrainRun, observer: &mut dyn Observer) -> TrainResult<Trainin
         snapshots.push(snapshot(&params, &mut log, 0, s)?);
     }
     let (clock, seconds_before) = (Instant::now(), log.seconds());
-    for step in first..s.steps {
+    let end = run.stop_after.map_or(s.steps, |n| n.min(s.steps));
+    for step in first..end {
         let lr = learning_rate(s, step);
         let batch = windows::train_batch(&corpus.train, context, s.batch_size, s.seed, step);
         let (loss, mut grads) = batch_gradients(&model, &params, &batch)?;
@@ -100,7 +104,7 @@ pub fn train(run: &TrainRun, observer: &mut dyn Observer) -> TrainResult<Trainin
         if s.snapshots.contains(&done) {
             snapshots.push(snapshot(&params, &mut log, done, s)?);
         }
-        if done % s.checkpoint_every == 0 || done == s.steps {
+        if done % s.checkpoint_every == 0 || done == end {
             let parts = CheckpointParts {
                 config: &config,
                 params: &params,

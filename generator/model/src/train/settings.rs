@@ -35,7 +35,7 @@ impl Architecture {
                 "for example --layers 4 --heads 4 --width 128 --context 128",
             ));
         }
-        if self.width % self.heads != 0 {
+        if !self.width.is_multiple_of(self.heads) {
             return Err(shape(
                 format!(
                     "--width {} is not divisible by --heads {}: every head needs the same width",

@@ -44,20 +44,7 @@ pub fn rewrite<'s>(
             .take_while(|(e, _)| !matches!(e, Event::End(TagEnd::Heading(_))))
             .collect();
         let title = plain_text(&inner);
-        let id = match id {
-            Some(given) if taken.contains(given.as_ref()) => {
-                problems.push(
-                    Problem::new(
-                        range.clone(),
-                        format!("heading id `{given}` is used twice on this page"),
-                    )
-                    .with_hint("give each heading its own {#id}"),
-                );
-                given.to_string()
-            }
-            Some(given) => given.to_string(),
-            None => unique(slug(&title), &taken),
-        };
+        let id = heading_id(id.as_deref(), &title, &taken, &range, problems);
         taken.insert(id.clone());
         add_to_toc(&mut toc, level, &id, &title);
         out.push((
@@ -78,6 +65,27 @@ pub fn rewrite<'s>(
         out.push((Event::End(TagEnd::Heading(level)), range));
     }
     (out, toc)
+}
+
+/// The id written as `{#id}`, or a slug of the title made unique on the page.
+fn heading_id(
+    given: Option<&str>,
+    title: &str,
+    taken: &BTreeSet<String>,
+    range: &std::ops::Range<usize>,
+    problems: &mut Vec<Problem>,
+) -> String {
+    match given {
+        Some(given) if taken.contains(given) => {
+            let message = format!("heading id `{given}` is used twice on this page");
+            problems.push(
+                Problem::new(range.clone(), message).with_hint("give each heading its own {#id}"),
+            );
+            given.to_string()
+        }
+        Some(given) => given.to_string(),
+        None => unique(slug(title), taken),
+    }
 }
 
 fn add_to_toc(toc: &mut Vec<TocEntry>, level: HeadingLevel, id: &str, title: &str) {

@@ -95,7 +95,8 @@ pub fn rewrite<'s>(
         .collect()
 }
 
-/// The href to write instead of `dest`, or None to keep it (external links).
+/// The href to write instead of `dest`, or None to keep it (external links). Every internal
+/// link is recorded, so it can be checked once all pages exist.
 fn resolve(
     dest: &str,
     range: &std::ops::Range<usize>,
@@ -106,72 +107,60 @@ fn resolve(
     if is_external(dest) {
         return None;
     }
-    let (path, fragment) = match dest.split_once('#') {
-        Some((p, f)) => (p, Some(f.to_string())),
-        None => (dest, None),
+    let mut link = LinkRef {
+        location: cx.body.location(range.clone()),
+        written: dest.to_string(),
+        target: String::new(),
+        fragment: dest.split_once('#').map(|(_, f)| f.to_string()),
+        page: cx.output.to_string(),
+        href: dest.to_string(),
+        check: false,
     };
-    let path = path.split('?').next().unwrap_or_default();
-    let here = |target: String, href: String| {
-        let location = cx.body.location(range.clone());
-        (
-            LinkRef {
-                location,
-                written: dest.to_string(),
-                target,
-                fragment: fragment.clone(),
-                page: cx.output.to_string(),
-                href: href.clone(),
-                check: true,
-            },
-            href,
-        )
-    };
-    let result = if path.is_empty() {
-        Ok(here(cx.output.to_string(), dest.to_string()))
-    } else if path.starts_with('/') {
-        Err(Problem::new(range.clone(), format!("absolute link `{dest}` breaks when the site is opened from a file or under a sub-path"))
-            .with_hint("use a relative link, such as `attention.md` for an article or `images/x.png` for a file in static/"))
-    } else if path.ends_with(".md") {
-        to_article(dest, path, range, cx).map(|output| {
-            let href = paths::relative(paths::parent(cx.output), &output);
-            let href = match &fragment {
-                Some(f) => format!("{href}#{f}"),
-                None => href,
-            };
-            here(output, href)
-        })
-    } else {
-        match paths::join(paths::parent(cx.output), &paths::decode(path)) {
-            Some(target) => Ok(here(target, dest.to_string())),
-            None => Err(Problem::new(
-                range.clone(),
-                format!("link `{dest}` points outside the site"),
-            )),
-        }
-    };
-    match result {
-        Ok((mut link, href)) => {
-            link.check = !cx
-                .pages
-                .values()
-                .any(|t| !t.readable && t.output == link.target);
-            links.push(link);
+    let href = match target(dest, range, cx) {
+        Ok((target, href)) => {
+            link.check = !cx.pages.values().any(|t| !t.readable && t.output == target);
+            link.target = target;
+            link.href = href.clone();
             Some(href)
         }
         Err(problem) => {
-            // Reported already; recorded so the output's link scan leaves it alone.
-            links.push(LinkRef {
-                location: cx.body.location(range.clone()),
-                written: dest.to_string(),
-                target: String::new(),
-                fragment: None,
-                page: cx.output.to_string(),
-                href: dest.to_string(),
-                check: false,
-            });
             problems.push(problem);
             None
         }
+    };
+    links.push(link);
+    href
+}
+
+/// The output file a relative link points to, and the href to write for it.
+fn target(
+    dest: &str,
+    range: &std::ops::Range<usize>,
+    cx: &LinkContext<'_>,
+) -> Result<(String, String), Problem> {
+    let (path, fragment) = dest
+        .split_once('#')
+        .map_or((dest, None), |(p, f)| (p, Some(f)));
+    let path = path.split('?').next().unwrap_or_default();
+    if path.is_empty() {
+        return Ok((cx.output.to_string(), dest.to_string()));
+    }
+    if path.starts_with('/') {
+        return Err(Problem::new(range.clone(), format!("absolute link `{dest}` breaks when the site is opened from a file or under a sub-path"))
+            .with_hint("use a relative link, such as `attention.md` for an article or `images/x.png` for a file in static/"));
+    }
+    if path.ends_with(".md") {
+        let output = to_article(dest, path, range, cx)?;
+        let href = paths::relative(paths::parent(cx.output), &output);
+        let href = fragment.map_or(href.clone(), |f| format!("{href}#{f}"));
+        return Ok((output, href));
+    }
+    match paths::join(paths::parent(cx.output), &paths::decode(path)) {
+        Some(target) => Ok((target, dest.to_string())),
+        None => Err(Problem::new(
+            range.clone(),
+            format!("link `{dest}` points outside the site"),
+        )),
     }
 }
 

@@ -1,0 +1,259 @@
+//! `figure attention-grid`: attention patterns as small multiples, one tile per head:
+//! every head of one layer (`layer` given), or every layer × head of the model. Each tile
+//! is a query × key heatmap over the prompt's last tokens, the causal triangle faint and
+//! the weights in blue; the alt text sorts the heads into the shapes people look for.
+//!
+//! Options: `prompt`, `caption`, `layer` (default: every layer), `tokens` (last tokens
+//! per tile, default 12 for one layer and 8 for all, at most 24).
+
+use super::strips::{window, WIDTH};
+use crate::draw::{note, text, Cells};
+use crate::error::FigureError;
+use crate::figure::Figure;
+use crate::heatmap;
+use crate::options::{Layer, Options};
+use crate::prompt::{Checked, Prompt};
+use crate::svg::{number, Canvas, Element, Ramp};
+use crate::Traces;
+use std::ops::Range;
+
+pub const KIND: &str = "attention-grid";
+
+/// The patterns on show and where the tiles go.
+struct Grid {
+    layers: Vec<usize>,
+    patterns: Vec<Checked>,
+    shown: Range<usize>,
+    columns: usize,
+    tile: f64,
+    cell: f64,
+    left: f64,
+    top: f64,
+}
+
+impl Grid {
+    fn heads(&self) -> usize {
+        self.patterns[0].shape[0]
+    }
+
+    /// Tile position of layer row `row`, head `head`.
+    fn origin(&self, row: usize, head: usize) -> (f64, f64) {
+        let index = row * self.heads() + head;
+        let (r, c) = if self.layers.len() == 1 {
+            (index / self.columns, index % self.columns)
+        } else {
+            (row, head)
+        };
+        let pitch_y = self.tile + if self.layers.len() == 1 { 18.0 } else { 3.0 };
+        (
+            self.left + c as f64 * (self.tile + 3.0),
+            self.top + r as f64 * pitch_y,
+        )
+    }
+}
+
+pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, FigureError> {
+    let options = Options::new(KIND, table, &["layer", "tokens"])?;
+    let prompt = options.prompt(traces)?;
+    let caption = options.caption()?;
+    let config = prompt.config();
+    let layer = options.layer_or_all("layer", config.n_layer)?;
+    let tokens = options.integer("tokens", if layer.is_some() { 12 } else { 8 }, 1..=24)?;
+    let n = prompt.tokens()?.len();
+    let layers: Vec<usize> = match layer {
+        Some(Layer(l)) => vec![l],
+        None => (0..config.n_layer).collect(),
+    };
+    let heads = config.n_head;
+    let patterns = layers
+        .iter()
+        .map(|l| prompt.shaped(&format!("blocks.{l}.attn.pattern"), &[heads, n, n]))
+        .collect::<Result<Vec<_>, _>>()?;
+    let grid = layout(layers, patterns, window(n, tokens as usize));
+    let ramp = Ramp::unit();
+    let mut body = labels(&grid);
+    body.extend(tiles(&grid, &ramp));
+    let bottom = grid.origin(grid.layers.len() - 1, heads - 1).1 + grid.tile + 14.0;
+    let ticks = [
+        (0.0, "0".to_string()),
+        (0.5, "0.5".to_string()),
+        (1.0, "1".to_string()),
+    ];
+    let legend_left = grid.left.max(8.0);
+    body.push(heatmap::legend(
+        &ramp,
+        "attention weight",
+        &ticks,
+        None,
+        legend_left,
+        bottom,
+    ));
+    let mut height = bottom + heatmap::LEGEND_HEIGHT + 6.0;
+    let mut what = vec![format!(
+        "each tile: queries ↓ × keys →, the last {} of {n} tokens",
+        grid.shown.len()
+    )];
+    if layer.is_none() {
+        what.push(format!(
+            "rows: layers 0–{}; columns: heads 0–{}",
+            config.n_layer - 1,
+            heads - 1
+        ));
+    }
+    for line in what {
+        body.push(note(line, legend_left, height + 4.0));
+        height += 15.0;
+    }
+    let canvas = Canvas {
+        kind: KIND,
+        width: WIDTH,
+        height,
+        title: match layer {
+            Some(l) => format!("Attention patterns of every head in layer {}", l.0),
+            None => format!(
+                "Attention patterns of all {} heads",
+                grid.layers.len() * heads
+            ),
+        },
+        desc: describe(&prompt, &grid),
+        css: ramp.css(),
+    };
+    Ok(Figure::new(canvas, body, caption, &prompt))
+}
+
+fn layout(layers: Vec<usize>, patterns: Vec<Checked>, shown: Range<usize>) -> Grid {
+    let heads = patterns[0].shape[0];
+    let one_layer = layers.len() == 1;
+    let columns = if one_layer { heads.min(4) } else { heads };
+    let left = if one_layer { 0.0 } else { 26.0 };
+    let top = if one_layer { 16.0 } else { 18.0 };
+    let raw_tile = (WIDTH - left - 3.0 * (columns as f64 - 1.0)) / columns as f64;
+    // Cells in half units keep the path data short.
+    let cell = ((raw_tile / shown.len() as f64) * 2.0).floor().max(1.0) / 2.0;
+    Grid {
+        layers,
+        patterns,
+        tile: cell * shown.len() as f64,
+        cell,
+        columns,
+        shown,
+        left,
+        top,
+    }
+}
+
+/// Head titles (one layer) or layer and head numbers along the edges (all layers).
+fn labels(grid: &Grid) -> Vec<Element> {
+    let mut group = Element::new("g").class("tbf-s tbf-dim");
+    if grid.layers.len() == 1 {
+        for head in 0..grid.heads() {
+            let (x, y) = grid.origin(0, head);
+            group.push(text(x, y - 4.0).text(format!("head {head}")));
+        }
+        return vec![group];
+    }
+    group = group.attr("text-anchor", "middle");
+    for head in 0..grid.heads() {
+        let (x, _) = grid.origin(0, head);
+        group.push(text(x + grid.tile / 2.0, 12.0).text(head.to_string()));
+    }
+    for (row, layer) in grid.layers.iter().enumerate() {
+        let (_, y) = grid.origin(row, 0);
+        group.push(text(11.0, y + grid.tile / 2.0 + 4.0).text(format!("L{layer}")));
+    }
+    vec![group]
+}
+
+/// Each tile's causal triangle in the lightest colour, then its weights of 0.1 and more.
+fn tiles(grid: &Grid, ramp: &Ramp) -> Vec<Element> {
+    let mut triangles = String::new();
+    let mut cells = Cells::default();
+    let c = grid.cell;
+    for (row, pattern) in grid.patterns.iter().enumerate() {
+        for head in 0..grid.heads() {
+            let (x, y) = grid.origin(row, head);
+            triangles.push_str(&format!("M{} {}", number(x, 1), number(y, 1)));
+            for _ in grid.shown.clone() {
+                triangles.push_str(&format!("h{0}v{0}", number(c, 1)));
+            }
+            triangles.push_str(&format!("H{}Z", number(x, 1)));
+            for (i, q) in grid.shown.clone().enumerate() {
+                for (j, k) in grid.shown.clone().enumerate().take(i + 1) {
+                    let bin = ramp.bin_of_unit(pattern.at(&[head, q, k]));
+                    if bin > 0 {
+                        cells.add(bin, x + j as f64 * c, y + i as f64 * c, c);
+                    }
+                }
+            }
+        }
+    }
+    let mut out = vec![Element::new("path")
+        .class(&ramp.class(0))
+        .attr("stroke-width", 0.5)
+        .attr("d", triangles)];
+    out.extend(cells.paths(ramp, c));
+    out
+}
+
+/// Where each head's last query looks, and how many heads have the familiar shapes.
+fn describe(prompt: &Prompt<'_>, grid: &Grid) -> String {
+    let tokens = &prompt.trace.meta.tokens;
+    let last = grid.shown.end - 1;
+    let heads = grid.heads();
+    let mut out = format!(
+        "Attention patterns of {} heads ({} layer{} × {heads} heads) over the last {} tokens.",
+        grid.layers.len() * heads,
+        grid.layers.len(),
+        if grid.layers.len() == 1 { "" } else { "s" },
+        grid.shown.len()
+    );
+    let (mut first, mut previous) = (0, 0);
+    for pattern in &grid.patterns {
+        for head in 0..heads {
+            let queries: Vec<usize> = grid.shown.clone().filter(|&q| q > 0).collect();
+            let mean = |key: &dyn Fn(usize) -> usize| {
+                let total: f64 = queries
+                    .iter()
+                    .map(|&q| pattern.at(&[head, q, key(q)]))
+                    .sum();
+                total / queries.len().max(1) as f64
+            };
+            first += usize::from(mean(&|_| 0) > 0.5);
+            previous += usize::from(mean(&|q| q - 1) > 0.5);
+        }
+    }
+    out.push_str(&format!(
+        " {first} put most of their weight on the first token, {previous} on the previous token."
+    ));
+    if grid.layers.len() == 1 {
+        let pattern = &grid.patterns[0];
+        let looks: Vec<String> = (0..heads)
+            .map(|h| {
+                let k = grid
+                    .shown
+                    .clone()
+                    .max_by(|&a, &b| {
+                        pattern
+                            .at(&[h, last, a])
+                            .total_cmp(&pattern.at(&[h, last, b]))
+                    })
+                    .unwrap_or(last);
+                format!(
+                    "head {h} to {:?} ({:.2})",
+                    tokens[k].text,
+                    pattern.at(&[h, last, k])
+                )
+            })
+            .collect();
+        out.push_str(&format!(
+            " The last token, {:?}, attends most: {}.",
+            tokens[last].text,
+            looks.join(", ")
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+#[path = "attention_grid_tests.rs"]
+mod tests;

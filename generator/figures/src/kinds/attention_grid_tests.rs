@@ -1,0 +1,122 @@
+//! Tests of `figure attention-grid` on the synthetic patterns (`test_traces::pattern_row`).
+
+use super::render;
+use crate::svg::Ramp;
+use crate::test_svg::{cells, texts_in};
+use crate::test_traces::{options, pattern_row, trace_of, TestTraces};
+use crate::{Figure, FigureError};
+
+const ROBOTS: [u32; 4] = [10, 11, 12, 13];
+
+fn draw(ids: &[u32], body: &str) -> Result<Figure, FigureError> {
+    let traces = TestTraces::with("p", trace_of(ids));
+    render(&options(&format!("prompt = \"p\"\n{body}")), &traces)
+}
+
+/// The cell size: the first step of the first causal triangle (`M x y h c v c ...`).
+fn cell_size(svg: &str) -> f64 {
+    let d = svg.split("d=\"M").nth(1).unwrap();
+    d.split('h')
+        .nth(1)
+        .unwrap()
+        .split('v')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap()
+}
+
+/// Bins of every weight of at least 0.1 in the lower triangles of `layers` × 2 heads.
+fn expected_bins(layers: &[usize], first: usize, n: usize) -> Vec<String> {
+    let ramp = Ramp::unit();
+    let mut bins = Vec::new();
+    for &layer in layers {
+        for head in 0..2 {
+            for q in first..n {
+                let row = pattern_row(layer, head, q);
+                for w in &row[first..=q] {
+                    let bin = ramp.bin_of_unit(*w);
+                    if bin > 0 {
+                        bins.push(ramp.class(bin));
+                    }
+                }
+            }
+        }
+    }
+    bins.sort();
+    bins
+}
+
+#[test]
+fn one_layer_draws_a_titled_tile_per_head_with_its_weights() {
+    let figure = draw(&ROBOTS, "layer = 1").unwrap();
+    assert_eq!(texts_in(&figure.svg, "tbf-s tbf-dim"), ["head 0", "head 1"]);
+    let cell = cell_size(&figure.svg);
+    let mut drawn: Vec<String> = cells(&figure.svg, "tbf-u", cell)
+        .into_iter()
+        .map(|c| c.class)
+        .collect();
+    drawn.sort();
+    assert_eq!(drawn, expected_bins(&[1], 0, 4));
+}
+
+#[test]
+fn without_a_layer_every_layer_is_a_row_of_heads() {
+    let figure = draw(&ROBOTS, "").unwrap();
+    let labels = texts_in(&figure.svg, "tbf-s tbf-dim");
+    assert_eq!(labels, ["0", "1", "L0", "L1"]);
+    let cell = cell_size(&figure.svg);
+    let mut drawn: Vec<String> = cells(&figure.svg, "tbf-u", cell)
+        .into_iter()
+        .map(|c| c.class)
+        .collect();
+    drawn.sort();
+    assert_eq!(drawn, expected_bins(&[0, 1], 0, 4));
+    // One causal triangle per tile.
+    let triangles = figure.svg.matches('Z').count();
+    assert_eq!(triangles, 4);
+}
+
+#[test]
+fn tokens_keeps_the_last_ones() {
+    let ids: Vec<u32> = (0..10).collect();
+    let figure = draw(&ids, "layer = 0\ntokens = 3").unwrap();
+    let cell = cell_size(&figure.svg);
+    let mut drawn: Vec<String> = cells(&figure.svg, "tbf-u", cell)
+        .into_iter()
+        .map(|c| c.class)
+        .collect();
+    drawn.sort();
+    assert_eq!(drawn, expected_bins(&[0], 7, 10));
+    assert!(figure.svg.contains("the last 3 of 10 tokens"));
+    assert_eq!(
+        draw(&ids, "tokens = 25").unwrap_err().key.as_deref(),
+        Some("tokens")
+    );
+}
+
+#[test]
+fn alt_text_counts_head_shapes_and_says_where_the_last_token_looks() {
+    let figure = draw(&ROBOTS, "layer = 0").unwrap();
+    let mean_first = |layer: usize, head: usize| {
+        (1..4).map(|q| pattern_row(layer, head, q)[0]).sum::<f64>() / 3.0
+    };
+    let first = (0..2).filter(|&h| mean_first(0, h) > 0.5).count();
+    assert!(
+        figure.alt.contains(&format!(
+            " {first} put most of their weight on the first token"
+        )),
+        "{}",
+        figure.alt
+    );
+    let row = pattern_row(0, 1, 3);
+    let top = (0..4).max_by(|&a, &b| row[a].total_cmp(&row[b])).unwrap();
+    let texts = ["The", " robots", " will", " bring"];
+    let expected = format!("head 1 to {:?} ({:.2})", texts[top], row[top]);
+    assert!(figure.alt.contains(&expected), "{}", figure.alt);
+}
+
+#[test]
+fn snapshot() {
+    insta::assert_snapshot!(draw(&ROBOTS, "").unwrap().svg);
+}

@@ -1,0 +1,255 @@
+//! `figure attention-steps`: the classic worked example of attention for one query token,
+//! as a table with the trace's numbers. One row per key the query may look at: q·k, the
+//! score q·k/√dh (`attn.scores`), its softmax weight (`attn.pattern`), and weight × value
+//! for the first dimensions of v (`attn.v`); the last row sums them, giving the head's
+//! output z (`attn.z`).
+//!
+//! Options: `prompt`, `caption`, `layer`, `head` (both required), `token` (the query,
+//! default -1), `dims` (value dimensions shown, default 2, at most 3). Queries with more
+//! than 12 keys show the 11 weightiest keys and one row for the rest.
+
+use super::embedding::token_label;
+use crate::draw::{line, note, rect, text};
+use crate::error::FigureError;
+use crate::figure::Figure;
+use crate::format::signed;
+use crate::options::{Head, Layer, Options};
+use crate::prompt::Prompt;
+use crate::svg::{Canvas, Css, Element, Font};
+use crate::token_text::Shown;
+use crate::Traces;
+
+pub const KIND: &str = "attention-steps";
+
+const WIDTH: f64 = 440.0;
+const MAX_ROWS: usize = 12;
+const PITCH: f64 = 20.0;
+const TOP: f64 = 58.0;
+
+/// One row of the table: a key (or the keys left out), and its numbers.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Step {
+    /// The key's position; `None` for a row of several keys.
+    pub key: Option<usize>,
+    pub label: Shown,
+    pub score: f64,
+    pub weight: f64,
+    /// weight × v, first dimensions.
+    pub weighted: Vec<f64>,
+}
+
+/// The query's rows, the √dh they share, and the traced z to compare the sum with.
+#[derive(Debug, Clone)]
+pub struct Worked {
+    pub steps: Vec<Step>,
+    pub root_dh: f64,
+    pub z: Vec<f64>,
+}
+
+pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, FigureError> {
+    let options = Options::new(KIND, table, &["layer", "head", "token", "dims"])?;
+    let prompt = options.prompt(traces)?;
+    let caption = options.caption()?;
+    let config = prompt.config();
+    let layer = options.layer("layer", config.n_layer)?;
+    let head = options.head("head", config.n_head)?;
+    let n = prompt.tokens()?.len();
+    let t = options.token("token", -1, n)?.0;
+    let dh = config.n_embd / config.n_head.max(1);
+    let dims = options.integer("dims", 2.min(dh as i64), 1..=3.min(dh as i64))? as usize;
+    let worked = work(&prompt, layer, head, t, dims)?;
+    let query = token_label(&prompt, t).text();
+    let mut body = vec![text(0.0, 14.0).class("tbf-s").text(format!(
+        "query {query} (token {t}) · layer {}, head {} · dₕ = {dh}, √dₕ = {}",
+        layer.0,
+        head.0,
+        signed(worked.root_dh, 2)
+    ))];
+    let compact = prompt
+        .trace
+        .encoding(&format!("blocks.{}.attn.pattern", layer.0))
+        == Some(tracebook_trace::Encoding::Unorm8);
+    let height = table_rows(&worked, dims, compact, &mut body);
+    let canvas = Canvas {
+        kind: KIND,
+        width: WIDTH,
+        height,
+        title: format!("Attention step by step: layer {}, head {}", layer.0, head.0),
+        desc: describe(&prompt, layer, head, t, &worked),
+        css: Css::default(),
+    };
+    Ok(Figure::new(canvas, body, caption, &prompt))
+}
+
+/// Reads the query's scores, weights and values, and folds the lightest keys when there
+/// are too many rows.
+pub fn work(
+    prompt: &Prompt<'_>,
+    layer: Layer,
+    head: Head,
+    t: usize,
+    dims: usize,
+) -> Result<Worked, FigureError> {
+    let n = prompt.tokens()?.len();
+    let heads = prompt.config().n_head;
+    let name = |what: &str| format!("blocks.{}.attn.{what}", layer.0);
+    let scores = prompt
+        .shaped(&name("scores"), &[heads, n, n])?
+        .row(&[head.0, t]);
+    let weights = prompt
+        .shaped(&name("pattern"), &[heads, n, n])?
+        .row(&[head.0, t]);
+    let v = prompt.heads(layer, "attn.v")?;
+    let z = prompt.heads(layer, "attn.z")?.row(&[head.0, t]);
+    let root_dh = (v.shape[2] as f64).sqrt();
+    let step = |k: usize| Step {
+        key: Some(k),
+        label: Shown::fit(&prompt.trace.meta.tokens[k].text, 84.0, Font::Mono, 12.0),
+        score: scores[k],
+        weight: weights[k],
+        weighted: v.row(&[head.0, k])[..dims]
+            .iter()
+            .map(|x| x * weights[k])
+            .collect(),
+    };
+    let mut keys: Vec<usize> = (0..=t).collect();
+    if keys.len() > MAX_ROWS {
+        keys.sort_by(|&a, &b| weights[b].total_cmp(&weights[a]).then(a.cmp(&b)));
+        keys.truncate(MAX_ROWS - 1);
+        keys.sort_unstable();
+    }
+    let mut steps: Vec<Step> = keys.iter().map(|&k| step(k)).collect();
+    let rest: Vec<usize> = (0..=t).filter(|k| !keys.contains(k)).collect();
+    if !rest.is_empty() {
+        let folded: Vec<Step> = rest.iter().map(|&k| step(k)).collect();
+        steps.push(Step {
+            key: None,
+            label: Shown::plain(format!("{} others", rest.len())),
+            score: 0.0,
+            weight: folded.iter().map(|s| s.weight).sum(),
+            weighted: (0..dims)
+                .map(|i| folded.iter().map(|s| s.weighted[i]).sum())
+                .collect(),
+        });
+    }
+    Ok(Worked { steps, root_dh, z })
+}
+
+/// Column headers, the rows, and the sum; returns the height used.
+fn table_rows(worked: &Worked, dims: usize, compact: bool, body: &mut Vec<Element>) -> f64 {
+    // Right edges of the q·k, score and weight columns; weight bars, then the values.
+    let columns = [148.0, 204.0, 256.0];
+    let bar_x = 260.0;
+    let values_left = 292.0;
+    let value_x = |i: usize| values_left + (i as f64 + 1.0) * (WIDTH - values_left) / dims as f64;
+    let mut heads = Element::new("g")
+        .class("tbf-s tbf-dim")
+        .attr("text-anchor", "end");
+    heads.push(text(90.0, 36.0).text("key"));
+    for (x, title, formula) in [
+        (columns[0], "q·k", ""),
+        (columns[1], "score", "q·k ÷ √dₕ"),
+        (columns[2], "weight", "softmax"),
+    ] {
+        heads.push(text(x, 36.0).text(title));
+        heads.push(text(x, 49.0).text(formula));
+    }
+    for i in 0..dims {
+        heads.push(text(value_x(i), 36.0).text(format!("× v[{i}]")));
+    }
+    body.push(heads);
+    body.push(
+        text((values_left + WIDTH) / 2.0 + 8.0, 49.0)
+            .class("tbf-s tbf-dim")
+            .attr("text-anchor", "middle")
+            .text("weight × value"),
+    );
+    body.push(line("tbf-grid", 0.0, TOP - 4.0, WIDTH, TOP - 4.0));
+    let top_weight = worked.steps.iter().map(|s| s.weight).fold(0.0, f64::max);
+    let mut bars = Element::new("g").class("tbf-bar2");
+    let mut labels = Element::new("g").class("tbf-m").attr("text-anchor", "end");
+    let mut numbers = Element::new("g").class("tbf-s").attr("text-anchor", "end");
+    for (r, step) in worked.steps.iter().enumerate() {
+        let y = TOP + r as f64 * PITCH;
+        let baseline = y + 14.0;
+        bars.push(rect("", bar_x, y + 4.0, 28.0 * step.weight, PITCH - 8.0));
+        labels.push(step.label.append_to(text(90.0, baseline)));
+        let strong = step.weight == top_weight && step.key.is_some();
+        let mut row = Element::new("g");
+        if strong {
+            row = row.class("tbf-b");
+        }
+        if step.key.is_some() {
+            row.push(text(columns[0], baseline).text(signed(step.score * worked.root_dh, 2)));
+            row.push(text(columns[1], baseline).text(signed(step.score, 2)));
+        }
+        row.push(text(columns[2], baseline).text(format!("{:.3}", step.weight)));
+        for (i, value) in step.weighted.iter().enumerate() {
+            row.push(text(value_x(i), baseline).text(signed(*value, 3)));
+        }
+        numbers.push(row);
+    }
+    let sum_y = TOP + worked.steps.len() as f64 * PITCH;
+    body.extend([bars, labels, numbers]);
+    body.push(line("tbf-ax", 0.0, sum_y + 2.0, WIDTH, sum_y + 2.0));
+    let mut sums = Element::new("g")
+        .class("tbf-s tbf-b")
+        .attr("text-anchor", "end");
+    sums.push(text(90.0, sum_y + 17.0).text("sum"));
+    let total: f64 = worked.steps.iter().map(|s| s.weight).sum();
+    sums.push(text(columns[2], sum_y + 17.0).text(format!("{total:.3}")));
+    for i in 0..dims {
+        let value: f64 = worked.steps.iter().map(|s| s.weighted[i]).sum();
+        sums.push(text(value_x(i), sum_y + 17.0).text(signed(value, 3)));
+    }
+    body.push(sums);
+    let traced: Vec<String> = worked.z[..dims].iter().map(|v| signed(*v, 3)).collect();
+    body.push(note(
+        format!(
+            "the sums are the head's output z for this query (traced: {})",
+            traced.join(", ")
+        ),
+        0.0,
+        sum_y + 40.0,
+    ));
+    if compact {
+        body.push(note(
+            "a compact trace stores each weight to within ±0.002",
+            0.0,
+            sum_y + 56.0,
+        ));
+        return sum_y + 66.0;
+    }
+    sum_y + 50.0
+}
+
+fn describe(prompt: &Prompt<'_>, layer: Layer, head: Head, t: usize, worked: &Worked) -> String {
+    let quote = |text: &str| format!("{text:?}");
+    let mut out = format!(
+        "Attention step by step for the query {} (token {t}) in layer {}, head {}: each key's \
+         q·k is divided by √dₕ = {} to give its score, a softmax turns the scores into \
+         weights that sum to 1, and the head's output is the weighted sum of the keys' values.",
+        quote(&prompt.trace.meta.tokens[t].text),
+        layer.0,
+        head.0,
+        signed(worked.root_dh, 2)
+    );
+    let top = worked
+        .steps
+        .iter()
+        .filter_map(|s| s.key.map(|k| (s, k)))
+        .max_by(|a, b| a.0.weight.total_cmp(&b.0.weight));
+    if let Some((top, k)) = top {
+        out.push_str(&format!(
+            " The most weight, {:.3}, goes to {} (token {k}, score {}).",
+            top.weight,
+            quote(&prompt.trace.meta.tokens[k].text),
+            signed(top.score, 2)
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+#[path = "attention_steps_tests.rs"]
+mod tests;

@@ -1,0 +1,206 @@
+//! `figure head-mix`: how the heads' outputs become one vector again. For one token, each
+//! head's output z (`attn.z`, dh numbers) as a heat strip; they are concatenated into d
+//! numbers and multiplied by the output matrix W_O (d × d, plus a bias), giving
+//! `attn_out`, which is then added to the residual stream (its lengths before and after,
+//! from `resid_pre` and `resid_mid`, in a note).
+//!
+//! Options: `prompt`, `caption`, `layer` (required), `token` (default -1), `dims`
+//! (dimensions per strip, default 16, at most dh).
+
+use super::embedding::token_label;
+use super::strips::{self, DimPick, StripFigure};
+use crate::draw::text;
+use crate::error::FigureError;
+use crate::figure::Figure;
+use crate::format::{short, thousands};
+use crate::options::{Layer, Options};
+use crate::prompt::Prompt;
+use crate::strip::{norm, StripRow};
+use crate::svg::Canvas;
+use crate::token_text::Shown;
+use crate::Traces;
+
+pub const KIND: &str = "head-mix";
+
+/// Room between the head rows and the rows after the projection, for the arrow text.
+const GAP: f64 = 30.0;
+
+/// The lengths the alt text reports.
+struct Lengths {
+    heads: Vec<f64>,
+    out: f64,
+    before: f64,
+    after: f64,
+}
+
+pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, FigureError> {
+    let options = Options::new(KIND, table, &["layer", "token", "dims"])?;
+    let prompt = options.prompt(traces)?;
+    let caption = options.caption()?;
+    let config = prompt.config();
+    let layer = options.layer("layer", config.n_layer)?;
+    let n = prompt.tokens()?.len();
+    let t = options.token("token", -1, n)?.0;
+    let d = config.n_embd;
+    let z = prompt.heads(layer, "attn.z")?;
+    let (heads, dh) = (z.shape[0], z.shape[2]);
+    let most = dh.clamp(1, strips::MAX_DIMS) as i64;
+    let pick = DimPick::new(
+        options.integer("dims", 16.min(most), 1..=most)? as usize,
+        dh,
+        false,
+    );
+    let out = prompt.block(layer, "attn_out", d)?.row(&[t]);
+    let before = prompt.block(layer, "resid_pre", d)?.row(&[t]);
+    let after = prompt.block(layer, "resid_mid", d)?.row(&[t]);
+    let mut rows: Vec<StripRow> = (0..heads)
+        .map(|h| strip(format!("head {h}"), &z.row(&[h, t]), &pick, 0.0))
+        .collect();
+    rows.push(strip("attn_out".to_string(), &out, &pick, GAP));
+    rows.push(strip("resid_pre".to_string(), &before, &pick, 6.0));
+    rows.push(strip("resid_mid".to_string(), &after, &pick, 0.0));
+    let figure = StripFigure {
+        rows,
+        header: format!(
+            "{} (token {t}): first {} dimensions of each",
+            token_label(&prompt, t).text(),
+            pick.indices.len()
+        ),
+        summary_title: "length",
+        legend_title: "value".to_string(),
+        notes: vec!["resid_mid = resid_pre + attn_out, added dimension by dimension".to_string()],
+    };
+    let drawn = strips::draw_placed(&figure, 0.0);
+    let mut body = drawn.elements;
+    let arrow_y = drawn.row_tops[heads] - GAP / 2.0 + 3.0;
+    body.push(text(drawn.left, arrow_y).class("tbf-s").text(format!(
+        "↓ concatenate {heads} × {dh} = {} → × W_O ({1} × {1}) + b",
+        thousands(heads * dh),
+        thousands(d)
+    )));
+    let lengths = Lengths {
+        heads: (0..heads).map(|h| norm(&z.row(&[h, t]))).collect(),
+        out: norm(&out),
+        before: norm(&before),
+        after: norm(&after),
+    };
+    let canvas = Canvas {
+        kind: KIND,
+        width: strips::WIDTH,
+        height: drawn.height,
+        title: format!("Layer {}: mixing the heads' outputs", layer.0),
+        desc: describe(&prompt, layer, t, &lengths),
+        css: drawn.css,
+    };
+    Ok(Figure::new(canvas, body, caption, &prompt))
+}
+
+fn strip(label: String, row: &[f64], pick: &DimPick, gap_before: f64) -> StripRow {
+    StripRow {
+        label: Shown::plain(label),
+        values: pick.take(row),
+        summary: short(norm(row)),
+        gap_before,
+    }
+}
+
+fn describe(prompt: &Prompt<'_>, layer: Layer, t: usize, lengths: &Lengths) -> String {
+    let config = prompt.config();
+    let by_length = |a: &(usize, &f64), b: &(usize, &f64)| a.1.total_cmp(b.1);
+    let longest = lengths.heads.iter().enumerate().max_by(by_length);
+    let shortest = lengths.heads.iter().enumerate().min_by(by_length);
+    let mut out = format!(
+        "In layer {}, the outputs of the {} heads for {:?} (token {t}), {} numbers each, are \
+         concatenated into one vector of {} and multiplied by the output matrix W_O ({} × {}, \
+         plus a bias), giving attn_out of length {}, which is added to the residual stream: \
+         length {} before, {} after.",
+        layer.0,
+        config.n_head,
+        prompt.trace.meta.tokens[t].text,
+        config.n_embd / config.n_head.max(1),
+        thousands(config.n_embd),
+        thousands(config.n_embd),
+        thousands(config.n_embd),
+        short(lengths.out),
+        short(lengths.before),
+        short(lengths.after)
+    );
+    if let (Some(long), Some(brief)) = (longest, shortest) {
+        out.push_str(&format!(
+            " Head outputs range in length from {} (head {}) to {} (head {}).",
+            short(*brief.1),
+            brief.0,
+            short(*long.1),
+            long.0
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::render;
+    use crate::format::short;
+    use crate::strip::norm;
+    use crate::test_svg::{all_texts, texts_in, texts_in_last};
+    use crate::test_traces::{options, trace_of, TestTraces};
+    use crate::{Figure, FigureError};
+
+    const ROBOTS: [u32; 4] = [10, 11, 12, 13];
+
+    fn draw(body: &str) -> Result<Figure, FigureError> {
+        let traces = TestTraces::with("p", trace_of(&ROBOTS));
+        render(&options(&format!("prompt = \"p\"\n{body}")), &traces)
+    }
+
+    fn row(name: &str, t: usize) -> Vec<f64> {
+        let tensor = trace_of(&ROBOTS).tensor(name).unwrap();
+        let d = tensor.shape[1];
+        tensor.data[t * d..(t + 1) * d]
+            .iter()
+            .map(|&v| f64::from(v))
+            .collect()
+    }
+
+    #[test]
+    fn heads_then_the_projection_and_the_residual_add() {
+        let figure = draw("layer = 1\ntoken = 2").unwrap();
+        let labels = texts_in(&figure.svg, "tbf-m");
+        assert_eq!(
+            labels,
+            ["head 0", "head 1", "attn_out", "resid_pre", "resid_mid"]
+        );
+        let lengths = texts_in_last(&figure.svg, "tbf-s");
+        let out = row("blocks.1.attn_out", 2);
+        let pre = row("blocks.1.resid_pre", 2);
+        let sum: Vec<f64> = pre.iter().zip(&out).map(|(a, b)| a + b).collect();
+        assert_eq!(
+            lengths[2..],
+            [short(norm(&out)), short(norm(&pre)), short(norm(&sum))]
+        );
+        let texts = all_texts(&figure.svg);
+        assert!(texts.contains(&"↓ concatenate 2 × 4 = 8 → × W_O (8 × 8) + b".to_string()));
+    }
+
+    #[test]
+    fn alt_text_follows_the_vector_through() {
+        let figure = draw("layer = 0").unwrap();
+        assert!(figure
+            .alt
+            .contains("the outputs of the 2 heads for \" bring\" (token 3), 4 numbers each"));
+        assert!(
+            figure.alt.contains("Head outputs range in length from"),
+            "{}",
+            figure.alt
+        );
+        assert_eq!(
+            draw("layer = 0\ndims = 5").unwrap_err().key.as_deref(),
+            Some("dims")
+        );
+    }
+
+    #[test]
+    fn snapshot() {
+        insta::assert_snapshot!(draw("layer = 0\ndims = 3").unwrap().svg);
+    }
+}

@@ -1,0 +1,288 @@
+//! `figure mlp`: one block's MLP for one token. A diagram with the real sizes (x, d → W_in
+//! → 4d neurons → GELU → W_out → d), the distribution of the neurons' values before GELU
+//! (`mlp.pre`) under the GELU curve, with the most active neurons marked, and those
+//! neurons' activations after GELU (`mlp.post`) as bars.
+//!
+//! Options: `prompt`, `caption`, `layer` (required), `token` (default -1), `top` (neurons
+//! listed, default 8, at most 16).
+
+use super::embedding::token_label;
+use super::strips::WIDTH;
+use crate::chart::{bar_column, histogram, histogram_bars, label_column, ticks, x_axis, Axis, Bar};
+use crate::draw::{arrow, labelled_box, line, note, text};
+use crate::error::FigureError;
+use crate::figure::Figure;
+use crate::format::{percent, short, signed, thousands};
+use crate::options::{Layer, Options};
+use crate::prompt::Prompt;
+use crate::strip::norm;
+use crate::svg::{number, Canvas, Css, Element};
+use crate::token_text::Shown;
+use crate::Traces;
+
+pub const KIND: &str = "mlp";
+
+/// A neuron counts as off below this activation.
+const OFF: f64 = 0.05;
+const CHART_TOP: f64 = 78.0;
+const CHART_HEIGHT: f64 = 110.0;
+
+/// One token's pass through the MLP.
+struct Pass {
+    pre: Vec<f64>,
+    post: Vec<f64>,
+    out_length: f64,
+    /// Neuron indices by activation after GELU, highest first.
+    top: Vec<usize>,
+}
+
+pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, FigureError> {
+    let options = Options::new(KIND, table, &["layer", "token", "top"])?;
+    let prompt = options.prompt(traces)?;
+    let caption = options.caption()?;
+    let config = prompt.config();
+    let layer = options.layer("layer", config.n_layer)?;
+    let n = prompt.tokens()?.len();
+    let t = options.token("token", -1, n)?.0;
+    let top = options.integer("top", 8, 1..=16)? as usize;
+    let d = config.n_embd;
+    let width = prompt
+        .trace
+        .shape(&format!("blocks.{}.mlp.pre", layer.0))
+        .and_then(|s| s.get(1).copied())
+        .unwrap_or(4 * d);
+    let pre = prompt.block(layer, "mlp.pre", width)?.row(&[t]);
+    let post = prompt.block(layer, "mlp.post", width)?.row(&[t]);
+    let out_length = norm(&prompt.block(layer, "mlp_out", d)?.row(&[t]));
+    let mut order: Vec<usize> = (0..width).collect();
+    order.sort_by(|&a, &b| post[b].total_cmp(&post[a]).then(a.cmp(&b)));
+    order.truncate(top);
+    let pass = Pass {
+        pre,
+        post,
+        out_length,
+        top: order,
+    };
+    let mut body = diagram(d, width);
+    let chart_bottom = gelu_chart(&pass, &mut body);
+    let height = neuron_bars(&pass, chart_bottom + 44.0, &mut body);
+    let canvas = Canvas {
+        kind: KIND,
+        width: WIDTH,
+        height,
+        title: format!(
+            "Layer {}: the MLP for {}",
+            layer.0,
+            token_label(&prompt, t).text()
+        ),
+        desc: describe(&prompt, layer, t, &pass),
+        css: Css::default(),
+    };
+    Ok(Figure::new(canvas, body, caption, &prompt))
+}
+
+/// x (d) → pre (4d) → post (4d) → out (d), with the weights and GELU on the arrows.
+fn diagram(d: usize, width: usize) -> Vec<Element> {
+    let boxes = [
+        ("x", thousands(d)),
+        ("pre", thousands(width)),
+        ("post", thousands(width)),
+        ("mlp_out", thousands(d)),
+    ];
+    let steps = ["× W_in", "GELU", "× W_out"];
+    let mut out = Vec::new();
+    let mut labels = Element::new("g")
+        .class("tbf-s")
+        .attr("text-anchor", "middle");
+    for (i, (name, size)) in boxes.iter().enumerate() {
+        let x = i as f64 * 120.0;
+        out.push(labelled_box(x, 10.0, 80.0, 36.0, name, size));
+        if let Some(step) = steps.get(i) {
+            out.push(arrow((x + 82.0, 28.0), (x + 118.0, 28.0)));
+            labels.push(text(x + 100.0, 20.0).text(*step));
+        }
+    }
+    out.push(labels);
+    out.push(note(
+        format!(
+            "W_in is {0} × {1}, W_out {1} × {0}, each with a bias",
+            thousands(d),
+            thousands(width)
+        ),
+        0.0,
+        62.0,
+    ));
+    out
+}
+
+/// The histogram of pre-GELU values, the GELU curve over it and the top neurons on the
+/// curve; returns the chart's bottom.
+fn gelu_chart(pass: &Pass, body: &mut Vec<Element>) -> f64 {
+    let lo = pass
+        .pre
+        .iter()
+        .fold(f64::INFINITY, |m, &v| m.min(v))
+        .min(-1.0);
+    let hi = pass
+        .pre
+        .iter()
+        .fold(f64::NEG_INFINITY, |m, &v| m.max(v))
+        .max(1.0);
+    let axis = Axis {
+        lo,
+        hi,
+        start: 30.0,
+        end: WIDTH - 10.0,
+    };
+    let base = CHART_TOP + CHART_HEIGHT;
+    let counts = histogram(&pass.pre, 48, lo, hi);
+    body.push(histogram_bars(
+        &counts,
+        &axis,
+        base,
+        CHART_HEIGHT * 0.8,
+        "tbf-hist",
+    ));
+    // GELU over the axis, from its minimum (about −0.17) to gelu(hi) at the chart's top.
+    let (y_lo, y_hi) = (-0.2, gelu(hi).max(0.5));
+    let y = |v: f64| base - (v - y_lo) / (y_hi - y_lo) * CHART_HEIGHT;
+    body.push(line("tbf-grid", axis.start, y(0.0), axis.end, y(0.0)));
+    body.push(
+        text(axis.start - 4.0, y(0.0) + 4.0)
+            .class("tbf-s tbf-dim")
+            .attr("text-anchor", "end")
+            .text("0"),
+    );
+    let mut d = String::new();
+    for i in 0..=60 {
+        let x = lo + (hi - lo) * f64::from(i) / 60.0;
+        let command = if i == 0 { "M" } else { "L" };
+        d.push_str(&format!(
+            "{command}{} {}",
+            number(axis.at(x), 1),
+            number(y(gelu(x)), 1)
+        ));
+    }
+    body.push(Element::new("path").class("tbf-line").attr("d", d));
+    body.push(
+        text(axis.end, y(gelu(hi)) + 14.0)
+            .class("tbf-s tbf-acc")
+            .attr("text-anchor", "end")
+            .text("GELU(x)"),
+    );
+    let mut dots = Element::new("g").class("tbf-dot");
+    for &i in &pass.top {
+        dots.push(
+            Element::new("circle")
+                .attr("cx", axis.at(pass.pre[i]))
+                .attr("cy", y(pass.post[i]))
+                .attr("r", 3.0),
+        );
+    }
+    body.push(dots);
+    body.push(x_axis(
+        &axis,
+        base + 2.0,
+        &ticks(lo, hi, 6),
+        "value before GELU",
+    ));
+    let off = pass.post.iter().filter(|v| v.abs() < OFF).count();
+    body.push(note(
+        format!(
+            "bars: how many of the {} neurons have each value; line: GELU; dots: the top neurons",
+            thousands(pass.pre.len())
+        ),
+        0.0,
+        CHART_TOP - 4.0,
+    ));
+    body.push(note(
+        format!(
+            "{} of the neurons are nearly off after GELU (|value| < {OFF})",
+            percent(off as f64 / pass.post.len() as f64)
+        ),
+        0.0,
+        base + 38.0,
+    ));
+    base + 38.0
+}
+
+/// The top neurons' activations after GELU as bars; returns the figure's height.
+fn neuron_bars(pass: &Pass, top: f64, body: &mut Vec<Element>) -> f64 {
+    let pitch = 18.0;
+    let labels: Vec<Shown> = pass
+        .top
+        .iter()
+        .map(|i| Shown::plain(format!("neuron {i}")))
+        .collect();
+    let full = pass.top.first().map_or(1.0, |&i| pass.post[i]).max(1e-9);
+    let bars: Vec<Bar> = pass
+        .top
+        .iter()
+        .enumerate()
+        .map(|(r, &i)| Bar {
+            value: pass.post[i].max(0.0),
+            text: format!(
+                "{} (before GELU {})",
+                short(pass.post[i]),
+                short(pass.pre[i])
+            ),
+            strong: r == 0,
+        })
+        .collect();
+    body.push(
+        text(0.0, top - 8.0)
+            .class("tbf-s")
+            .text("the most active neurons, after GELU"),
+    );
+    body.push(label_column(&labels, 92.0, top, pitch, 12.0));
+    body.push(bar_column(&bars, 98.0, 180.0, full, top, pitch));
+    top + pitch * bars.len() as f64 + 4.0
+}
+
+/// GPT-2's GELU (the tanh approximation).
+fn gelu(x: f64) -> f64 {
+    let c = (2.0 / std::f64::consts::PI).sqrt();
+    0.5 * x * (1.0 + (c * (x + 0.044_715 * x.powi(3))).tanh())
+}
+
+fn describe(prompt: &Prompt<'_>, layer: Layer, t: usize, pass: &Pass) -> String {
+    let width = pass.pre.len();
+    let d = prompt.config().n_embd;
+    let mean = pass.pre.iter().sum::<f64>() / width as f64;
+    let (lo, hi) = pass
+        .pre
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| {
+            (a.min(v), b.max(v))
+        });
+    let off = pass.post.iter().filter(|v| v.abs() < OFF).count();
+    let top: Vec<String> = pass
+        .top
+        .iter()
+        .map(|&i| format!("{i} ({})", short(pass.post[i])))
+        .collect();
+    format!(
+        "The MLP of layer {} for {:?} (token {t}): its {} numbers after the second LayerNorm \
+         are expanded to {} neurons, passed through GELU, and projected back to {}. Before \
+         GELU the values run from {} to {} (mean {}); GELU keeps positive values and squashes \
+         negative ones towards zero, so {} of {} neurons ({}) end up nearly off. The most \
+         active neurons: {}. The MLP's output has length {}.",
+        layer.0,
+        prompt.trace.meta.tokens[t].text,
+        thousands(d),
+        thousands(width),
+        thousands(d),
+        signed(lo, 2),
+        signed(hi, 2),
+        signed(mean, 2),
+        thousands(off),
+        thousands(width),
+        percent(off as f64 / width as f64),
+        top.join(", "),
+        short(pass.out_length)
+    )
+}
+
+#[cfg(test)]
+#[path = "mlp_tests.rs"]
+mod tests;

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Rebuild models/tracebook-tiny-en from scratch: two Debian packages -> corpus.txt ->
+# `tracebook train` -> config.json, model.safetensors (f16), tokenizer.json, training_log.json.
+#
+# Needs: Debian bookworm's apt sources (apt-get download runs as any user), python3 (standard
+# library only), the Rust toolchain. Takes about 35-60 minutes on 2 cores. Training is
+# deterministic: on the same code the weights come out byte for byte the same.
+#
+# The run was made in two invocations because the machine was shared and slow: the first 200
+# steps of a 1,200-step schedule, then --resume with --steps 600, which ends the cosine decay at
+# step 600 (see README.md). The two commands below repeat exactly that.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+work=${WORK:-$(mktemp -d)}
+echo "working in $work"
+cd "$work"
+
+apt-get download wordnet-base=1:3.0-37 cfi-en=3.0-10.2
+dpkg-deb -x wordnet-base_*.deb wordnet
+dpkg-deb -x cfi-en_*.deb cfi
+python3 "$here/make_corpus.py" wordnet cfi corpus.txt
+echo "277b566d3baa9637576177ccd77bef460cd355b97abade143bb6a678bfee8e12  corpus.txt" | sha256sum -c
+
+(cd "$root" && cargo build --release --quiet)
+tb="$root/target/release/tracebook"
+"$tb" train --corpus corpus.txt --out run \
+  --layers 4 --heads 4 --width 128 --context 128 --batch-size 8 \
+  --steps 1200 --stop-after 200 --lr 2e-3 --warmup 60 --seed 0 \
+  --eval-every 100 --checkpoint-every 200 --dtype f16 --snapshot-at 0,100,400
+"$tb" train --resume --corpus corpus.txt --out run --steps 600
+
+cp run/config.json run/model.safetensors run/tokenizer.json run/training_log.json "$here/"
+echo "wrote $here (snapshots of steps 0, 100 and 400 are in $work/run/snapshots)"

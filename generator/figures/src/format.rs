@@ -23,11 +23,12 @@ pub fn short(value: f64) -> String {
             text
         };
     }
-    let decimals = if magnitude >= 100.0 {
+    // Decide by the magnitude as it will round, so 0.99999 reads "1.00", not "1.000".
+    let decimals = if magnitude >= 99.95 {
         0
-    } else if magnitude >= 10.0 {
+    } else if magnitude >= 9.995 {
         1
-    } else if magnitude >= 1.0 || magnitude == 0.0 {
+    } else if magnitude >= 0.9995 || magnitude < 0.0005 {
         2
     } else {
         3
@@ -48,7 +49,9 @@ pub fn weight(value: f64) -> String {
 /// A probability as a percentage: one decimal, two below 1%, so a column of them lines up.
 pub fn percent(p: f64) -> String {
     let pct = p * 100.0;
-    if pct >= 99.95 {
+    if p == 0.0 {
+        "0%".to_string()
+    } else if pct >= 99.95 {
         "100%".to_string()
     } else if pct >= 0.995 {
         format!("{pct:.1}%")
@@ -106,6 +109,9 @@ mod tests {
         assert_eq!(short(-2.345), "−2.35");
         assert_eq!(short(0.0421), "0.042");
         assert_eq!(short(0.0), "0.00");
+        assert_eq!(short(0.99999), "1.00");
+        assert_eq!(short(-0.0000001), "0.00");
+        assert_eq!(short(99.97), "100");
     }
 
     #[test]
@@ -123,6 +129,7 @@ mod tests {
         assert_eq!(percent(0.05), "5.0%");
         assert_eq!(percent(0.00999), "1.0%");
         assert_eq!(percent(0.00001), "<0.01%");
+        assert_eq!(percent(0.0), "0%");
         assert_eq!(thousands(50247), "50,247");
         assert_eq!(thousands(999), "999");
         assert_eq!(thousands(1_000_000), "1,000,000");

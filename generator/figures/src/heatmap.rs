@@ -78,7 +78,8 @@ pub fn draw(grid: &Grid<'_>, width: f64, top: f64) -> Placed {
     } else {
         col_label * SLANT
     };
-    let grid_top = (top + rise + 12.0).ceil();
+    // At least room for the corner's two lines when column labels are short.
+    let grid_top = (top + rise + 12.0).max(top + 30.0).ceil();
     let size = LABEL_SIZE.min(cell - 1.0).max(6.0);
     let mut elements = vec![corner(grid.corner, left, grid_top)];
     elements.push(row_labels(grid.rows, left, grid_top, cell, size));

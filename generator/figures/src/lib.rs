@@ -4,6 +4,7 @@
 //! No I/O and no global state: the site passes the traces in through [`Traces`] and
 //! writes the [`Figure`] where it likes. Output is deterministic, byte for byte.
 
+mod candidates;
 mod chart;
 mod colour;
 mod draw;

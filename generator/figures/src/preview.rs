@@ -35,9 +35,23 @@ const BLOCKS: &[(&str, &str)] = &[
     ("attention-grid", "prompt = \"animal\""),
     ("head-mix", "prompt = \"robots\"\nlayer = 5"),
     ("mlp", "prompt = \"robots\"\nlayer = 5"),
+    ("layernorm", "prompt = \"robots\"\nlayer = 5"),
+    (
+        "layernorm",
+        "prompt = \"animal\"\nnorm = \"final\"\ntoken = 0",
+    ),
+    ("residual", "prompt = \"robots\""),
+    ("residual", "prompt = \"animal\"\ntoken = 8"),
     ("next-token", "prompt = \"robots\""),
     ("next-token", "prompt = \"robots\"\nk = 5\nscale = \"full\""),
     ("next-token", "prompt = \"animal\"\nk = 4"),
+    ("temperature", "prompt = \"robots\""),
+    (
+        "temperature",
+        "prompt = \"robots\"\ntemperatures = [0, 0.7, 1, 1.5]\nk = 5",
+    ),
+    ("sampling", "prompt = \"robots\"\ntop_k = 5\ntop_p = 0.6"),
+    ("sampling", "prompt = \"robots\"\ntemperature = 0.7"),
     ("attention", "prompt = \"robots\"\nlayer = 5\nhead = 1"),
     (
         "attention",

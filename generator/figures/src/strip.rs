@@ -53,11 +53,13 @@ pub fn draw(strips: &Strips<'_>, top: f64) -> PlacedStrips {
         .iter()
         .map(|r| text_width(&r.label.text(), Font::Mono, LABEL_SIZE))
         .fold(0.0, f64::max);
-    let summary_width = strips
-        .rows
-        .iter()
-        .map(|r| text_width(&r.summary, Font::Sans, 12.0))
-        .fold(text_width(strips.summary_title, Font::Sans, 12.0), f64::max);
+    // With 15% slack: system fonts run wider than the estimate (DejaVu Sans does).
+    let summary_width = 1.15
+        * strips
+            .rows
+            .iter()
+            .map(|r| text_width(&r.summary, Font::Sans, 12.0))
+            .fold(text_width(strips.summary_title, Font::Sans, 12.0), f64::max);
     let left = (label_width + 8.0).ceil();
     let dims = strips
         .rows

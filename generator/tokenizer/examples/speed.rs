@@ -1,10 +1,11 @@
-//! How long building the built-in tokenizer takes, and how fast it encodes, next to tiktoken.
+//! How long building the built-in tokenizer (and the lighter `Vocab`) takes, and how fast it
+//! encodes, next to tiktoken.
 //!
 //! Run with `cargo run --release -p tracebook-tokenizer --example speed`.
 
 use std::time::{Duration, Instant};
 
-use tracebook_tokenizer::Tokenizer;
+use tracebook_tokenizer::{Tokenizer, Vocab};
 
 const BUILD_RUNS: usize = 7;
 
@@ -30,6 +31,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!(
         "from_file(tokenizer.json): median {:>4.1} ms",
         ms(median(&loads))
+    );
+    let vocab_builtin = time_runs(BUILD_RUNS, || Vocab::builtin_gpt2().map(drop))?;
+    let vocab_loads = time_runs(BUILD_RUNS, || Vocab::from_file(&path).map(drop))?;
+    println!(
+        "Vocab::builtin_gpt2(): median {:>7.1} ms; Vocab::from_file(tokenizer.json): median {:.1} ms",
+        ms(median(&vocab_builtin)),
+        ms(median(&vocab_loads))
     );
     std::fs::remove_dir_all(&dir)?;
 

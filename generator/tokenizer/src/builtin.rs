@@ -1,4 +1,5 @@
-//! GPT-2's tokenizer rebuilt from the r50k_base ranks that tiktoken-rs embeds: no file, no network.
+//! GPT-2's tokenizer rebuilt from the r50k_base ranks (embedded from tiktoken-rs at build
+//! time, see `r50k`): no file, no network.
 //!
 //! r50k_base is GPT-2's vocabulary with each token stored as raw bytes and ranked by its
 //! GPT-2 id. From it we rebuild what a Hugging Face `tokenizer.json` for GPT-2 holds: the
@@ -12,6 +13,7 @@ use tokenizers::AddedToken;
 use crate::byte_map::bytes_to_vocab_string;
 use crate::error::TokenizerError;
 use crate::merges::merge_splits;
+use crate::r50k;
 
 /// GPT-2's one special token: it separates documents in training data.
 pub(crate) const END_OF_TEXT: &str = "<|endoftext|>";
@@ -26,7 +28,10 @@ pub(crate) struct Builtin {
 }
 
 pub(crate) fn gpt2() -> Result<Builtin, TokenizerError> {
-    let token_bytes = r50k_token_bytes()?;
+    let token_bytes: Vec<Vec<u8>> = r50k::token_bytes()?
+        .into_iter()
+        .map(<[u8]>::to_vec)
+        .collect();
     let end_of_text = GPT2_VOCAB_SIZE - 1;
     let ordinary = &token_bytes[..end_of_text as usize];
     let model = bpe_model(ordinary, end_of_text)?;
@@ -44,17 +49,6 @@ pub(crate) fn gpt2() -> Result<Builtin, TokenizerError> {
         tokenizer,
         token_bytes,
     })
-}
-
-/// The bytes of every r50k_base rank, `<|endoftext|>` last.
-fn r50k_token_bytes() -> Result<Vec<Vec<u8>>, TokenizerError> {
-    let bpe = tiktoken_rs::r50k_base().map_err(|e| builtin_error(e.to_string()))?;
-    (0..GPT2_VOCAB_SIZE)
-        .map(|rank| {
-            bpe.decode_bytes(&[rank])
-                .map_err(|_| builtin_error(format!("r50k_base has no token {rank}")))
-        })
-        .collect()
 }
 
 fn bpe_model(ordinary: &[Vec<u8>], end_of_text: u32) -> Result<BPE, TokenizerError> {

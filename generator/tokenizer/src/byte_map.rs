@@ -41,11 +41,12 @@ pub(crate) fn bytes_to_vocab_string(bytes: &[u8]) -> String {
 /// the byte map (added tokens such as `<|im_start|>` are stored as plain text) read as
 /// their own UTF-8, which is what the `tokenizers` ByteLevel decoder does too.
 pub(crate) fn vocab_string_to_bytes(entry: &str) -> Vec<u8> {
-    entry
-        .chars()
-        .map(char_to_byte)
-        .collect::<Option<Vec<u8>>>()
-        .unwrap_or_else(|| entry.as_bytes().to_vec())
+    byte_level_entry_bytes(entry).unwrap_or_else(|| entry.as_bytes().to_vec())
+}
+
+/// The bytes of `entry` when every character of it is one of the 256 byte characters.
+pub(crate) fn byte_level_entry_bytes(entry: &str) -> Option<Vec<u8>> {
+    entry.chars().map(char_to_byte).collect()
 }
 
 #[cfg(test)]

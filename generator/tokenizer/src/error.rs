@@ -23,6 +23,13 @@ pub enum TokenizerError {
     Parse { path: PathBuf, message: String },
 
     #[error(
+        "{} is not a byte-level (GPT-2 style) tokenizer: its decoder is {decoder}, so token \
+         texts cannot be read from its vocabulary (load it with `Tokenizer::from_file` instead)",
+        path.display()
+    )]
+    NotByteLevel { path: PathBuf, decoder: String },
+
+    #[error(
         "could not build the built-in GPT-2 tokenizer: {reason} (this is a bug in \
          tracebook-tokenizer; point the model at a folder with a tokenizer.json to work around it)"
     )]

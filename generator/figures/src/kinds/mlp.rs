@@ -24,7 +24,7 @@ pub const KIND: &str = "mlp";
 
 /// A neuron counts as off below this activation.
 const OFF: f64 = 0.05;
-const CHART_TOP: f64 = 78.0;
+const CHART_TOP: f64 = 96.0;
 const CHART_HEIGHT: f64 = 110.0;
 
 /// One token's pass through the MLP.
@@ -65,7 +65,7 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
     };
     let mut body = diagram(d, width);
     let chart_bottom = gelu_chart(&pass, &mut body);
-    let height = neuron_bars(&pass, chart_bottom + 44.0, &mut body);
+    let height = neuron_bars(&pass, chart_bottom + 34.0, &mut body);
     let canvas = Canvas {
         kind: KIND,
         width: WIDTH,
@@ -95,11 +95,11 @@ fn diagram(d: usize, width: usize) -> Vec<Element> {
         .class("tbf-s")
         .attr("text-anchor", "middle");
     for (i, (name, size)) in boxes.iter().enumerate() {
-        let x = i as f64 * 120.0;
-        out.push(labelled_box(x, 10.0, 80.0, 36.0, name, size));
+        let x = i as f64 * 122.0;
+        out.push(labelled_box(x, 10.0, 72.0, 36.0, name, size));
         if let Some(step) = steps.get(i) {
-            out.push(arrow((x + 82.0, 28.0), (x + 118.0, 28.0)));
-            labels.push(text(x + 100.0, 20.0).text(*step));
+            out.push(arrow((x + 74.0, 28.0), (x + 120.0, 28.0)));
+            labels.push(text(x + 97.0, 21.0).text(*step));
         }
     }
     out.push(labels);
@@ -164,12 +164,8 @@ fn gelu_chart(pass: &Pass, body: &mut Vec<Element>) -> f64 {
         ));
     }
     body.push(Element::new("path").class("tbf-line").attr("d", d));
-    body.push(
-        text(axis.end, y(gelu(hi)) + 14.0)
-            .class("tbf-s tbf-acc")
-            .attr("text-anchor", "end")
-            .text("GELU(x)"),
-    );
+    let curve_label = text(axis.start, CHART_TOP + 8.0).class("tbf-s tbf-acc");
+    body.push(curve_label.text("line: GELU(x), the value after"));
     let mut dots = Element::new("g").class("tbf-dot");
     for &i in &pass.top {
         dots.push(
@@ -187,23 +183,15 @@ fn gelu_chart(pass: &Pass, body: &mut Vec<Element>) -> f64 {
         "value before GELU",
     ));
     let off = pass.post.iter().filter(|v| v.abs() < OFF).count();
-    body.push(note(
-        format!(
-            "bars: how many of the {} neurons have each value; line: GELU; dots: the top neurons",
-            thousands(pass.pre.len())
-        ),
-        0.0,
-        CHART_TOP - 4.0,
-    ));
-    body.push(note(
-        format!(
-            "{} of the neurons are nearly off after GELU (|value| < {OFF})",
-            percent(off as f64 / pass.post.len() as f64)
-        ),
-        0.0,
-        base + 38.0,
-    ));
-    base + 38.0
+    let key = format!(
+        "bars: the {} neurons by value · dots: the top neurons",
+        thousands(pass.pre.len())
+    );
+    body.push(note(key, 0.0, CHART_TOP - 12.0));
+    let share = percent(off as f64 / pass.post.len() as f64);
+    let off_note = format!("{share} of the neurons are nearly off after GELU (|value| < {OFF})");
+    body.push(note(off_note, 0.0, base + 50.0));
+    base + 50.0
 }
 
 /// The top neurons' activations after GELU as bars; returns the figure's height.
@@ -221,21 +209,14 @@ fn neuron_bars(pass: &Pass, top: f64, body: &mut Vec<Element>) -> f64 {
         .enumerate()
         .map(|(r, &i)| Bar {
             value: pass.post[i].max(0.0),
-            text: format!(
-                "{} (before GELU {})",
-                short(pass.post[i]),
-                short(pass.pre[i])
-            ),
+            text: format!("{} (from {})", short(pass.post[i]), short(pass.pre[i])),
             strong: r == 0,
         })
         .collect();
-    body.push(
-        text(0.0, top - 8.0)
-            .class("tbf-s")
-            .text("the most active neurons, after GELU"),
-    );
+    let title = "the most active neurons: value after GELU (from the value before)";
+    body.push(text(0.0, top - 8.0).class("tbf-s").text(title));
     body.push(label_column(&labels, 92.0, top, pitch, 12.0));
-    body.push(bar_column(&bars, 98.0, 180.0, full, top, pitch));
+    body.push(bar_column(&bars, 98.0, 200.0, full, top, pitch));
     top + pitch * bars.len() as f64 + 4.0
 }
 

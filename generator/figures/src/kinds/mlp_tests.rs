@@ -32,11 +32,7 @@ fn the_top_neurons_are_the_most_active_after_gelu() {
     let labels: Vec<String> = order[..5].iter().map(|i| format!("neuron {i}")).collect();
     assert_eq!(texts_in(&figure.svg, "tbf-m"), labels);
     let texts = all_texts(&figure.svg);
-    let first = format!(
-        "{} (before GELU {})",
-        short(post[order[0]]),
-        short(pre[order[0]])
-    );
+    let first = format!("{} (from {})", short(post[order[0]]), short(pre[order[0]]));
     assert!(texts.contains(&first), "{texts:?}");
     let doc = parse(&figure.svg);
     assert_eq!(

@@ -7,12 +7,16 @@ mod embedding;
 mod embedding_sum;
 mod head_mix;
 mod heads;
+mod layernorm;
 mod mlp;
 mod next_token;
 mod positional;
 mod qkv;
+mod residual;
+mod sampling;
 mod sinusoidal;
 mod strips;
+mod temperature;
 mod tokens;
 
 use crate::error::FigureError;
@@ -33,7 +37,11 @@ pub const NAMES: &[&str] = &[
     attention_grid::KIND,
     head_mix::KIND,
     mlp::KIND,
+    layernorm::KIND,
+    residual::KIND,
     next_token::KIND,
+    temperature::KIND,
+    sampling::KIND,
 ];
 
 /// Renders `kind`, or explains that there is no such kind.
@@ -45,11 +53,15 @@ pub fn render(
     match kind {
         tokens::KIND => tokens::render(options, traces),
         next_token::KIND => next_token::render(options, traces),
+        temperature::KIND => temperature::render(options, traces),
+        sampling::KIND => sampling::render(options, traces),
         attention::KIND => attention::render(options, traces),
         attention_steps::KIND => attention_steps::render(options, traces),
         attention_grid::KIND => attention_grid::render(options, traces),
         head_mix::KIND => head_mix::render(options, traces),
         mlp::KIND => mlp::render(options, traces),
+        layernorm::KIND => layernorm::render(options, traces),
+        residual::KIND => residual::render(options, traces),
         embedding::KIND => embedding::render(options, traces),
         positional::KIND => positional::render(options, traces),
         embedding_sum::KIND => embedding_sum::render(options, traces),
@@ -89,7 +101,11 @@ mod tests {
         ("attention-grid", ""),
         ("head-mix", "layer = 1"),
         ("mlp", "layer = 1"),
+        ("layernorm", "layer = 1"),
+        ("residual", ""),
         ("next-token", ""),
+        ("temperature", ""),
+        ("sampling", ""),
     ];
 
     #[test]

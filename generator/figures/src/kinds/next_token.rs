@@ -1,21 +1,16 @@
-//! `figure next-token`: the model's k likeliest next tokens after the prompt, as
-//! horizontal bars labelled with the token text and its probability.
-//!
-//! Probabilities are exact: p = exp(l − logsumexp(all V logits)) over `logits.last`. The
-//! candidates are the first k of the last row of `logits.topk_ids` (stored exactly, so
-//! rounding in stored logits cannot reorder near-ties at the cut), sorted by probability.
-//! Only the last position is drawn: elsewhere the trace keeps just the top-k logits, from
-//! which no exact probability follows, so `position` must name the last token.
+//! `figure next-token`: the model's k likeliest next tokens after the prompt (or after
+//! any token of it), as horizontal bars labelled with the token text and its probability.
+//! Probabilities are exact at every position (see [`crate::candidates`]).
 //!
 //! Options: `prompt`, `caption`, `k` (bars, default 10, at most the trace's top_k),
-//! `position` (default -1), `scale` ("top": the likeliest token's bar spans the width,
-//! default; "full": the width is 100%).
+//! `position` (the token after which to predict, default -1, the last), `scale` ("top":
+//! the likeliest token's bar spans the width, default; "full": the width is 100%).
 
+use crate::candidates;
 use crate::error::FigureError;
 use crate::figure::Figure;
 use crate::format::{percent, thousands};
 use crate::options::Options;
-use crate::prompt::Prompt;
 use crate::svg::{text_width, Canvas, Css, Element, Font};
 use crate::token_text::{one_line, Shown};
 use crate::Traces;
@@ -40,108 +35,39 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
     let options = Options::new(KIND, table, &["k", "position", "scale"])?;
     let prompt = options.prompt(traces)?;
     let caption = options.caption()?;
-    check_position(&options, &prompt)?;
-    let ids = candidate_ids(&options, &prompt)?;
-    let full_scale = options.choice("scale", "top", &["top", "full"])? == "full";
-    let logits = prompt.tensor("logits.last", 1)?;
-    let vocab = logits.shape[0];
-    let bars = bars(&prompt, &logits.data, &ids)?;
-    let text = &prompt.trace.meta.prompt.text;
-    let canvas = Canvas {
-        kind: KIND,
-        width: WIDTH,
-        height: TOP + bars.len() as f64 * ROW + 20.0,
-        title: format!("Next-token probabilities after \"{}\"", one_line(text)),
-        desc: describe(text, &bars, vocab),
-        css: Css::default(),
-    };
-    let body = draw(text, &bars, vocab, full_scale);
-    Ok(Figure::new(canvas, body, caption, &prompt))
-}
-
-/// `position` may only name the last token: only there does the trace keep every logit.
-fn check_position(options: &Options<'_>, prompt: &Prompt<'_>) -> Result<(), FigureError> {
-    let n_tokens = prompt.trace.meta.tokens.len();
-    if n_tokens == 0 {
-        return Err(prompt.broken(format!("the trace of \"{}\" has no tokens", prompt.name)));
-    }
-    let position = options.token("position", -1, n_tokens)?;
-    if position.0 + 1 == n_tokens {
-        return Ok(());
-    }
-    let message = format!(
-        "next-token draws the last position only, not token {}",
-        position.0
-    );
-    Err(FigureError::at("position", message).with_hint(
-        "probabilities are exact only where the trace keeps every logit (the last token); \
-         leave out `position`, or add a prompt that ends at that token",
-    ))
-}
-
-/// The first `k` ids of the last row of `logits.topk_ids`.
-fn candidate_ids(options: &Options<'_>, prompt: &Prompt<'_>) -> Result<Vec<f32>, FigureError> {
-    let topk_ids = prompt.tensor("logits.topk_ids", 2)?;
-    let stored = topk_ids.shape[1];
-    if stored == 0 || topk_ids.shape[0] == 0 {
-        let shape = &topk_ids.shape;
-        return Err(prompt.broken(format!(
-            "`logits.topk_ids` has shape {shape:?} and holds no candidates"
-        )));
-    }
+    let tokens = prompt.tokens()?;
+    let position = options.token("position", -1, tokens.len())?.0;
+    let distribution = candidates::at(&prompt, position)?;
+    let stored = distribution.candidates.len();
     let k = options
         .integer("k", stored.min(10) as i64, 1..=stored as i64)
         .map_err(|e| {
             e.with_hint(format!(
                 "k must be between 1 and {stored}: the trace keeps the top {stored} candidates; \
-             raise top_k under [trace] in tracebook.toml and re-run `tracebook trace` for more"
+                 raise top_k under [trace] in tracebook.toml and re-run `tracebook trace` for more"
             ))
-        })?;
-    let last_row = &topk_ids.data[topk_ids.data.len() - stored..];
-    Ok(last_row[..k as usize].to_vec())
-}
-
-/// The candidates `ids` with their exact probabilities under `logits`, likeliest first.
-fn bars(prompt: &Prompt<'_>, logits: &[f32], ids: &[f32]) -> Result<Vec<Bar>, FigureError> {
-    if let Some(bad) = logits.iter().position(|l| !l.is_finite()) {
-        return Err(prompt.broken(format!(
-            "`logits.last` holds a non-finite value at id {bad}"
-        )));
-    }
-    let log_total = log_sum_exp(logits);
-    let mut bars = Vec::with_capacity(ids.len());
-    for &raw in ids {
-        let id = raw as u32;
-        let logit = logits
-            .get(id as usize)
-            .filter(|_| f64::from(raw) == f64::from(id));
-        let Some(&logit) = logit else {
-            return Err(prompt.broken(format!(
-                "`logits.topk_ids` names token {raw}, which is not a vocabulary id"
-            )));
-        };
-        let Some(text) = prompt.trace.meta.token_texts.get(&id) else {
-            return Err(prompt.broken(format!("the trace has no text for token id {id}")));
-        };
-        let prob = (f64::from(logit) - log_total).exp();
-        bars.push(Bar {
-            text: text.clone(),
-            prob,
-        });
-    }
-    // Stable: equal probabilities keep the stored top-k order.
-    bars.sort_by(|a, b| b.prob.total_cmp(&a.prob));
-    Ok(bars)
-}
-
-/// log Σ exp(l), computed in f64 around the maximum so it cannot overflow.
-fn log_sum_exp(logits: &[f32]) -> f64 {
-    let max = logits
+        })? as usize;
+    let full_scale = options.choice("scale", "top", &["top", "full"])? == "full";
+    let bars: Vec<Bar> = distribution.candidates[..k]
         .iter()
-        .map(|&l| f64::from(l))
-        .fold(f64::NEG_INFINITY, f64::max);
-    let sum: f64 = logits.iter().map(|&l| (f64::from(l) - max).exp()).sum();
-    max + sum.ln()
+        .map(|c| Bar {
+            text: c.text.clone(),
+            prob: c.prob,
+        })
+        .collect();
+    let vocab = distribution.vocab;
+    let text = &prompt.trace.meta.prompt.text;
+    let context = text.get(..tokens[position].end).unwrap_or(text);
+    let canvas = Canvas {
+        kind: KIND,
+        width: WIDTH,
+        height: TOP + bars.len() as f64 * ROW + 20.0,
+        title: format!("Next-token probabilities after \"{}\"", one_line(context)),
+        desc: describe(context, &bars, vocab),
+        css: Css::default(),
+    };
+    let body = draw(context, &bars, vocab, full_scale);
+    Ok(Figure::new(canvas, body, caption, &prompt))
 }
 
 /// Where the bars go: labels end at `bar_x - 8`, bars start at `bar_x` and are at most `room` long.

@@ -3,6 +3,7 @@
 
 use super::render;
 use crate::format::percent;
+use crate::test_logits::{lse, order, position_logits};
 use crate::test_traces::{
     group_texts, insert_logits, logits, numbers, options, texts, tiny_trace, trace_of, TestTraces,
     TOP_K, VOCAB,
@@ -102,12 +103,23 @@ fn k_is_checked_against_the_stored_top_k() {
 }
 
 #[test]
-fn only_the_last_position_is_drawn() {
-    assert!(draw("position = -1").is_ok());
+fn any_position_is_drawn_with_exact_probabilities() {
     assert!(draw("position = 3").is_ok());
-    let error = draw("position = 1").unwrap_err();
-    assert_eq!(error.key.as_deref(), Some("position"));
-    assert!(error.hint.unwrap().contains("exact only"));
+    let figure = draw("position = 1\nk = 3").unwrap();
+    let row = position_logits(1, 4);
+    let total = lse(&row);
+    let top = &order(&row)[..3];
+    let expected: Vec<String> = top
+        .iter()
+        .map(|&i| percent((f64::from(row[i]) - total).exp()))
+        .collect();
+    let shown = group_texts(&figure.svg, "tbf-dim");
+    assert_eq!(shown[..], expected[..]);
+    assert!(
+        figure.alt.contains("after \"The robots\""),
+        "{}",
+        figure.alt
+    );
     assert_eq!(
         draw("position = 9").unwrap_err().key.as_deref(),
         Some("position")

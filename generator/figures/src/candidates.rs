@@ -1,0 +1,144 @@
+//! The model's next-token candidates at one position, with exact probabilities.
+//!
+//! At the last position the trace keeps every logit (`logits.last`), so p = exp(l −
+//! logsumexp(all V logits)). At any other position it keeps the top-k logits
+//! (`logits.topk_values`) and the log-sum-exp of all V (`logits.lse`), so p = exp(l −
+//! lse), exact as well. Candidates are the position's row of `logits.topk_ids` (stored
+//! exactly, so rounding in stored logits cannot reorder near-ties at the cut).
+
+use crate::error::FigureError;
+use crate::prompt::Prompt;
+
+/// One candidate next token.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Candidate {
+    pub id: u32,
+    pub text: String,
+    pub logit: f64,
+    pub prob: f64,
+}
+
+/// The candidates after one position, likeliest first.
+#[derive(Debug, Clone)]
+pub struct Distribution {
+    pub position: usize,
+    pub candidates: Vec<Candidate>,
+    /// Every logit, where the trace keeps them (the last position).
+    pub all_logits: Option<Vec<f32>>,
+    pub vocab: usize,
+}
+
+/// The stored candidates after token `position` of `prompt`.
+pub fn at(prompt: &Prompt<'_>, position: usize) -> Result<Distribution, FigureError> {
+    let n = prompt.tokens()?.len();
+    let ids = prompt.tensor("logits.topk_ids", 2)?;
+    let stored = ids.shape[1];
+    if ids.shape[0] != n || stored == 0 {
+        return Err(prompt.broken(format!(
+            "`logits.topk_ids` has shape {:?}; a prompt of {n} tokens needs [{n}, k] with k ≥ 1",
+            ids.shape
+        )));
+    }
+    let row_ids = &ids.data[position * stored..(position + 1) * stored];
+    let last = position + 1 == n;
+    let (logits, log_total, all_logits) = if last {
+        let all = prompt.tensor("logits.last", 1)?.data;
+        check_finite(prompt, "logits.last", &all)?;
+        let logits: Vec<f64> = row_ids
+            .iter()
+            .map(|&raw| vocab_id(prompt, raw, all.len()).map(|id| f64::from(all[id as usize])))
+            .collect::<Result<_, _>>()?;
+        (logits, log_sum_exp(&all), Some(all))
+    } else {
+        let values = prompt
+            .shaped("logits.topk_values", &[n, stored])?
+            .row(&[position]);
+        let lse = prompt.shaped("logits.lse", &[n])?.at(&[position]);
+        (values, lse, None)
+    };
+    let vocab = all_logits
+        .as_ref()
+        .map_or(prompt.config().vocab_size, Vec::len);
+    let mut candidates = Vec::with_capacity(stored);
+    for (&raw, logit) in row_ids.iter().zip(logits) {
+        let id = vocab_id(prompt, raw, vocab)?;
+        let Some(text) = prompt.trace.meta.token_texts.get(&id) else {
+            return Err(prompt.broken(format!("the trace has no text for token id {id}")));
+        };
+        candidates.push(Candidate {
+            id,
+            text: text.clone(),
+            logit,
+            prob: (logit - log_total).exp(),
+        });
+    }
+    // Stable: equal probabilities keep the stored order.
+    candidates.sort_by(|a, b| b.prob.total_cmp(&a.prob));
+    Ok(Distribution {
+        position,
+        candidates,
+        all_logits,
+        vocab,
+    })
+}
+
+/// `raw` as a vocabulary id below `vocab`, or an error about the trace.
+fn vocab_id(prompt: &Prompt<'_>, raw: f32, vocab: usize) -> Result<u32, FigureError> {
+    let id = raw as u32;
+    if f64::from(raw) == f64::from(id) && (id as usize) < vocab {
+        Ok(id)
+    } else {
+        Err(prompt.broken(format!(
+            "`logits.topk_ids` names token {raw}, which is not a vocabulary id"
+        )))
+    }
+}
+
+fn check_finite(prompt: &Prompt<'_>, name: &str, values: &[f32]) -> Result<(), FigureError> {
+    match values.iter().position(|l| !l.is_finite()) {
+        Some(bad) => Err(prompt.broken(format!("`{name}` holds a non-finite value at id {bad}"))),
+        None => Ok(()),
+    }
+}
+
+/// log Σ exp(l), computed in f64 around the maximum so it cannot overflow.
+pub fn log_sum_exp(logits: &[f32]) -> f64 {
+    let max = logits
+        .iter()
+        .map(|&l| f64::from(l))
+        .fold(f64::NEG_INFINITY, f64::max);
+    let sum: f64 = logits.iter().map(|&l| (f64::from(l) - max).exp()).sum();
+    max + sum.ln()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::at;
+    use crate::prompt::Prompt;
+    use crate::test_logits::{lse, order, position_logits};
+    use crate::test_traces::{trace_of, TOP_K};
+
+    #[test]
+    fn every_position_gets_exact_probabilities() {
+        let trace = trace_of(&[10, 11, 12, 13]);
+        let prompt = Prompt {
+            name: "p".to_string(),
+            trace: &trace,
+        };
+        for position in 0..4 {
+            let row = position_logits(position, 4);
+            let total = lse(&row);
+            let expected: Vec<(u32, f64)> = order(&row)[..TOP_K]
+                .iter()
+                .map(|&i| (i as u32, (f64::from(row[i]) - total).exp()))
+                .collect();
+            let got = at(&prompt, position).unwrap();
+            assert_eq!(got.candidates.len(), TOP_K);
+            for (c, (id, p)) in got.candidates.iter().zip(&expected) {
+                assert_eq!(c.id, *id, "position {position}");
+                assert!((c.prob - p).abs() < 1e-4 * p.max(1e-3), "{} vs {p}", c.prob);
+            }
+            assert_eq!(got.all_logits.is_some(), position == 3);
+        }
+    }
+}

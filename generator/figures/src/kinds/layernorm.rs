@@ -1,0 +1,225 @@
+//! `figure layernorm`: one token's vector before and after a LayerNorm. Heat strips of
+//! the first dimensions, then the distribution of all d values before and after, each
+//! with its mean μ and a band of ± one standard deviation σ: LayerNorm subtracts μ,
+//! divides by σ, then scales and shifts each dimension by learned weights γ and β.
+//!
+//! Options: `prompt`, `caption`, `norm` = "ln1" (default, before attention) | "ln2"
+//! (before the MLP) | "final" (after the last block), `layer` (required for ln1 and ln2;
+//! not for final), `token` (default -1), `dims` (default 32, at most 64), `spread`.
+
+use super::embedding::token_label;
+use super::strips::{self, DimPick, StripFigure, WIDTH};
+use crate::chart::{histogram, histogram_bars, ticks, x_axis, Axis};
+use crate::draw::{line, rect, text};
+use crate::error::FigureError;
+use crate::figure::Figure;
+use crate::format::{short, thousands};
+use crate::options::{Layer, Options};
+use crate::prompt::Prompt;
+use crate::strip::StripRow;
+use crate::svg::{Canvas, Element};
+use crate::token_text::Shown;
+use crate::Traces;
+
+pub const KIND: &str = "layernorm";
+
+const PANEL: f64 = 96.0;
+
+/// A vector with its mean and standard deviation.
+struct Described {
+    values: Vec<f64>,
+    mean: f64,
+    std: f64,
+}
+
+impl Described {
+    fn of(values: Vec<f64>) -> Described {
+        let n = values.len().max(1) as f64;
+        let mean = values.iter().sum::<f64>() / n;
+        let std = (values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / n).sqrt();
+        Described { values, mean, std }
+    }
+
+    fn summary(&self) -> String {
+        format!("μ {} σ {}", short(self.mean), short(self.std))
+    }
+}
+
+pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, FigureError> {
+    let options = Options::new(KIND, table, &["norm", "layer", "token", "dims", "spread"])?;
+    let prompt = options.prompt(traces)?;
+    let caption = options.caption()?;
+    let config = prompt.config();
+    let norm = options.choice("norm", "ln1", &["ln1", "ln2", "final"])?;
+    let n = prompt.tokens()?.len();
+    let t = options.token("token", -1, n)?.0;
+    let d = config.n_embd;
+    let pick = DimPick::read(&options, d, 32, false)?;
+    let (before, after, place) = if norm == "final" {
+        if table.contains_key("layer") {
+            return Err(FigureError::at("layer", "the final LayerNorm has no layer")
+                .with_hint("remove `layer`, or use norm = \"ln1\" or \"ln2\""));
+        }
+        let last = Layer(config.n_layer.saturating_sub(1));
+        let before = prompt.block(last, "resid_post", d)?.row(&[t]);
+        let after = prompt.shaped("ln_final.normalized", &[n, d])?.row(&[t]);
+        (
+            Described::of(before),
+            after,
+            "after the last block".to_string(),
+        )
+    } else {
+        let layer = options.layer("layer", config.n_layer)?;
+        let input = if norm == "ln1" {
+            "resid_pre"
+        } else {
+            "resid_mid"
+        };
+        let before = prompt.block(layer, input, d)?.row(&[t]);
+        let after = prompt
+            .block(layer, &format!("{norm}.normalized"), d)?
+            .row(&[t]);
+        // The statistics LayerNorm used, as traced (σ includes its epsilon).
+        let stat = |what: &str| -> Result<f64, FigureError> {
+            let name = format!("blocks.{}.{norm}.{what}", layer.0);
+            Ok(prompt.shaped(&name, &[n])?.at(&[t]))
+        };
+        let before = Described {
+            values: before,
+            mean: stat("mean")?,
+            std: stat("std")?,
+        };
+        let which = if norm == "ln1" {
+            "attention"
+        } else {
+            "the MLP"
+        };
+        (
+            before,
+            after,
+            format!("before {which} in layer {}", layer.0),
+        )
+    };
+    let after = Described::of(after);
+    let rows = vec![
+        strip("before", &before, &pick),
+        strip("after", &after, &pick),
+    ];
+    let figure = StripFigure {
+        rows,
+        header: format!(
+            "{} (token {t}): {}",
+            token_label(&prompt, t).text(),
+            pick.header()
+        ),
+        summary_title: "",
+        legend_title: "value".to_string(),
+        notes: Vec::new(),
+    };
+    let drawn = strips::draw_placed(&figure, 18.0);
+    let mut body = vec![text(0.0, 12.0)
+        .class("tbf-s")
+        .text("LayerNorm: (x − μ) ÷ σ, then × γ + β in each dimension")];
+    body.extend(drawn.elements);
+    let mut top = drawn.height + 6.0;
+    for (name, vector) in [("before", &before), ("after", &after)] {
+        body.extend(panel(name, vector, top));
+        top += PANEL + 20.0;
+    }
+    let canvas = Canvas {
+        kind: KIND,
+        width: WIDTH,
+        height: top,
+        title: format!("LayerNorm {place}"),
+        desc: describe(&prompt, t, &place, &before, &after),
+        css: drawn.css,
+    };
+    Ok(Figure::new(canvas, body, caption, &prompt))
+}
+
+fn strip(name: &str, vector: &Described, pick: &DimPick) -> StripRow {
+    StripRow {
+        label: Shown::plain(name),
+        values: pick.take(&vector.values),
+        summary: vector.summary(),
+        gap_before: 0.0,
+    }
+}
+
+/// A histogram of every value over μ ± 4σ (values beyond count at the ends), with μ and a
+/// ± σ band.
+fn panel(name: &str, vector: &Described, top: f64) -> Vec<Element> {
+    let spread = (4.0 * vector.std).max(1e-6);
+    let (lo, hi) = (vector.mean - spread, vector.mean + spread);
+    let axis = Axis {
+        lo,
+        hi,
+        start: 20.0,
+        end: WIDTH - 12.0,
+    };
+    let base = top + PANEL - 34.0;
+    let outside = vector
+        .values
+        .iter()
+        .filter(|v| **v < lo || **v > hi)
+        .count();
+    let mut title = format!(
+        "{name}: all {} values, {}",
+        thousands(vector.values.len()),
+        vector.summary()
+    );
+    if outside > 0 {
+        title.push_str(&format!(" · {outside} outside ±4σ, at the ends"));
+    }
+    let band = rect(
+        "tbf-track",
+        axis.at(vector.mean - vector.std),
+        top + 16.0,
+        axis.at(vector.mean + vector.std) - axis.at(vector.mean - vector.std),
+        base - top - 16.0,
+    );
+    vec![
+        text(0.0, top + 10.0).class("tbf-s").text(title),
+        band,
+        histogram_bars(
+            &histogram(&vector.values, 40, lo, hi),
+            &axis,
+            base,
+            base - top - 20.0,
+            "tbf-hist",
+        ),
+        line(
+            "tbf-line",
+            axis.at(vector.mean),
+            top + 16.0,
+            axis.at(vector.mean),
+            base,
+        ),
+        x_axis(&axis, base + 1.0, &ticks(lo, hi, 6), ""),
+    ]
+}
+
+fn describe(
+    prompt: &Prompt<'_>,
+    t: usize,
+    place: &str,
+    before: &Described,
+    after: &Described,
+) -> String {
+    format!(
+        "The LayerNorm {place}, for {:?} (token {t}). Before, its {} values have mean {} and \
+         standard deviation {}; LayerNorm subtracts the mean, divides by the standard \
+         deviation, then multiplies each dimension by a learned weight and adds a learned \
+         bias. After: mean {}, standard deviation {}.",
+        prompt.trace.meta.tokens[t].text,
+        thousands(before.values.len()),
+        short(before.mean),
+        short(before.std),
+        short(after.mean),
+        short(after.std)
+    )
+}
+
+#[cfg(test)]
+#[path = "layernorm_tests.rs"]
+mod tests;

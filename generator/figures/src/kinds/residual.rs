@@ -1,0 +1,203 @@
+//! `figure residual`: the residual stream through the model. A heatmap of its length
+//! ‖x‖ per token (rows) after the embeddings and after each block (columns), on a log
+//! scale since GPT-2's first token grows far longer than the rest; then, for one token,
+//! what each block adds: the lengths of its attention output (`attn_out`) and its MLP
+//! output (`mlp_out`) as paired bars.
+//!
+//! Options: `prompt`, `caption`, `token` (the token whose contributions are drawn,
+//! default -1), `tokens` (rows of the heatmap: the last ones, default 12, at most 16).
+
+use super::strips::{window, WIDTH};
+use crate::draw::{note, rect, text};
+use crate::error::FigureError;
+use crate::figure::Figure;
+use crate::format::short;
+use crate::heatmap::{self, Cell, Grid};
+use crate::options::{Layer, Options};
+use crate::prompt::Prompt;
+use crate::strip::norm;
+use crate::svg::{Canvas, Element, Font, Ramp};
+use crate::token_text::Shown;
+use crate::Traces;
+use std::ops::Range;
+
+pub const KIND: &str = "residual";
+
+const PITCH: f64 = 22.0;
+
+/// Lengths read from the trace.
+struct Lengths {
+    /// `[token][stage]`: stage 0 is the input to block 0, stage L + 1 the output of block L.
+    stream: Vec<Vec<f64>>,
+    /// `[layer]` for the chosen token.
+    attn: Vec<f64>,
+    mlp: Vec<f64>,
+}
+
+pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, FigureError> {
+    let options = Options::new(KIND, table, &["token", "tokens"])?;
+    let prompt = options.prompt(traces)?;
+    let caption = options.caption()?;
+    let config = prompt.config();
+    let n = prompt.tokens()?.len();
+    let t = options.token("token", -1, n)?.0;
+    let shown = window(n, options.integer("tokens", 12, 1..=16)? as usize);
+    let lengths = read(&prompt, t)?;
+    let ramp = Ramp::unit();
+    let (lo, hi) = range(&lengths.stream, &shown);
+    let bin = |v: f64| ramp.bin_of_unit((v / lo).ln() / (hi / lo).ln().max(1e-9));
+    let rows: Vec<Shown> = shown
+        .clone()
+        .map(|i| Shown::fit(&prompt.trace.meta.tokens[i].text, 90.0, Font::Mono, 12.0))
+        .collect();
+    let mut cols = vec![Shown::plain("emb")];
+    cols.extend((0..config.n_layer).map(|l| Shown::plain(l.to_string())));
+    let cells: Vec<Cell> = shown
+        .clone()
+        .flat_map(|i| {
+            lengths.stream[i].iter().map(|&v| Cell::Value {
+                bin: bin(v),
+                label: None,
+            })
+        })
+        .collect();
+    let grid = Grid {
+        rows: &rows,
+        cols: &cols,
+        cells: &cells,
+        ramp: &ramp,
+        corner: ("token ↓", "after →"),
+    };
+    let placed = heatmap::draw(&grid, WIDTH, 0.0);
+    let mut body = placed.elements;
+    let ticks: Vec<(f64, String)> = [0.0, 0.5, 1.0]
+        .iter()
+        .map(|&at| (at, short(lo * (hi / lo).powf(at))))
+        .collect();
+    let top = placed.bottom + 10.0;
+    body.push(heatmap::legend(
+        &ramp,
+        "length ‖x‖ (log scale)",
+        &ticks,
+        None,
+        placed.left,
+        top,
+    ));
+    let bars_top = top + heatmap::LEGEND_HEIGHT + 28.0;
+    let token = &prompt.trace.meta.tokens[t].text;
+    let shown_token = Shown::fit(token, 120.0, Font::Mono, 12.0).text();
+    body.push(text(0.0, bars_top - 10.0).class("tbf-s").text(format!(
+        "what each block adds to {shown_token} (token {t}): length of"
+    )));
+    let height = contributions(&lengths, bars_top, &mut body);
+    let canvas = Canvas {
+        kind: KIND,
+        width: WIDTH,
+        height,
+        title: "The residual stream, block by block".to_string(),
+        desc: describe(&prompt, t, &lengths, &shown),
+        css: ramp.css(),
+    };
+    Ok(Figure::new(canvas, body, caption, &prompt))
+}
+
+fn read(prompt: &Prompt<'_>, t: usize) -> Result<Lengths, FigureError> {
+    let config = prompt.config();
+    let (n, d) = (prompt.tokens()?.len(), config.n_embd);
+    let mut stages = vec![prompt.block(Layer(0), "resid_pre", d)?];
+    let (mut attn, mut mlp) = (Vec::new(), Vec::new());
+    for l in 0..config.n_layer {
+        stages.push(prompt.block(Layer(l), "resid_post", d)?);
+        attn.push(norm(&prompt.block(Layer(l), "attn_out", d)?.row(&[t])));
+        mlp.push(norm(&prompt.block(Layer(l), "mlp_out", d)?.row(&[t])));
+    }
+    let stream = (0..n)
+        .map(|i| stages.iter().map(|s| norm(&s.row(&[i]))).collect())
+        .collect();
+    Ok(Lengths { stream, attn, mlp })
+}
+
+/// The smallest and largest length on show, kept apart so a log scale is defined.
+fn range(stream: &[Vec<f64>], shown: &Range<usize>) -> (f64, f64) {
+    let values = shown.clone().flat_map(|i| stream[i].iter().copied());
+    let (lo, hi) = values.fold((f64::INFINITY, 0.0f64), |(a, b), v| (a.min(v), b.max(v)));
+    let lo = lo.max(1e-6);
+    (lo, hi.max(lo * 1.01))
+}
+
+/// Per layer, a bar for the attention output's length over one for the MLP output's.
+fn contributions(lengths: &Lengths, top: f64, body: &mut Vec<Element>) -> f64 {
+    let full = lengths
+        .attn
+        .iter()
+        .chain(&lengths.mlp)
+        .fold(1e-9, |m: f64, &v| m.max(v));
+    let (x, room) = (34.0, WIDTH - 34.0 - 60.0);
+    let mut labels = Element::new("g")
+        .class("tbf-s tbf-dim")
+        .attr("text-anchor", "end");
+    let mut attn = Element::new("g").class("tbf-c0");
+    let mut mlp = Element::new("g").class("tbf-c1");
+    let mut values = Element::new("g").class("tbf-s");
+    for (l, (a, m)) in lengths.attn.iter().zip(&lengths.mlp).enumerate() {
+        let y = top + l as f64 * PITCH;
+        labels.push(text(x - 6.0, y + 14.0).text(format!("L{l}")));
+        attn.push(rect("", x, y + 2.0, (a / full * room).max(0.5), 8.0));
+        mlp.push(rect("", x, y + 11.0, (m / full * room).max(0.5), 8.0));
+        let end = x + a.max(*m) / full * room + 6.0;
+        values.push(text(end, y + 15.0).text(format!("{} · {}", short(*a), short(*m))));
+    }
+    body.extend([labels, attn, mlp, values]);
+    let bottom = top + lengths.attn.len() as f64 * PITCH + 8.0;
+    body.push(rect("tbf-c0", x, bottom - 1.0, 10.0, 8.0));
+    body.push(note("attention output", x + 14.0, bottom + 7.0));
+    body.push(rect("tbf-c1", x + 130.0, bottom - 1.0, 10.0, 8.0));
+    body.push(note("MLP output", x + 144.0, bottom + 7.0));
+    bottom + 16.0
+}
+
+fn describe(prompt: &Prompt<'_>, t: usize, lengths: &Lengths, shown: &Range<usize>) -> String {
+    let tokens = &prompt.trace.meta.tokens;
+    let stream = &lengths.stream[t];
+    let mut out = format!(
+        "The length of the residual stream for each of the last {} tokens, after the \
+         embeddings and after each of the {} blocks. For {:?} (token {t}) it goes from {} to {}.",
+        shown.len(),
+        lengths.attn.len(),
+        tokens[t].text,
+        short(stream[0]),
+        short(stream[stream.len() - 1])
+    );
+    let end = stream.len() - 1;
+    let longest = shown
+        .clone()
+        .max_by(|&a, &b| lengths.stream[a][end].total_cmp(&lengths.stream[b][end]));
+    if let Some(i) = longest.filter(|&i| i != t) {
+        out.push_str(&format!(
+            " The longest at the end is {:?} (token {i}) at {}.",
+            tokens[i].text,
+            short(lengths.stream[i][end])
+        ));
+    }
+    let biggest = |v: &[f64]| {
+        v.iter()
+            .enumerate()
+            .max_by(|a, b| a.1.total_cmp(b.1))
+            .map(|(l, x)| (l, *x))
+    };
+    if let (Some((la, a)), Some((lm, m))) = (biggest(&lengths.attn), biggest(&lengths.mlp)) {
+        out.push_str(&format!(
+            " Each block adds its attention output and its MLP output; for {:?} the largest \
+             attention output comes from layer {la} (length {}), the largest MLP output from \
+             layer {lm} (length {}).",
+            tokens[t].text,
+            short(a),
+            short(m)
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+#[path = "residual_tests.rs"]
+mod tests;

@@ -1,0 +1,120 @@
+//! Tests of `figure sampling` against the rule written out here over the synthetic
+//! logits: sorted, keep while in the top k and the mass before stays under top_p.
+
+use super::{render, Rules};
+use crate::format::percent;
+use crate::test_logits::logits;
+use crate::test_svg::{all_texts, texts_in};
+use crate::test_traces::{options, tiny_trace, TestTraces};
+use crate::{Figure, FigureError};
+
+fn draw(body: &str) -> Result<Figure, FigureError> {
+    let traces = TestTraces::with("p", tiny_trace());
+    render(&options(&format!("prompt = \"p\"\n{body}")), &traces)
+}
+
+/// Softmax of the synthetic logits, sorted from likeliest.
+fn sorted() -> Vec<f64> {
+    let exps: Vec<f64> = logits().iter().map(|&l| f64::from(l).exp()).collect();
+    let total: f64 = exps.iter().sum();
+    let mut probs: Vec<f64> = exps.iter().map(|e| e / total).collect();
+    probs.sort_by(|a, b| b.total_cmp(a));
+    probs
+}
+
+/// The "sampled with" column: percentages for survivors, "cut" for the rest.
+fn sampled(figure: &Figure) -> Vec<String> {
+    let texts = all_texts(&figure.svg);
+    texts
+        .iter()
+        .filter(|t| t.as_str() == "cut" || t.ends_with('%'))
+        .cloned()
+        .collect::<Vec<_>>()
+        .chunks(3)
+        .map(|row| row[2].clone())
+        .collect()
+}
+
+#[test]
+fn the_rules_follow_candle() {
+    let k3 = Rules {
+        temperature: 1.0,
+        top_k: Some(3),
+        top_p: None,
+    };
+    assert!(k3.keeps(2, 0.99) && !k3.keeps(3, 0.0));
+    let p = Rules {
+        temperature: 1.0,
+        top_k: None,
+        top_p: Some(0.5),
+    };
+    assert!(p.keeps(0, 0.0) && p.keeps(3, 0.49) && !p.keeps(3, 0.5));
+    let greedy = Rules {
+        temperature: 0.0,
+        top_k: None,
+        top_p: Some(0.9),
+    };
+    assert!(greedy.keeps(0, 0.0) && !greedy.keeps(1, 0.0));
+}
+
+#[test]
+fn top_k_keeps_the_k_likeliest_and_renormalizes() {
+    let figure = draw("top_k = 3\nk = 5").unwrap();
+    let probs = sorted();
+    let mass: f64 = probs[..3].iter().sum();
+    let expected: Vec<String> = probs[..3]
+        .iter()
+        .map(|p| percent(p / mass))
+        .chain(["cut".to_string(), "cut".to_string()])
+        .collect();
+    assert_eq!(sampled(&figure), expected);
+    assert!(all_texts(&figure.svg).contains(&format!(
+        "3 of 40 tokens survive, holding {} of the probability",
+        percent(mass)
+    )));
+    assert_eq!(texts_in(&figure.svg, "tbf-m").len(), 5);
+}
+
+#[test]
+fn top_p_keeps_the_nucleus() {
+    let figure = draw("top_p = 0.5\nk = 8").unwrap();
+    let probs = sorted();
+    let mut before = 0.0;
+    let survivors = probs
+        .iter()
+        .take_while(|&&p| {
+            let keep = before < 0.5;
+            before += p;
+            keep
+        })
+        .count();
+    let shown = sampled(&figure);
+    assert_eq!(shown.iter().filter(|s| *s != "cut").count(), survivors);
+    assert!(
+        figure.alt.contains("temperature 1, top_p 0.5"),
+        "{}",
+        figure.alt
+    );
+}
+
+#[test]
+fn defaults_come_from_the_prompt_then_top_p_09() {
+    let mut trace = tiny_trace();
+    trace.meta.prompt.options.top_k = Some(2);
+    let traces = TestTraces::with("p", trace);
+    let figure = render(&options("prompt = \"p\"\nk = 4"), &traces).unwrap();
+    assert_eq!(sampled(&figure)[2..], ["cut", "cut"]);
+    assert!(draw("").unwrap().alt.contains("top_p 0.9"));
+    let greedy = draw("temperature = 0\nk = 3").unwrap();
+    assert_eq!(sampled(&greedy), ["100%", "cut", "cut"]);
+    assert_eq!(
+        draw("top_p = 1.5").unwrap_err().key.as_deref(),
+        Some("top_p")
+    );
+    assert_eq!(draw("top_k = 0").unwrap_err().key.as_deref(), Some("top_k"));
+}
+
+#[test]
+fn snapshot() {
+    insta::assert_snapshot!(draw("top_k = 4\ntop_p = 0.6\nk = 6").unwrap().svg);
+}

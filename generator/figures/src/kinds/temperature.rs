@@ -1,0 +1,164 @@
+//! `figure temperature`: the same next-token distribution at several temperatures side by
+//! side. Sampling divides every logit by the temperature T before the softmax, so
+//! p_T(i) = exp(l_i / T) / Σ_j exp(l_j / T) over all V logits (`logits.last`, kept at
+//! the last position); T = 0 means greedy: the likeliest token gets everything.
+//!
+//! Options: `prompt`, `caption`, `temperatures` (1 to 4 numbers from 0 to 10, default
+//! [0.5, 1.0, 2.0]), `k` (tokens shown, the likeliest at T = 1, default 8, at most the
+//! trace's top_k).
+
+use super::strips::WIDTH;
+use crate::candidates::{self, log_sum_exp};
+use crate::chart::{bar_column, label_column, Bar};
+use crate::draw::{note, text};
+use crate::error::FigureError;
+use crate::figure::Figure;
+use crate::format::{percent, thousands};
+use crate::options::Options;
+use crate::svg::{text_width, Canvas, Css, Font};
+use crate::token_text::{one_line, Shown};
+use crate::Traces;
+
+pub const KIND: &str = "temperature";
+
+const PITCH: f64 = 22.0;
+const TOP: f64 = 44.0;
+
+/// One temperature's probabilities for the shown tokens, and what the rest share.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Column {
+    pub temperature: f64,
+    pub probs: Vec<f64>,
+    pub rest: f64,
+}
+
+/// p_T of `ids` over all `logits`; T = 0 puts everything on the argmax.
+pub fn column(logits: &[f32], ids: &[u32], temperature: f64) -> Column {
+    let probs: Vec<f64> = if temperature == 0.0 {
+        let top = (0..logits.len())
+            .max_by(|&a, &b| logits[a].total_cmp(&logits[b]).then(b.cmp(&a)))
+            .unwrap_or(0);
+        ids.iter()
+            .map(|&i| f64::from(u8::from(i as usize == top)))
+            .collect()
+    } else {
+        let scaled: Vec<f32> = logits
+            .iter()
+            .map(|&l| (f64::from(l) / temperature) as f32)
+            .collect();
+        let total = log_sum_exp(&scaled);
+        ids.iter()
+            .map(|&i| (f64::from(logits[i as usize]) / temperature - total).exp())
+            .collect()
+    };
+    let rest = (1.0 - probs.iter().sum::<f64>()).max(0.0);
+    Column {
+        temperature,
+        probs,
+        rest,
+    }
+}
+
+pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, FigureError> {
+    let options = Options::new(KIND, table, &["temperatures", "k"])?;
+    let prompt = options.prompt(traces)?;
+    let caption = options.caption()?;
+    let temperatures = options.floats("temperatures", &[0.5, 1.0, 2.0], 0.0..=10.0, 4)?;
+    let n = prompt.tokens()?.len();
+    let distribution = candidates::at(&prompt, n - 1)?;
+    let stored = distribution.candidates.len();
+    let k = options.integer("k", stored.min(8) as i64, 1..=stored as i64)? as usize;
+    let shown = &distribution.candidates[..k];
+    let ids: Vec<u32> = shown.iter().map(|c| c.id).collect();
+    let logits = distribution.all_logits.unwrap_or_default();
+    let columns: Vec<Column> = temperatures
+        .iter()
+        .map(|&t| column(&logits, &ids, t))
+        .collect();
+    let labels: Vec<Shown> = shown
+        .iter()
+        .map(|c| Shown::fit(&c.text, 100.0, Font::Mono, 12.0))
+        .collect();
+    let label_width = labels
+        .iter()
+        .map(|l| text_width(&l.text(), Font::Mono, 12.0))
+        .fold(20.0, f64::max);
+    let left = (label_width + 10.0).ceil();
+    let pitch_x = (WIDTH - left) / columns.len() as f64;
+    let full = columns
+        .iter()
+        .flat_map(|c| &c.probs)
+        .fold(1e-9, |m: f64, &p| m.max(p));
+    let text_prompt = one_line(&prompt.trace.meta.prompt.text);
+    let mut body = vec![text(0.0, 14.0)
+        .class("tbf-s")
+        .text(format!("next token after “{text_prompt}”"))];
+    body.push(label_column(&labels, left - 6.0, TOP, PITCH, 12.0));
+    let bottom = TOP + k as f64 * PITCH;
+    for (i, c) in columns.iter().enumerate() {
+        let x = left + i as f64 * pitch_x;
+        body.push(
+            text(x, TOP - 10.0)
+                .class("tbf-b")
+                .text(format!("T = {}", short_t(c.temperature))),
+        );
+        let bars: Vec<Bar> = c
+            .probs
+            .iter()
+            .enumerate()
+            .map(|(r, &p)| Bar {
+                value: p,
+                text: percent(p),
+                strong: r == 0,
+            })
+            .collect();
+        body.push(bar_column(&bars, x, pitch_x - 50.0, full, TOP, PITCH));
+        body.push(note(
+            format!("others {}", percent(c.rest)),
+            x,
+            bottom + 12.0,
+        ));
+    }
+    let others = thousands(distribution.vocab - k);
+    body.push(note(
+        format!("each logit ÷ T, then softmax · others: the other {others} tokens"),
+        0.0,
+        bottom + 32.0,
+    ));
+    let canvas = Canvas {
+        kind: KIND,
+        width: WIDTH,
+        height: bottom + 40.0,
+        title: format!("Temperature: the next token after “{text_prompt}”"),
+        desc: describe(
+            &text_prompt,
+            shown.first().map_or("", |c| c.text.as_str()),
+            &columns,
+        ),
+        css: Css::default(),
+    };
+    Ok(Figure::new(canvas, body, caption, &prompt))
+}
+
+/// A temperature as written: "0.5", "1", "2".
+fn short_t(t: f64) -> String {
+    let text = format!("{t:.2}");
+    text.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+fn describe(prompt_text: &str, top: &str, columns: &[Column]) -> String {
+    let list = |f: &dyn Fn(&Column) -> String| columns.iter().map(f).collect::<Vec<_>>().join(", ");
+    format!(
+        "The same next-token distribution after {prompt_text:?} at temperatures {} (each logit \
+         divided by T before the softmax; 0 means always the likeliest token). {top:?} gets {}; \
+         the tokens not shown share {}. Lower temperatures sharpen the distribution, higher \
+         ones flatten it.",
+        list(&|c| short_t(c.temperature)),
+        list(&|c| percent(c.probs.first().copied().unwrap_or(0.0))),
+        list(&|c| percent(c.rest)),
+    )
+}
+
+#[cfg(test)]
+#[path = "temperature_tests.rs"]
+mod tests;

@@ -52,6 +52,12 @@ const BLOCKS: &[(&str, &str)] = &[
     ),
     ("sampling", "prompt = \"robots\"\ntop_k = 5\ntop_p = 0.6"),
     ("sampling", "prompt = \"robots\"\ntemperature = 0.7"),
+    ("generation", "prompt = \"robots\""),
+    ("logit-lens", "prompt = \"robots\""),
+    ("logit-lens", "prompt = \"animal\"\ntokens = 8"),
+    ("loss", "prompt = \"robots\""),
+    ("loss", "prompt = \"animal\""),
+    ("architecture", "prompt = \"robots\""),
     ("attention", "prompt = \"robots\"\nlayer = 5\nhead = 1"),
     (
         "attention",

@@ -41,12 +41,27 @@ pub(crate) fn bytes_to_vocab_string(bytes: &[u8]) -> String {
 /// the byte map (added tokens such as `<|im_start|>` are stored as plain text) read as
 /// their own UTF-8, which is what the `tokenizers` ByteLevel decoder does too.
 pub(crate) fn vocab_string_to_bytes(entry: &str) -> Vec<u8> {
-    byte_level_entry_bytes(entry).unwrap_or_else(|| entry.as_bytes().to_vec())
+    entry
+        .chars()
+        .map(char_to_byte)
+        .collect::<Option<Vec<u8>>>()
+        .unwrap_or_else(|| entry.as_bytes().to_vec())
 }
 
-/// The bytes of `entry` when every character of it is one of the 256 byte characters.
-pub(crate) fn byte_level_entry_bytes(entry: &str) -> Option<Vec<u8>> {
-    entry.chars().map(char_to_byte).collect()
+/// Appends the bytes `entry` stands for when every character of it is one of the 256 byte
+/// characters, and says so; otherwise leaves `out` as it was and returns false.
+pub(crate) fn extend_with_entry_bytes(out: &mut Vec<u8>, entry: &str) -> bool {
+    let start = out.len();
+    for c in entry.chars() {
+        match char_to_byte(c) {
+            Some(byte) => out.push(byte),
+            None => {
+                out.truncate(start);
+                return false;
+            }
+        }
+    }
+    true
 }
 
 #[cfg(test)]
@@ -85,5 +100,14 @@ mod tests {
         assert_eq!(vocab_string_to_bytes("日本"), "日本".as_bytes());
         assert_eq!(char_to_byte('Ŀ'), Some(0x9D));
         assert_eq!(char_to_byte('ń'), None);
+    }
+
+    #[test]
+    fn extending_with_an_entry_appends_its_bytes_or_nothing() {
+        let mut out = b"x".to_vec();
+        assert!(extend_with_entry_bytes(&mut out, "Ġtired"));
+        assert_eq!(out, b"x tired");
+        assert!(!extend_with_entry_bytes(&mut out, "Ġń"));
+        assert_eq!(out, b"x tired");
     }
 }

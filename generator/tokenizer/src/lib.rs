@@ -5,17 +5,17 @@
 mod builtin;
 mod byte_map;
 mod error;
-mod fnv;
 mod merges;
 mod r50k;
 mod source;
 mod spans;
 mod tokenizer;
+mod tokenizer_json;
 mod vocab;
 
 pub use error::TokenizerError;
 pub use source::TokenizerSource;
 pub use tokenizer::Tokenizer;
-pub use vocab::Vocab;
 /// One token of an encoded text: id, text, byte span. Defined by the trace format.
 pub use tracebook_trace::Token;
+pub use vocab::Vocab;

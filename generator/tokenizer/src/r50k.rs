@@ -1,5 +1,7 @@
 //! GPT-2's token byte strings in rank (= id) order, embedded at build time from tiktoken-rs'
-//! r50k_base by `build.rs`: no file, no network, and about a millisecond to read.
+//! r50k_base by `build.rs`: no file, no network, and well under a millisecond to read.
+
+use std::ops::Range;
 
 use crate::builtin::GPT2_VOCAB_SIZE;
 use crate::error::TokenizerError;
@@ -7,21 +9,29 @@ use crate::error::TokenizerError;
 /// One length byte, then that many bytes, for every rank in order (see `build.rs`).
 static BLOB: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/r50k_token_bytes.bin"));
 
-/// The bytes of every r50k_base rank, `<|endoftext|>` (50256) last.
+/// The embedded table, and where in it the bytes of each rank sit (`<|endoftext|>`, 50256,
+/// last): rank `r` is `table[ranges[r].clone()]`.
+pub(crate) fn token_ranges() -> Result<(&'static [u8], Vec<Range<usize>>), TokenizerError> {
+    let mut ranges = Vec::with_capacity(GPT2_VOCAB_SIZE as usize);
+    let mut at = 0;
+    while let Some(&len) = BLOB.get(at) {
+        let range = at + 1..at + 1 + usize::from(len);
+        if range.end > BLOB.len() {
+            return Err(corrupt(ranges.len()));
+        }
+        at = range.end;
+        ranges.push(range);
+    }
+    if ranges.len() != GPT2_VOCAB_SIZE as usize {
+        return Err(corrupt(ranges.len()));
+    }
+    Ok((BLOB, ranges))
+}
+
+/// The bytes of every rank, in order.
 pub(crate) fn token_bytes() -> Result<Vec<&'static [u8]>, TokenizerError> {
-    let mut tokens = Vec::with_capacity(GPT2_VOCAB_SIZE as usize);
-    let mut rest = BLOB;
-    while let Some((&len, tail)) = rest.split_first() {
-        let Some((bytes, after)) = tail.split_at_checked(usize::from(len)) else {
-            return Err(corrupt(tokens.len()));
-        };
-        tokens.push(bytes);
-        rest = after;
-    }
-    if tokens.len() != GPT2_VOCAB_SIZE as usize {
-        return Err(corrupt(tokens.len()));
-    }
-    Ok(tokens)
+    let (table, ranges) = token_ranges()?;
+    Ok(ranges.into_iter().map(|range| &table[range]).collect())
 }
 
 fn corrupt(read: usize) -> TokenizerError {

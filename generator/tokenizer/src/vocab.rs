@@ -4,65 +4,55 @@
 //! encoding. A [`Vocab`] reads only `model.vocab` and `added_tokens` of a `tokenizer.json`,
 //! or the embedded r50k_base bytes, in a few milliseconds; a [`crate::Tokenizer`] takes a few
 //! hundred to build (merges, pre-tokenizer). A token's text is its bytes read as UTF-8, so
-//! tokens holding only part of a character cannot be named by text and are left out.
+//! tokens holding only part of a character cannot be named by text.
+//!
+//! Lookups scan the table (~50k short comparisons, well under a millisecond): a build asks
+//! for a handful, and indexing the table up front cost more than all of them together.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
+use std::collections::HashSet;
 use std::fmt;
 use std::path::Path;
 
-use serde::Deserialize;
-
-use crate::byte_map::byte_level_entry_bytes;
+use crate::byte_map::extend_with_entry_bytes;
 use crate::error::TokenizerError;
 use crate::r50k;
 use crate::source::TokenizerSource;
+use crate::tokenizer_json::{AddedTokenJson, TokenizerJson};
 
-/// The id of every token whose bytes are whole UTF-8 text, keyed by that text.
+/// Every token's bytes, in lookup order: where two tokens have the same bytes, the first wins.
 pub struct Vocab {
-    ids: HashMap<Cow<'static, str>, u32>,
+    /// The bytes of all tokens; each [`TokenSpan`] points into it.
+    bytes: Cow<'static, [u8]>,
+    tokens: Vec<TokenSpan>,
     source: TokenizerSource,
 }
 
-/// The parts of a `tokenizer.json` a lookup needs; serde skips the rest (merges included).
-#[derive(Deserialize)]
-struct TokenizerJson {
-    model: ModelJson,
-    decoder: Option<DecoderJson>,
-    #[serde(default)]
-    added_tokens: Vec<AddedTokenJson>,
-}
-
-#[derive(Deserialize)]
-struct ModelJson {
-    vocab: HashMap<String, u32>,
-}
-
-#[derive(Deserialize)]
-struct DecoderJson {
-    #[serde(rename = "type")]
-    kind: String,
-}
-
-#[derive(Deserialize)]
-struct AddedTokenJson {
+/// One token: its id and where its bytes sit in [`Vocab::bytes`].
+#[derive(Debug, Clone, Copy)]
+struct TokenSpan {
+    start: usize,
+    end: usize,
     id: u32,
-    content: String,
 }
 
 impl Vocab {
     /// GPT-2's vocabulary from the embedded r50k_base bytes (no file, no network): the ids
     /// [`crate::Tokenizer::builtin_gpt2`] uses.
     pub fn builtin_gpt2() -> Result<Vocab, TokenizerError> {
-        let tokens = r50k::token_bytes()?;
-        let mut ids = HashMap::with_capacity(tokens.len());
-        for (bytes, id) in tokens.into_iter().zip(0u32..) {
-            if let Ok(text) = std::str::from_utf8(bytes) {
-                ids.insert(Cow::Borrowed(text), id);
-            }
-        }
+        let (table, ranges) = r50k::token_ranges()?;
+        let tokens = ranges
+            .into_iter()
+            .zip(0u32..)
+            .map(|(range, id)| TokenSpan {
+                start: range.start,
+                end: range.end,
+                id,
+            })
+            .collect();
         Ok(Vocab {
-            ids,
+            bytes: Cow::Borrowed(table),
+            tokens,
             source: TokenizerSource::BuiltinGpt2,
         })
     }
@@ -75,7 +65,7 @@ impl Vocab {
             path: path.to_owned(),
             source,
         })?;
-        let file: TokenizerJson =
+        let file: TokenizerJson<'_> =
             serde_json::from_slice(&json).map_err(|e| TokenizerError::Parse {
                 path: path.to_owned(),
                 message: format!("reading model.vocab of a byte-level BPE tokenizer: {e}"),
@@ -87,8 +77,10 @@ impl Vocab {
                 decoder,
             });
         }
+        let (bytes, tokens) = file_tokens(&file.model.vocab, &file.added_tokens);
         Ok(Vocab {
-            ids: file_ids(file.model.vocab, file.added_tokens),
+            bytes: Cow::Owned(bytes),
+            tokens,
             source: TokenizerSource::File(path.to_owned()),
         })
     }
@@ -107,51 +99,73 @@ impl Vocab {
     /// The id of the token whose text is exactly `text` (e.g. `" tired"`), special tokens
     /// such as `<|endoftext|>` included.
     pub fn id(&self, text: &str) -> Option<u32> {
-        self.ids.get(text).copied()
+        let wanted = text.as_bytes();
+        self.tokens
+            .iter()
+            .find(|t| t.end - t.start == wanted.len() && self.bytes_of(t) == wanted)
+            .map(|t| t.id)
     }
 
-    /// Every token text that [`Vocab::id`] knows, in no particular order.
+    /// Every token text that [`Vocab::id`] finds, once each, in no particular order.
     pub fn texts(&self) -> impl Iterator<Item = &str> {
-        self.ids.keys().map(|text| text.as_ref())
+        let mut seen = HashSet::new();
+        self.tokens
+            .iter()
+            .filter_map(|t| std::str::from_utf8(self.bytes_of(t)).ok())
+            .filter(move |text| !text.is_empty() && seen.insert(*text))
     }
 
     /// Where this vocabulary came from.
     pub fn source(&self) -> &TokenizerSource {
         &self.source
     }
+
+    fn bytes_of(&self, token: &TokenSpan) -> &[u8] {
+        &self.bytes[token.start..token.end]
+    }
 }
 
-/// Text → id from a byte-level file. Two entries can spell the same text when one is stored
-/// as plain text (added tokens, or entries with characters outside the byte map); encoding
-/// that text yields the byte-level entry, so byte-level entries win, then plain ones, then
-/// added tokens.
-fn file_ids(
-    vocab: HashMap<String, u32>,
-    added: Vec<AddedTokenJson>,
-) -> HashMap<Cow<'static, str>, u32> {
-    let mut byte_level = Vec::with_capacity(vocab.len());
+/// The bytes and lookup order of a byte-level file's tokens. Two entries can have the same
+/// bytes when one is stored as plain text (added tokens, or entries with characters outside
+/// the byte map); encoding that text yields the byte-level entry, so byte-level entries come
+/// first, then plain ones, then added tokens.
+fn file_tokens(
+    vocab: &[(Cow<'_, str>, u32)],
+    added: &[AddedTokenJson],
+) -> (Vec<u8>, Vec<TokenSpan>) {
+    let mut bytes = Vec::with_capacity(vocab.len() * 8);
+    let mut tokens = Vec::with_capacity(vocab.len() + added.len());
     let mut plain = Vec::new();
     for (entry, id) in vocab {
-        match byte_level_entry_bytes(&entry) {
-            Some(bytes) => byte_level.push((bytes, id)),
-            None => plain.push((entry.into_bytes(), id)),
+        let start = bytes.len();
+        if extend_with_entry_bytes(&mut bytes, entry) {
+            tokens.push(TokenSpan {
+                start,
+                end: bytes.len(),
+                id: *id,
+            });
+        } else {
+            plain.push((entry.as_ref(), *id));
         }
     }
-    let added = added.into_iter().map(|t| (t.content.into_bytes(), t.id));
-    let mut ids = HashMap::with_capacity(byte_level.len() + plain.len());
-    for (bytes, id) in byte_level.into_iter().chain(plain).chain(added) {
-        if let Ok(text) = String::from_utf8(bytes) {
-            ids.entry(Cow::Owned(text)).or_insert(id);
-        }
+    let added = added.iter().map(|t| (t.content.as_str(), t.id));
+    for (text, id) in plain.into_iter().chain(added) {
+        let start = bytes.len();
+        bytes.extend_from_slice(text.as_bytes());
+        tokens.push(TokenSpan {
+            start,
+            end: bytes.len(),
+            id,
+        });
     }
-    ids
+    (bytes, tokens)
 }
 
 impl fmt::Debug for Vocab {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Vocab")
             .field("source", &self.source)
-            .field("texts", &self.ids.len())
+            .field("tokens", &self.tokens.len())
             .finish()
     }
 }

@@ -29,7 +29,11 @@ fn every_whole_utf8_gpt2_token_is_found_by_its_text() {
         }
     }
     assert!(nameable > 49_000, "only {nameable} tokens are whole UTF-8");
-    assert_eq!(vocab.texts().count(), nameable, "texts beyond the vocabulary");
+    assert_eq!(
+        vocab.texts().count(),
+        nameable,
+        "texts beyond the vocabulary"
+    );
     assert_eq!(vocab.id("<|endoftext|>"), Some(50256));
     assert_eq!(vocab.id(" tired"), Some(10032));
     assert_eq!(vocab.id(" peace and quiet"), None);
@@ -85,7 +89,11 @@ fn a_model_dir_uses_its_tokenizer_json_or_the_builtin() {
     let dir = tempfile::tempdir().expect("temp dir");
     let builtin = Vocab::for_model_dir(dir.path()).expect("built-in fallback");
     assert_eq!(builtin.source(), &TokenizerSource::BuiltinGpt2);
-    let path = write(dir.path(), "tokenizer.json", &byte_level_json(r#"{"a": 0}"#, "[]"));
+    let path = write(
+        dir.path(),
+        "tokenizer.json",
+        &byte_level_json(r#"{"a": 0}"#, "[]"),
+    );
     let from_dir = Vocab::for_model_dir(dir.path()).expect("load from dir");
     assert_eq!(from_dir.source(), &TokenizerSource::File(path));
     assert_eq!(from_dir.id("a"), Some(0));
@@ -135,7 +143,10 @@ fn missing_and_corrupt_files_are_errors_naming_the_path() {
     for (name, content) in [
         ("truncated.json", "{\"version\": \"1.0\", \"model\": {"),
         ("not-a-tokenizer.json", "{\"hello\": \"world\"}"),
-        ("unigram.json", r#"{"model": {"type": "Unigram", "vocab": [["a", -1.0]]}}"#),
+        (
+            "unigram.json",
+            r#"{"model": {"type": "Unigram", "vocab": [["a", -1.0]]}}"#,
+        ),
     ] {
         let path = write(dir.path(), name, content);
         let err = Vocab::from_file(&path).expect_err("corrupt file");

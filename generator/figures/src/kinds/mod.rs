@@ -1,13 +1,17 @@
 //! The figure kinds, one per file, and the dispatch from a kind's name to its renderer.
 
+mod architecture;
 mod attention;
 mod attention_grid;
 mod attention_steps;
 mod embedding;
 mod embedding_sum;
+mod generation;
 mod head_mix;
 mod heads;
 mod layernorm;
+mod logit_lens;
+mod loss;
 mod mlp;
 mod next_token;
 mod positional;
@@ -42,6 +46,10 @@ pub const NAMES: &[&str] = &[
     next_token::KIND,
     temperature::KIND,
     sampling::KIND,
+    generation::KIND,
+    logit_lens::KIND,
+    loss::KIND,
+    architecture::KIND,
 ];
 
 /// Renders `kind`, or explains that there is no such kind.
@@ -55,6 +63,10 @@ pub fn render(
         next_token::KIND => next_token::render(options, traces),
         temperature::KIND => temperature::render(options, traces),
         sampling::KIND => sampling::render(options, traces),
+        generation::KIND => generation::render(options, traces),
+        logit_lens::KIND => logit_lens::render(options, traces),
+        loss::KIND => loss::render(options, traces),
+        architecture::KIND => architecture::render(options, traces),
         attention::KIND => attention::render(options, traces),
         attention_steps::KIND => attention_steps::render(options, traces),
         attention_grid::KIND => attention_grid::render(options, traces),
@@ -106,6 +118,10 @@ mod tests {
         ("next-token", ""),
         ("temperature", ""),
         ("sampling", ""),
+        ("generation", ""),
+        ("logit-lens", ""),
+        ("loss", ""),
+        ("architecture", ""),
     ];
 
     #[test]

@@ -24,7 +24,7 @@ use crate::Traces;
 pub const KIND: &str = "sampling";
 
 const PITCH: f64 = 22.0;
-const TOP: f64 = 52.0;
+const TOP: f64 = 66.0;
 
 /// The sampler's settings.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -114,11 +114,14 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
                 .unwrap_or_default()
         })
         .collect();
-    let mut body = vec![text(0.0, 14.0).class("tbf-s").text(format!(
-        "next token after “{}” · {}",
-        one_line(&prompt.trace.meta.prompt.text),
-        rules.describe()
-    ))];
+    let context = format!(
+        "next token after “{}”",
+        one_line(&prompt.trace.meta.prompt.text)
+    );
+    let mut body = vec![
+        text(0.0, 14.0).class("tbf-s").text(context),
+        text(0.0, 31.0).class("tbf-s tbf-b").text(rules.describe()),
+    ];
     body.extend(table_rows(&shown, &texts, kept.len(), mass));
     let bottom = TOP + k as f64 * PITCH;
     let mut notes = vec![format!(

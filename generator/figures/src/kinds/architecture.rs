@@ -1,0 +1,298 @@
+//! `figure architecture`: GPT-2 as a block diagram with the traced model's real sizes
+//! (`meta.model.config`) and the prompt's token count: embeddings, the repeated block
+//! (LayerNorm, attention, residual add, LayerNorm, MLP, residual add) with the residual
+//! stream running through it, the final LayerNorm, the tied unembedding and the logits;
+//! with parameter counts computed from the sizes.
+//!
+//! Options: `prompt`, `caption`.
+
+use super::strips::WIDTH;
+use crate::draw::{arrow, labelled_box, line, note, rect, text};
+use crate::error::FigureError;
+use crate::figure::Figure;
+use crate::format::{count, thousands};
+use crate::options::Options;
+use crate::svg::{Canvas, Css, Element};
+use crate::Traces;
+use tracebook_trace::ModelShape;
+
+pub const KIND: &str = "architecture";
+
+/// Parameter counts of GPT-2's parts, from its sizes (weights and biases).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Parameters {
+    pub wte: usize,
+    pub wpe: usize,
+    pub attention: usize,
+    pub mlp: usize,
+    pub layer_norm: usize,
+    pub block: usize,
+    pub total: usize,
+}
+
+impl Parameters {
+    pub fn of(config: &ModelShape) -> Parameters {
+        let d = config.n_embd;
+        let attention = d * 3 * d + 3 * d + d * d + d;
+        let mlp = d * 4 * d + 4 * d + 4 * d * d + d;
+        let layer_norm = 2 * d;
+        let block = attention + mlp + 2 * layer_norm;
+        let (wte, wpe) = (config.vocab_size * d, config.n_positions * d);
+        Parameters {
+            wte,
+            wpe,
+            attention,
+            mlp,
+            layer_norm,
+            block,
+            // The unembedding is wte again (tied), so it adds nothing.
+            total: wte + wpe + config.n_layer * block + layer_norm,
+        }
+    }
+}
+
+const RESIDUAL_X: f64 = 40.0;
+const SUB_X: f64 = 96.0;
+const SUB_W: f64 = 300.0;
+
+pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, FigureError> {
+    let options = Options::new(KIND, table, &[])?;
+    let prompt = options.prompt(traces)?;
+    let caption = options.caption()?;
+    let config = prompt.config().clone();
+    let n = prompt.tokens()?.len();
+    let p = Parameters::of(&config);
+    let (d, v) = (thousands(config.n_embd), thousands(config.vocab_size));
+    let mut body = vec![labelled_box(
+        120.0,
+        0.0,
+        200.0,
+        34.0,
+        "token ids",
+        &format!("T = {n} tokens of the prompt"),
+    )];
+    body.push(arrow((220.0, 34.0), (220.0, 50.0)));
+    body.push(labelled_box(
+        0.0,
+        52.0,
+        212.0,
+        40.0,
+        "token embedding",
+        &format!("wte {v} × {d} · {}", count(p.wte)),
+    ));
+    body.push(labelled_box(
+        228.0,
+        52.0,
+        212.0,
+        40.0,
+        "position embedding",
+        &format!(
+            "wpe {} × {d} · {}",
+            thousands(config.n_positions),
+            count(p.wpe)
+        ),
+    ));
+    body.push(arrow((106.0, 92.0), (RESIDUAL_X, 116.0)));
+    body.push(arrow((334.0, 92.0), (RESIDUAL_X + 10.0, 114.0)));
+    body.push(plus(RESIDUAL_X, 122.0));
+    body.extend(block(&config, &p, n, 140.0));
+    body.push(arrow((RESIDUAL_X, 402.0), (RESIDUAL_X, 420.0)));
+    let stages = [
+        ("final LayerNorm", format!("{d} → {d}")),
+        ("unembedding", format!("{d} × {v}, the same matrix as wte")),
+        (
+            "logits",
+            format!("{n} × {v}: a score per token of the vocabulary"),
+        ),
+    ];
+    let mut y = 422.0;
+    for (i, (title, detail)) in stages.iter().enumerate() {
+        if i > 0 {
+            body.push(arrow(
+                (RESIDUAL_X + 150.0, y - 14.0),
+                (RESIDUAL_X + 150.0, y - 2.0),
+            ));
+        }
+        body.push(labelled_box(0.0, y, WIDTH, 36.0, title, detail));
+        y += 50.0;
+    }
+    body.push(note(
+        "softmax over the last row gives the next token's probabilities",
+        0.0,
+        y,
+    ));
+    let total = format!(
+        "{} parameters in all ({})",
+        count(p.total),
+        thousands(p.total)
+    );
+    body.push(text(0.0, y + 22.0).class("tbf-b").text(total));
+    let canvas = Canvas {
+        kind: KIND,
+        width: WIDTH,
+        height: y + 30.0,
+        title: format!("GPT-2's architecture: {} blocks, width {d}", config.n_layer),
+        desc: describe(&config, &p, n),
+        css: Css::default(),
+    };
+    Ok(Figure::new(canvas, body, caption, &prompt))
+}
+
+/// The repeated block, from `top`: the residual stream down the left, two sublayers
+/// branching off it and added back.
+fn block(config: &ModelShape, p: &Parameters, n: usize, top: f64) -> Vec<Element> {
+    let d = thousands(config.n_embd);
+    let heads = config.n_head;
+    let dh = config.n_embd / heads.max(1);
+    let mut out = vec![
+        rect("tbf-o", 0.0, top, WIDTH, 262.0)
+            .attr("rx", 8.0)
+            .attr("stroke-dasharray", "4 3"),
+        text(WIDTH - 8.0, top + 16.0)
+            .class("tbf-b")
+            .attr("text-anchor", "end")
+            .text(format!("block × {}", config.n_layer)),
+        text(WIDTH - 8.0, top + 31.0)
+            .class("tbf-s tbf-dim")
+            .attr("text-anchor", "end")
+            .text(format!("{} parameters each", count(p.block))),
+        line("tbf-line", RESIDUAL_X, top - 10.0, RESIDUAL_X, top + 262.0),
+        text(RESIDUAL_X + 6.0, top + 16.0)
+            .class("tbf-s tbf-acc")
+            .text(format!("residual stream, {n} × {d}")),
+    ];
+    let sublayers = [
+        (
+            "LayerNorm 1",
+            format!("{}", count(p.layer_norm)),
+            "attention",
+            format!("{heads} heads × {dh} · {}", count(p.attention)),
+        ),
+        (
+            "LayerNorm 2",
+            format!("{}", count(p.layer_norm)),
+            "MLP",
+            format!(
+                "{d} → {} → {d} · {}",
+                thousands(4 * config.n_embd),
+                count(p.mlp)
+            ),
+        ),
+    ];
+    for (i, (norm, norm_size, layer, layer_size)) in sublayers.iter().enumerate() {
+        let y = top + 36.0 + i as f64 * 116.0;
+        out.push(arrow((RESIDUAL_X, y + 14.0), (SUB_X - 2.0, y + 14.0)));
+        out.push(labelled_box(SUB_X, y, SUB_W * 0.5, 28.0, norm, ""));
+        out.push(
+            text(SUB_X + SUB_W * 0.5 + 8.0, y + 18.0)
+                .class("tbf-s tbf-dim")
+                .text(format!("{norm_size} parameters")),
+        );
+        out.push(arrow((SUB_X + 60.0, y + 28.0), (SUB_X + 60.0, y + 40.0)));
+        out.push(labelled_box(
+            SUB_X,
+            y + 42.0,
+            SUB_W,
+            40.0,
+            layer,
+            layer_size,
+        ));
+        out.push(arrow((SUB_X, y + 62.0), (RESIDUAL_X + 10.0, y + 88.0)));
+        out.push(plus(RESIDUAL_X, y + 94.0));
+    }
+    out
+}
+
+/// A ⊕ on the residual stream at `(x, y)`.
+fn plus(x: f64, y: f64) -> Element {
+    Element::new("g")
+        .child(
+            Element::new("circle")
+                .class("tbf-box")
+                .attr("cx", x)
+                .attr("cy", y)
+                .attr("r", 9.0),
+        )
+        .child(
+            text(x, y + 5.0)
+                .class("tbf-b")
+                .attr("text-anchor", "middle")
+                .text("+"),
+        )
+}
+
+fn describe(config: &ModelShape, p: &Parameters, n: usize) -> String {
+    let (d, v) = (thousands(config.n_embd), thousands(config.vocab_size));
+    format!(
+        "GPT-2 as traced: the prompt's {n} token ids select rows of the token embedding \
+         ({v} × {d}), to which position embeddings ({} × {d}) are added, giving the residual \
+         stream, {n} × {d}. Then {} identical blocks: each applies a LayerNorm and attention \
+         with {} heads of {} and adds the result to the residual stream, then a LayerNorm and \
+         an MLP ({d} → {} → {d}) and adds that too; {} parameters per block. A final \
+         LayerNorm and the unembedding (the token embedding matrix again) turn each position \
+         into {v} logits. {} parameters in all.",
+        thousands(config.n_positions),
+        config.n_layer,
+        config.n_head,
+        config.n_embd / config.n_head.max(1),
+        thousands(4 * config.n_embd),
+        count(p.block),
+        count(p.total)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{render, Parameters};
+    use crate::test_svg::all_texts;
+    use crate::test_traces::{options, tiny_trace, TestTraces};
+    use tracebook_trace::ModelShape;
+
+    #[test]
+    fn gpt2_small_has_its_famous_parameter_count() {
+        let config = ModelShape {
+            n_layer: 12,
+            n_head: 12,
+            n_embd: 768,
+            n_positions: 1024,
+            vocab_size: 50257,
+            layer_norm_epsilon: 1e-5,
+        };
+        let p = Parameters::of(&config);
+        assert_eq!(p.total, 124_439_808);
+        assert_eq!(p.block, 7_087_872);
+        assert_eq!(p.attention, 2_362_368);
+        assert_eq!(p.mlp, 4_722_432);
+    }
+
+    #[test]
+    fn the_diagram_states_the_traced_models_sizes() {
+        let traces = TestTraces::with("p", tiny_trace());
+        let figure = render(&options("prompt = \"p\""), &traces).unwrap();
+        let texts = all_texts(&figure.svg);
+        for expected in [
+            "T = 4 tokens of the prompt",
+            "block × 2",
+            "residual stream, 4 × 8",
+            "2 heads × 4 · 288",
+            "8 → 32 → 8 · 552",
+            "wte 40 × 8 · 320",
+            "4 × 40: a score per token of the vocabulary",
+        ] {
+            assert!(
+                texts.iter().any(|t| t == expected),
+                "{expected} in {texts:?}"
+            );
+        }
+        let p = Parameters::of(&tiny_trace().meta.model.config);
+        assert_eq!(p.total, 2_592);
+        assert!(texts.contains(&"2,592 parameters in all (2,592)".to_string()));
+        assert!(figure.alt.contains("2 identical blocks"), "{}", figure.alt);
+    }
+
+    #[test]
+    fn snapshot() {
+        let traces = TestTraces::with("p", tiny_trace());
+        insta::assert_snapshot!(render(&options("prompt = \"p\""), &traces).unwrap().svg);
+    }
+}

@@ -1,0 +1,187 @@
+//! `figure generation`: the autoregressive loop, from `meta.generation`. The prompt with
+//! its continuation, then one row per step: the token chosen, its probability as a bar,
+//! its rank among the candidates (a sampler may pick one that is not the likeliest), and
+//! the likeliest alternatives it beat.
+//!
+//! Options: `prompt` (a prompt with `generate = N`), `caption`, `steps` (rows shown,
+//! default 12, at most 32), `alternatives` (per row, default 2, at most 3).
+
+use super::strips::WIDTH;
+use crate::chart::{bar_column, label_column, Bar};
+use crate::draw::{note, text};
+use crate::error::FigureError;
+use crate::figure::Figure;
+use crate::format::percent;
+use crate::options::Options;
+use crate::svg::{text_width, Canvas, Css, Element, Font};
+use crate::token_text::{one_line, visible, Shown};
+use crate::Traces;
+use tracebook_trace::GenerationStep;
+
+pub const KIND: &str = "generation";
+
+const PITCH: f64 = 22.0;
+const TOP: f64 = 52.0;
+
+pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, FigureError> {
+    let options = Options::new(KIND, table, &["steps", "alternatives"])?;
+    let prompt = options.prompt(traces)?;
+    let caption = options.caption()?;
+    let generation = &prompt.trace.meta.generation;
+    if generation.is_empty() {
+        return Err(FigureError::at(
+            "prompt",
+            format!("the prompt \"{}\" generates no tokens", prompt.name),
+        )
+        .with_hint(format!(
+            "define it as a table with generate, e.g. {} = {{ text = \"...\", generate = 8 }}, \
+             and run `tracebook trace --only {}`",
+            prompt.name, prompt.name
+        )));
+    }
+    let steps = options.integer("steps", 12, 1..=32)? as usize;
+    let alternatives = options.integer("alternatives", 2, 0..=3)? as usize;
+    let shown = &generation[..steps.min(generation.len())];
+    let text_prompt = one_line(&prompt.trace.meta.prompt.text);
+    let continuation: String = generation.iter().map(|s| s.text.as_str()).collect();
+    let mut body = headline(&text_prompt, &one_line(&continuation));
+    body.extend(rows(shown, alternatives));
+    let mut bottom = TOP + shown.len() as f64 * PITCH + 6.0;
+    if shown.len() < generation.len() {
+        bottom += 12.0;
+        body.push(note(
+            format!(
+                "showing the first {} of {} steps",
+                shown.len(),
+                generation.len()
+            ),
+            0.0,
+            bottom,
+        ));
+    }
+    let canvas = Canvas {
+        kind: KIND,
+        width: WIDTH,
+        height: bottom + 8.0,
+        title: format!(
+            "Generating {} tokens after “{text_prompt}”",
+            generation.len()
+        ),
+        desc: describe(&text_prompt, &continuation, generation),
+        css: Css::default(),
+    };
+    Ok(Figure::new(canvas, body, caption, &prompt))
+}
+
+/// The end of the prompt, muted, then the continuation in the accent colour, on one line
+/// (cut from the left when long); and the column titles.
+fn headline(prompt_text: &str, continuation: &str) -> Vec<Element> {
+    let room = WIDTH - text_width(continuation, Font::Mono, 12.0).min(WIDTH * 0.6);
+    let mut tail: Vec<char> = Vec::new();
+    let mut used = text_width("…", Font::Mono, 12.0);
+    for c in prompt_text.chars().rev() {
+        used += text_width(&c.to_string(), Font::Mono, 12.0);
+        if used > room {
+            tail.push('…');
+            break;
+        }
+        tail.push(c);
+    }
+    let shown_prompt: String = tail.into_iter().rev().collect();
+    let mut generated = String::new();
+    for c in continuation.chars() {
+        if text_width(&generated, Font::Mono, 12.0) > WIDTH * 0.6 {
+            generated.push('…');
+            break;
+        }
+        generated.push(c);
+    }
+    let line = text(0.0, 14.0)
+        .class("tbf-m")
+        .attr("font-size", 12.0)
+        .child(Element::new("tspan").class("tbf-dim").text(shown_prompt))
+        .child(Element::new("tspan").class("tbf-acc tbf-b").text(generated));
+    let mut heads = Element::new("g").class("tbf-s tbf-dim");
+    heads.push(text(0.0, TOP - 10.0).text("step"));
+    heads.push(text(126.0, TOP - 10.0).text("chosen, probability"));
+    heads.push(text(272.0, TOP - 10.0).text("likeliest others"));
+    vec![line, heads]
+}
+
+fn rows(steps: &[GenerationStep], alternatives: usize) -> Vec<Element> {
+    let labels: Vec<Shown> = steps
+        .iter()
+        .map(|s| Shown::fit(&s.text, 90.0, Font::Mono, 12.0))
+        .collect();
+    let bars: Vec<Bar> = steps
+        .iter()
+        .map(|s| {
+            let rank = rank(s);
+            let suffix = if rank == 1 {
+                String::new()
+            } else {
+                format!(" (#{rank})")
+            };
+            Bar {
+                value: f64::from(s.prob),
+                text: format!("{}{suffix}", percent(f64::from(s.prob))),
+                strong: rank == 1,
+            }
+        })
+        .collect();
+    let mut numbers = Element::new("g").class("tbf-s tbf-dim");
+    let mut others = Element::new("g").class("tbf-s");
+    for (i, step) in steps.iter().enumerate() {
+        let y = TOP + i as f64 * PITCH + 12.0;
+        numbers.push(text(0.0, y).text((i + 1).to_string()));
+        let list: Vec<String> = step
+            .top
+            .iter()
+            .filter(|c| c.id != step.id)
+            .take(alternatives)
+            .map(|c| format!("{} {}", visible(&c.text), percent(f64::from(c.prob))))
+            .collect();
+        if !list.is_empty() {
+            others.push(text(272.0, y).text(list.join("  ")));
+        }
+    }
+    vec![
+        numbers,
+        label_column(&labels, 120.0, TOP, PITCH, 12.0),
+        bar_column(&bars, 126.0, 80.0, 1.0, TOP, PITCH),
+        others,
+    ]
+}
+
+/// 1 for the likeliest candidate; the step's place among its candidates otherwise
+/// (one past the list if it is not among them).
+pub fn rank(step: &GenerationStep) -> usize {
+    step.top
+        .iter()
+        .position(|c| c.id == step.id)
+        .map_or(step.top.len() + 1, |i| i + 1)
+}
+
+fn describe(prompt_text: &str, continuation: &str, steps: &[GenerationStep]) -> String {
+    let list: Vec<String> = steps
+        .iter()
+        .map(|s| {
+            let rank = rank(s);
+            let note = if rank == 1 {
+                String::new()
+            } else {
+                format!(", its #{rank} candidate")
+            };
+            format!("{:?} ({}{note})", s.text, percent(f64::from(s.prob)))
+        })
+        .collect();
+    format!(
+        "The model continued {prompt_text:?} one token at a time, feeding each choice back in: \
+         {}. The continuation: {continuation:?}.",
+        list.join(", ")
+    )
+}
+
+#[cfg(test)]
+#[path = "generation_tests.rs"]
+mod tests;

@@ -1,0 +1,212 @@
+//! `figure logit-lens`: what the residual stream would predict if the model stopped after
+//! each block (the final LayerNorm and the unembedding applied to `blocks.L.resid_post`,
+//! traced as `logit_lens.topk_ids` / `.topk_probs`). Rows are layers, columns the last
+//! positions; each cell shows the likeliest next token, shaded by its probability, in
+//! bold where it is the token that actually comes next. The last row is the model's
+//! own prediction.
+//!
+//! Options: `prompt`, `caption`, `tokens` (positions shown, the last ones, default 6, at
+//! most 10).
+
+use super::strips::{window, WIDTH};
+use crate::draw::{line, note, text, Cells};
+use crate::error::FigureError;
+use crate::figure::Figure;
+use crate::format::percent;
+use crate::heatmap;
+use crate::options::Options;
+use crate::prompt::{Checked, Prompt};
+use crate::svg::{Canvas, Element, Font, Ramp};
+use crate::token_text::Shown;
+use crate::Traces;
+use std::ops::Range;
+
+pub const KIND: &str = "logit-lens";
+
+const ROW: f64 = 20.0;
+const LEFT: f64 = 34.0;
+const TOP: f64 = 40.0;
+
+/// The lens's top prediction per layer and position.
+struct Lens<'p> {
+    prompt: &'p Prompt<'p>,
+    ids: Checked,
+    probs: Checked,
+    layers: usize,
+}
+
+impl Lens<'_> {
+    fn top(&self, layer: usize, position: usize) -> (u32, f64) {
+        (
+            self.ids.at(&[layer, position, 0]) as u32,
+            self.probs.at(&[layer, position, 0]),
+        )
+    }
+
+    fn text(&self, id: u32) -> String {
+        self.prompt
+            .trace
+            .meta
+            .token_texts
+            .get(&id)
+            .cloned()
+            .unwrap_or_else(|| format!("#{id}"))
+    }
+
+    /// The token that actually follows `position`: the next prompt token, or after the
+    /// last one the first generated token, if any.
+    fn next(&self, position: usize) -> Option<u32> {
+        let meta = &self.prompt.trace.meta;
+        match meta.tokens.get(position + 1) {
+            Some(token) => Some(token.id),
+            None => meta.generation.first().map(|g| g.id),
+        }
+    }
+}
+
+pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, FigureError> {
+    let options = Options::new(KIND, table, &["tokens"])?;
+    let prompt = options.prompt(traces)?;
+    let caption = options.caption()?;
+    let n = prompt.tokens()?.len();
+    let shown = window(n, options.integer("tokens", 6, 1..=10)? as usize);
+    let layers = prompt.config().n_layer;
+    let ids = prompt.tensor("logit_lens.topk_ids", 3)?;
+    let k = ids.shape[2];
+    let lens = Lens {
+        prompt: &prompt,
+        ids: prompt.shaped("logit_lens.topk_ids", &[layers, n, k.max(1)])?,
+        probs: prompt.shaped("logit_lens.topk_probs", &[layers, n, k.max(1)])?,
+        layers,
+    };
+    let ramp = Ramp::unit();
+    let mut body = grid(&lens, &shown, &ramp);
+    let bottom = TOP + (layers as f64 + 1.0) * ROW + 10.0;
+    let ticks = [
+        (0.0, "0".to_string()),
+        (0.5, "50%".to_string()),
+        (1.0, "100%".to_string()),
+    ];
+    body.push(heatmap::legend(
+        &ramp,
+        "probability of the top token",
+        &ticks,
+        None,
+        LEFT,
+        bottom,
+    ));
+    let note_y = bottom + heatmap::LEGEND_HEIGHT + 8.0;
+    body.push(note(
+        "bold: the token that actually comes next",
+        LEFT,
+        note_y,
+    ));
+    let canvas = Canvas {
+        kind: KIND,
+        width: WIDTH,
+        height: note_y + 10.0,
+        title: "The logit lens: the top prediction after each layer".to_string(),
+        desc: describe(&lens, &shown),
+        css: ramp.css(),
+    };
+    Ok(Figure::new(canvas, body, caption, &prompt))
+}
+
+/// Column heads (the input tokens), layer labels, cells and their tokens, and the row of
+/// actual next tokens.
+fn grid(lens: &Lens<'_>, shown: &Range<usize>, ramp: &Ramp) -> Vec<Element> {
+    let width = ((WIDTH - LEFT) / shown.len() as f64).floor();
+    let fit = |t: &str, size: f64| Shown::fit(t, width - 6.0, Font::Mono, size);
+    let tokens = &lens.prompt.trace.meta.tokens;
+    let mut heads = Element::new("g")
+        .class("tbf-m")
+        .attr("font-size", 12.0)
+        .attr("text-anchor", "middle");
+    let mut cells = Cells::default();
+    let mut words = Element::new("g")
+        .class("tbf-m")
+        .attr("font-size", 11.0)
+        .attr("text-anchor", "middle");
+    let mut layer_labels = Element::new("g")
+        .class("tbf-s tbf-dim")
+        .attr("text-anchor", "end");
+    for (c, position) in shown.clone().enumerate() {
+        let x = LEFT + c as f64 * width;
+        heads.push(fit(&tokens[position].text, 12.0).append_to(text(x + width / 2.0, TOP - 8.0)));
+        for layer in 0..lens.layers {
+            let y = TOP + layer as f64 * ROW;
+            let (id, p) = lens.top(layer, position);
+            let bin = ramp.bin_of_unit(p);
+            cells.add(bin, x, y, width - 1.0);
+            let mut class = ramp.text_class(bin);
+            if lens.next(position) == Some(id) {
+                class.push_str(" tbf-b");
+            }
+            words.push(
+                fit(&lens.text(id), 11.0).append_to(text(x + width / 2.0, y + 14.0).class(&class)),
+            );
+        }
+        let actual = lens
+            .next(position)
+            .map_or("?".to_string(), |id| lens.text(id));
+        let y = TOP + lens.layers as f64 * ROW + 15.0;
+        words.push(fit(&actual, 11.0).append_to(text(x + width / 2.0, y).class("tbf-dim")));
+    }
+    for layer in 0..lens.layers {
+        layer_labels
+            .push(text(LEFT - 6.0, TOP + layer as f64 * ROW + 14.0).text(layer.to_string()));
+    }
+    layer_labels.push(text(LEFT - 6.0, TOP + lens.layers as f64 * ROW + 15.0).text("next"));
+    let mut out = vec![
+        note("layer ↓ · after token →", 0.0, 12.0),
+        heads,
+        layer_labels,
+    ];
+    out.extend(cells.paths(ramp, ROW - 1.0));
+    out.push(words);
+    let rule_y = TOP + lens.layers as f64 * ROW + 1.0;
+    out.push(line("tbf-ax", LEFT, rule_y, WIDTH, rule_y));
+    out
+}
+
+fn describe(lens: &Lens<'_>, shown: &Range<usize>) -> String {
+    let last = shown.end - 1;
+    let tokens = &lens.prompt.trace.meta.tokens;
+    let mut changes: Vec<String> = Vec::new();
+    let mut previous = None;
+    for layer in 0..lens.layers {
+        let (id, p) = lens.top(layer, last);
+        if previous != Some(id) {
+            changes.push(format!(
+                "{:?} from layer {layer} ({})",
+                lens.text(id),
+                percent(p)
+            ));
+            previous = Some(id);
+        }
+    }
+    let out_layer = lens.layers - 1;
+    let right = shown
+        .clone()
+        .filter(|&pos| lens.next(pos) == Some(lens.top(out_layer, pos).0))
+        .count();
+    let known = shown
+        .clone()
+        .filter(|&pos| lens.next(pos).is_some())
+        .count();
+    format!(
+        "The logit lens over {} layers: the final LayerNorm and the unembedding applied to the \
+         residual stream after each block, giving the likeliest next token at each of the last \
+         {} positions. After {:?}, the top prediction is {}; the last layer is the model's own \
+         output. At the output, the top prediction is the actual next token at {right} of {known} \
+         positions.",
+        lens.layers,
+        shown.len(),
+        tokens[last].text,
+        changes.join(", then ")
+    )
+}
+
+#[cfg(test)]
+#[path = "logit_lens_tests.rs"]
+mod tests;

@@ -1,0 +1,208 @@
+//! `figure loss`: how surprised the model was by each token of the prompt: −ln p of the
+//! token that actually came next, given the ones before it (`loss.per_token`, in nats),
+//! one bar per token, with p beside it and the mean (the cross-entropy training
+//! minimises) as a line. The first token has no loss: nothing comes before it.
+//!
+//! Options: `prompt`, `caption`, `tokens` (rows shown, the last ones, default 16, at
+//! most 32).
+
+use super::strips::{window, WIDTH};
+use crate::chart::{label_column, ticks};
+use crate::draw::{line, note, rect, text};
+use crate::error::FigureError;
+use crate::figure::Figure;
+use crate::format::{percent, short, signed};
+use crate::options::Options;
+use crate::svg::{Canvas, Css, Element, Font};
+use crate::token_text::Shown;
+use crate::Traces;
+
+pub const KIND: &str = "loss";
+
+const PITCH: f64 = 20.0;
+const TOP: f64 = 40.0;
+const BAR_X: f64 = 100.0;
+const ROOM: f64 = 200.0;
+
+pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, FigureError> {
+    let options = Options::new(KIND, table, &["tokens"])?;
+    let prompt = options.prompt(traces)?;
+    let caption = options.caption()?;
+    let tokens = prompt.tokens()?;
+    let n = tokens.len();
+    if n < 2 {
+        return Err(FigureError::at(
+            "prompt",
+            format!(
+                "the prompt \"{}\" has one token: nothing predicts it",
+                prompt.name
+            ),
+        )
+        .with_hint("use a prompt of at least two tokens"));
+    }
+    let losses: Vec<f64> = prompt
+        .shaped("loss.per_token", &[n - 1])?
+        .data
+        .iter()
+        .map(|&v| f64::from(v))
+        .collect();
+    // Row r is the loss of token shown.start + r + 1.
+    let shown = window(n - 1, options.integer("tokens", 16, 1..=32)? as usize);
+    let rows = &losses[shown.clone()];
+    let mean = losses.iter().sum::<f64>() / losses.len() as f64;
+    let most = losses.iter().fold(mean, |m, &v| m.max(v)).max(1e-9);
+    let labels: Vec<Shown> = shown
+        .clone()
+        .map(|i| Shown::fit(&tokens[i + 1].text, 90.0, Font::Mono, 12.0))
+        .collect();
+    let mut body = vec![note(
+        "token · surprise −ln p (nats) · p, given the tokens before it",
+        0.0,
+        12.0,
+    )];
+    body.push(label_column(&labels, BAR_X - 6.0, TOP, PITCH, 12.0));
+    let bottom = TOP + rows.len() as f64 * PITCH;
+    let mean_x = BAR_X + mean / most * ROOM;
+    body.push(line("tbf-line", mean_x, TOP - 6.0, mean_x, bottom + 2.0));
+    body.push(
+        text(mean_x, TOP - 10.0)
+            .class("tbf-s tbf-acc")
+            .attr("text-anchor", "middle")
+            .text(format!("mean {}", short(mean))),
+    );
+    let mut bars = Element::new("g").class("tbf-bar2");
+    let mut values = Element::new("g").class("tbf-s");
+    for (r, &loss) in rows.iter().enumerate() {
+        let y = TOP + r as f64 * PITCH;
+        let length = (loss / most * ROOM).max(0.5);
+        bars.push(rect("", BAR_X, y + 3.0, length, PITCH - 6.0));
+        values.push(text(BAR_X + length + 5.0, y + 14.0).text(format!(
+            "{} · {}",
+            short(loss),
+            percent((-loss).exp())
+        )));
+    }
+    body.extend([bars, values]);
+    let mut axis = Element::new("g")
+        .class("tbf-s tbf-dim")
+        .attr("text-anchor", "middle");
+    for tick in ticks(0.0, most, 4) {
+        axis.push(text(BAR_X + tick / most * ROOM, bottom + 16.0).text(signed(tick, 0)));
+    }
+    body.push(axis);
+    let mut lines = vec![format!(
+        "nats; mean {} over {} tokens = perplexity {}",
+        short(mean),
+        losses.len(),
+        short(mean.exp())
+    )];
+    if shown.start == 0 {
+        lines.push(format!(
+            "the first token, {}, has no loss: nothing comes before it",
+            Shown::fit(&tokens[0].text, 120.0, Font::Mono, 12.0).text()
+        ));
+    } else {
+        lines.push(format!("showing the last {} of {} tokens", rows.len(), n));
+    }
+    for (i, l) in lines.iter().enumerate() {
+        body.push(note(l.clone(), 0.0, bottom + 36.0 + i as f64 * 15.0));
+    }
+    let canvas = Canvas {
+        kind: KIND,
+        width: WIDTH,
+        height: bottom + 48.0 + lines.len() as f64 * 15.0,
+        title: "Surprise per token".to_string(),
+        desc: describe(&prompt.trace.meta.tokens, &losses, mean),
+        css: Css::default(),
+    };
+    Ok(Figure::new(canvas, body, caption, &prompt))
+}
+
+fn describe(tokens: &[tracebook_trace::Token], losses: &[f64], mean: f64) -> String {
+    let by_loss = |a: &(usize, &f64), b: &(usize, &f64)| a.1.total_cmp(b.1);
+    let hardest = losses.iter().enumerate().max_by(by_loss);
+    let easiest = losses.iter().enumerate().min_by(by_loss);
+    let mut out = format!(
+        "Surprise per token: −ln p of each actual next token given the tokens before it, in \
+         nats. Mean {} nats over {} tokens, a perplexity of {}.",
+        short(mean),
+        losses.len(),
+        short(mean.exp())
+    );
+    if let (Some((h, hl)), Some((e, el))) = (hardest, easiest) {
+        out.push_str(&format!(
+            " Most surprising: {:?} ({} nats, p = {}); least: {:?} ({} nats, p = {}).",
+            tokens[h + 1].text,
+            short(*hl),
+            percent((-hl).exp()),
+            tokens[e + 1].text,
+            short(*el),
+            percent((-el).exp())
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::render;
+    use crate::format::{percent, short};
+    use crate::test_logits::{lse, position_logits};
+    use crate::test_svg::{all_texts, texts_in};
+    use crate::test_traces::{options, trace_of, TestTraces};
+    use crate::{Figure, FigureError};
+
+    const ROBOTS: [u32; 4] = [10, 11, 12, 13];
+
+    fn draw(ids: &[u32], body: &str) -> Result<Figure, FigureError> {
+        let traces = TestTraces::with("p", trace_of(ids));
+        render(&options(&format!("prompt = \"p\"\n{body}")), &traces)
+    }
+
+    /// −ln p of token i + 1 after position i, from the synthetic logits.
+    fn loss(i: usize) -> f64 {
+        let row = position_logits(i, 4);
+        lse(&row) - f64::from(row[ROBOTS[i + 1] as usize])
+    }
+
+    #[test]
+    fn each_token_after_the_first_gets_its_surprise_and_probability() {
+        let figure = draw(&ROBOTS, "").unwrap();
+        assert_eq!(
+            texts_in(&figure.svg, "tbf-m"),
+            ["·robots", "·will", "·bring"]
+        );
+        let values = texts_in(&figure.svg, "tbf-s");
+        let expected: Vec<String> = (0..3)
+            .map(|i| format!("{} · {}", short(loss(i)), percent((-loss(i)).exp())))
+            .collect();
+        assert_eq!(values, expected);
+        let mean = (0..3).map(loss).sum::<f64>() / 3.0;
+        let texts = all_texts(&figure.svg);
+        assert!(texts.contains(&format!("mean {}", short(mean))));
+        assert!(texts
+            .iter()
+            .any(|t| t.contains("the first token, The, has no loss")));
+        assert!(
+            figure
+                .alt
+                .contains(&format!("perplexity of {}", short(mean.exp()))),
+            "{}",
+            figure.alt
+        );
+    }
+
+    #[test]
+    fn long_prompts_show_their_last_tokens_and_one_token_is_an_error() {
+        let ids: Vec<u32> = (0..30).collect();
+        let figure = draw(&ids, "tokens = 5").unwrap();
+        assert_eq!(texts_in(&figure.svg, "tbf-m").len(), 5);
+        assert!(all_texts(&figure.svg).contains(&"showing the last 5 of 30 tokens".to_string()));
+        assert_eq!(draw(&[10], "").unwrap_err().key.as_deref(), Some("prompt"));
+    }
+
+    #[test]
+    fn snapshot() {
+        insta::assert_snapshot!(draw(&ROBOTS, "").unwrap().svg);
+    }
+}

@@ -18,7 +18,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ms(builds[0])
     );
     println!(
-        "  of which r50k_base(): median {:>7.1} ms",
+        "tiktoken r50k_base(): median {:>7.1} ms (for comparison)",
         ms(median(&tiktoken_builds))
     );
 

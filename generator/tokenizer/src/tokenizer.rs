@@ -28,8 +28,9 @@ pub struct Tokenizer {
 }
 
 impl Tokenizer {
-    /// GPT-2's tokenizer built in, from the r50k_base ranks that tiktoken-rs embeds: no file,
-    /// no network. Building takes a few tens of milliseconds; keep the value and reuse it.
+    /// GPT-2's tokenizer built in, from the r50k_base ranks embedded at build time: no file,
+    /// no network. Building takes ~100 ms (recovering the merges); keep the value and reuse
+    /// it, and use [`crate::Vocab`] when only a token's id is needed.
     pub fn builtin_gpt2() -> Result<Tokenizer, TokenizerError> {
         let built = builtin::gpt2()?;
         Ok(Tokenizer::wrap(

@@ -76,12 +76,14 @@ fn a_saved_tokenizer_json_gives_the_ids_of_the_tokenizer_it_loads_as() {
             nameable += 1;
         }
     }
-    let builtin_vocab = Vocab::builtin_gpt2().expect("built-in vocab");
-    assert!(nameable > 49_000);
-    assert_eq!(vocab.texts().count(), builtin_vocab.texts().count());
-    assert!(builtin_vocab
+    // token_text shows partial characters as U+FFFD, so the few tokens that really spell
+    // U+FFFD were skipped above; the built-in vocabulary (checked on every id) counts them.
+    assert!(nameable > 49_000, "only {nameable} tokens are whole UTF-8");
+    let builtin_texts = Vocab::builtin_gpt2()
+        .expect("built-in vocab")
         .texts()
-        .all(|text| vocab.id(text) == builtin_vocab.id(text)));
+        .count();
+    assert_eq!(vocab.texts().count(), builtin_texts);
 }
 
 #[test]

@@ -7,6 +7,7 @@ use crate::problem::Problem;
 use crate::scope::PromptScopeView;
 use crate::suggest;
 use std::ops::Range;
+use tracebook_tokenizer::Vocab;
 use tracebook_trace::{Tensor, Trace};
 
 /// What an inline value needs besides its trace.
@@ -39,7 +40,7 @@ pub fn evaluate(call: &Call, cx: &EvalContext<'_>) -> Result<Option<Value>, Prob
         Query::Prob { text, span } => {
             let id = match known_token(trace, text) {
                 Some(id) => id,
-                None => single_token(cx.tokenizer, text, span.clone())?,
+                None => vocab_token(cx.tokenizer, text, span.clone())?,
             };
             Value::Probability(on.probability(id, span.clone())?)
         }
@@ -203,8 +204,8 @@ impl On<'_> {
     }
 }
 
-/// The id of `text` when the trace already names exactly one token with that text (building
-/// the tokenizer takes far longer than the rest of a small build).
+/// The id of `text` when the trace already names exactly one token with that text: free,
+/// where even the vocabulary takes a few ms to load.
 fn known_token(trace: &Trace, text: &str) -> Option<u32> {
     if text.contains('\u{fffd}') {
         return None;
@@ -221,9 +222,16 @@ fn known_token(trace: &Trace, text: &str) -> Option<u32> {
     }
 }
 
-fn single_token(tokenizer: &LazyTokenizer, text: &str, span: Range<usize>) -> Result<u32, Problem> {
-    let tokenizer = tokenizer
-        .get()
+/// The id of the vocabulary token whose text is `text`. The vocabulary answers in a few ms;
+/// the full tokenizer (a few hundred ms to build) is loaded only when it has no such token,
+/// to say how the text splits (or to look it up in a tokenizer.json that is not byte-level).
+fn vocab_token(lazy: &LazyTokenizer, text: &str, span: Range<usize>) -> Result<u32, Problem> {
+    let vocab = lazy.vocab().ok();
+    if let Some(id) = vocab.and_then(|v| v.id(text)) {
+        return Ok(id);
+    }
+    let tokenizer = lazy
+        .tokenizer()
         .map_err(|e| Problem::new(span.clone(), format!("cannot load the tokenizer: {e}")))?;
     if let Some(id) = tokenizer.single_token(text) {
         return Ok(id);
@@ -234,8 +242,39 @@ fn single_token(tokenizer: &LazyTokenizer, text: &str, span: Range<usize>) -> Re
         .iter()
         .map(|t| format!("{:?}", t.text))
         .collect();
-    Err(Problem::new(span, format!("{text:?} is not a single token: it splits into {}", pieces.join(" + ")))
-        .with_hint("`prob` gives the probability of one next token; most words need their leading space, as in \" tired\""))
+    let hint = match vocab.and_then(|v| similar_token(v, text)) {
+        Some(token) => format!("did you mean {token:?}? That is one token"),
+        None => "`prob` gives the probability of one next token; most words need their leading space, as in \" tired\"".to_owned(),
+    };
+    Err(Problem::new(
+        span,
+        format!(
+            "{text:?} is not a single token: it splits into {}",
+            pieces.join(" + ")
+        ),
+    )
+    .with_hint(hint))
+}
+
+/// A one-token text the author may have meant: `text` with its leading space (the usual
+/// slip), else the token fewest edits away (case counts: `" DOS"` is no fix for `" dgos"`).
+fn similar_token(vocab: &Vocab, text: &str) -> Option<String> {
+    if text.trim().is_empty() {
+        return None;
+    }
+    let spaced = format!(" {text}");
+    if vocab.id(&spaced).is_some() {
+        return Some(spaced);
+    }
+    let len = text.chars().count();
+    let allowed = if len <= 3 { 1 } else { 2 };
+    vocab
+        .texts()
+        .filter(|t| !t.trim().is_empty() && t.chars().count().abs_diff(len) <= allowed)
+        .map(|t| (strsim::damerau_levenshtein(text, t), t))
+        .filter(|&(distance, _)| distance <= allowed)
+        .min()
+        .map(|(_, t)| t.to_owned())
 }
 
 /// `index` in `0..n`, counting negative ones from the end.

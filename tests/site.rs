@@ -117,10 +117,10 @@ fn the_example_site_builds_from_committed_traces() {
     if has_traces {
         assert!(out.status.success(), "{}", text(&out.stderr));
         let index = std::fs::read_to_string(target.join("index.html")).unwrap();
-        assert!(
-            index.contains("models/test-gpt2"),
-            "every page names the model behind it"
-        );
+        let config: toml::Table =
+            toml::from_str(&std::fs::read_to_string(root.join("tracebook.toml")).unwrap()).unwrap();
+        let model = config["model"]["id"].as_str().unwrap();
+        assert!(index.contains(model), "every page names the model behind it ({model})");
     } else {
         assert!(!out.status.success());
         assert!(

@@ -12,7 +12,11 @@ fn train(dir: &Path, corpus: &Path, extra: &[&str]) -> Output {
         .arg("--out")
         .arg(dir.join("out"))
         .args(["--layers", "1", "--width", "16", "--context", "16"])
-        .args(if extra.contains(&"--heads") { &[][..] } else { &["--heads", "2"][..] })
+        .args(if extra.contains(&"--heads") {
+            &[][..]
+        } else {
+            &["--heads", "2"][..]
+        })
         .args(extra)
         .output()
         .unwrap()
@@ -31,16 +35,40 @@ fn bad_corpora_and_shapes_fail_with_the_cause_and_write_nothing() {
         path
     };
     let cases = [
-        (dir.path().join("nowhere.txt"), vec![], "nowhere.txt: the corpus file does not exist"),
-        (write("blank.txt", b""), vec![], "blank.txt: the corpus is empty"),
-        (write("bytes.txt", b"ok\n\xff\xfe"), vec![], "bytes.txt: the corpus is not UTF-8 text: invalid byte at offset 3 (line 2)"),
-        (write("tiny.txt", b"Just a few words."), vec![], "tiny.txt: the corpus has 5 tokens, too few"),
-        (write("fine.txt", "word ".repeat(2000).as_bytes()), vec!["--heads", "3"], "--width 16 is not divisible by --heads 3"),
+        (
+            dir.path().join("nowhere.txt"),
+            vec![],
+            "nowhere.txt: the corpus file does not exist",
+        ),
+        (
+            write("blank.txt", b""),
+            vec![],
+            "blank.txt: the corpus is empty",
+        ),
+        (
+            write("bytes.txt", b"ok\n\xff\xfe"),
+            vec![],
+            "bytes.txt: the corpus is not UTF-8 text: invalid byte at offset 3 (line 2)",
+        ),
+        (
+            write("tiny.txt", b"Just a few words."),
+            vec![],
+            "tiny.txt: the corpus has 5 tokens, too few",
+        ),
+        (
+            write("fine.txt", "word ".repeat(2000).as_bytes()),
+            vec!["--heads", "3"],
+            "--width 16 is not divisible by --heads 3",
+        ),
     ];
     for (corpus, extra, expected) in cases {
         let o = train(dir.path(), &corpus, &extra);
         assert!(!o.status.success(), "{expected}");
-        assert!(stderr(&o).contains(expected), "wanted {expected:?} in:\n{}", stderr(&o));
+        assert!(
+            stderr(&o).contains(expected),
+            "wanted {expected:?} in:\n{}",
+            stderr(&o)
+        );
         assert!(stderr(&o).contains("hint:"), "{}", stderr(&o));
         assert!(!dir.path().join("out").exists());
     }
@@ -50,8 +78,16 @@ fn bad_corpora_and_shapes_fail_with_the_cause_and_write_nothing() {
 fn a_tiny_run_writes_a_folder_that_trace_reads() {
     let dir = tempfile::tempdir().unwrap();
     let corpus = dir.path().join("c.txt");
-    std::fs::write(&corpus, "The cat sat on the mat. The dog ran in the park. ".repeat(40)).unwrap();
-    let o = train(dir.path(), &corpus, &["--steps", "4", "--warmup", "1", "--batch-size", "2"]);
+    std::fs::write(
+        &corpus,
+        "The cat sat on the mat. The dog ran in the park. ".repeat(40),
+    )
+    .unwrap();
+    let o = train(
+        dir.path(),
+        &corpus,
+        &["--steps", "4", "--warmup", "1", "--batch-size", "2"],
+    );
     assert!(o.status.success(), "{}", stderr(&o));
     let stdout = String::from_utf8_lossy(&o.stdout);
     assert!(stdout.contains("trained 4 steps"), "{stdout}");
@@ -59,11 +95,22 @@ fn a_tiny_run_writes_a_folder_that_trace_reads() {
 
     let again = train(dir.path(), &corpus, &["--steps", "4", "--warmup", "1"]);
     assert!(!again.status.success());
-    assert!(stderr(&again).contains("pass --resume"), "{}", stderr(&again));
+    assert!(
+        stderr(&again).contains("pass --resume"),
+        "{}",
+        stderr(&again)
+    );
 
     let trace = dir.path().join("t.json");
     let o = Command::new(env!("CARGO_BIN_EXE_tracebook"))
-        .args(["trace", "--precision", "f32", "--prompt", "The cat", "--out"])
+        .args([
+            "trace",
+            "--precision",
+            "f32",
+            "--prompt",
+            "The cat",
+            "--out",
+        ])
         .arg(&trace)
         .arg("--model")
         .arg(dir.path().join("out"))

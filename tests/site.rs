@@ -120,7 +120,10 @@ fn the_example_site_builds_from_committed_traces() {
         let config: toml::Table =
             toml::from_str(&std::fs::read_to_string(root.join("tracebook.toml")).unwrap()).unwrap();
         let model = config["model"]["id"].as_str().unwrap();
-        assert!(index.contains(model), "every page names the model behind it ({model})");
+        assert!(
+            index.contains(model),
+            "every page names the model behind it ({model})"
+        );
     } else {
         assert!(!out.status.success());
         assert!(

@@ -184,7 +184,11 @@ fn derived_tensors_agree_with_the_logits() {
         assert!(((top - lse[i]).exp() as f64 - p[top_id]).abs() < 1e-5);
         if i < 3 {
             let expected = -p[ids[i + 1] as usize].ln();
-            assert!((loss[i] as f64 - expected).abs() < 1e-4, "loss {i}: {} vs {expected}", loss[i]);
+            assert!(
+                (loss[i] as f64 - expected).abs() < 1e-4,
+                "loss {i}: {} vs {expected}",
+                loss[i]
+            );
         }
     }
     // The lens after the last block is the model's own prediction.
@@ -192,11 +196,14 @@ fn derived_tensors_agree_with_the_logits() {
     let lens_probs = t.tensor("logit_lens.topk_probs").unwrap();
     assert_eq!(lens_ids.shape, vec![2, 4, 10]);
     let last_layer = 4 * 10;
-    for pos in 0..4 {
-        let p = softmax(&logits[pos]);
+    for (pos, row) in logits.iter().enumerate() {
+        let p = softmax(row);
         let at = last_layer + pos * 10;
         let id = lens_ids.data[at] as usize;
-        assert_eq!(id, t.tensor("logits.topk_ids").unwrap().data[pos * 5] as usize);
+        assert_eq!(
+            id,
+            t.tensor("logits.topk_ids").unwrap().data[pos * 5] as usize
+        );
         assert!((lens_probs.data[at] as f64 - p[id]).abs() < 1e-5);
         assert!(t.meta.token_texts.contains_key(&(id as u32)));
     }

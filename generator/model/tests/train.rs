@@ -7,15 +7,14 @@ use std::path::{Path, PathBuf};
 use tracebook_model::gpt2::Gpt2;
 use tracebook_model::train::adamw::{clip_grad_norm, AdamW, AdamWConfig};
 use tracebook_model::train::checkpoint::model_bytes;
+use tracebook_model::train::corpus::Corpus;
 use tracebook_model::train::params::Params;
 use tracebook_model::train::rng::Rng;
 use tracebook_model::train::step::batch_gradients;
-use tracebook_model::train::corpus::Corpus;
 use tracebook_model::train::step::mean_loss;
 use tracebook_model::train::windows::validation;
 use tracebook_model::train::{
-    train, Architecture, Observer, Quiet, Settings, TrainError, TrainRun, TrainingLog,
-    WeightsDtype,
+    train, Architecture, Observer, Quiet, Settings, TrainError, TrainRun, TrainingLog, WeightsDtype,
 };
 
 fn fixture_path(name: &str) -> PathBuf {
@@ -93,11 +92,21 @@ fn optimiser_steps_match_pytorch() {
             .map(Vec::as_slice)
             .collect();
         let (loss, mut grads) = batch_gradients(&model, &params, &windows).unwrap();
-        assert!((loss - reference.loss).abs() < 1e-4, "step {i} loss {loss} vs {}", reference.loss);
+        assert!(
+            (loss - reference.loss).abs() < 1e-4,
+            "step {i} loss {loss} vs {}",
+            reference.loss
+        );
         if i == 0 {
             for (name, grad) in names.iter().zip(&grads) {
                 let reference = &f.first_grads[name];
-                assert_close(&format!("grad {name}"), &sample(grad, f.samples), reference, 1e-6, 1e-3);
+                assert_close(
+                    &format!("grad {name}"),
+                    &sample(grad, f.samples),
+                    reference,
+                    1e-6,
+                    1e-3,
+                );
             }
         }
         let norm = clip_grad_norm(&mut grads, f.grad_clip);
@@ -106,7 +115,14 @@ fn optimiser_steps_match_pytorch() {
     }
     let width = f.architecture.width;
     for (name, var) in params.iter() {
-        let mut ours = sample(&var.as_tensor().flatten_all().unwrap().to_vec1::<f32>().unwrap(), f.samples);
+        let mut ours = sample(
+            &var.as_tensor()
+                .flatten_all()
+                .unwrap()
+                .to_vec1::<f32>()
+                .unwrap(),
+            f.samples,
+        );
         let mut reference = f.final_weights[name].clone();
         if name.ends_with("attn.c_attn.bias") {
             // The key bias shifts every score of a row equally, so softmax cancels it: its
@@ -122,10 +138,20 @@ fn optimiser_steps_match_pytorch() {
 fn small_text() -> String {
     let subjects = ["The cat", "A dog", "My sister", "The robot", "Our teacher"];
     let verbs = ["likes", "sees", "brings", "finds", "paints"];
-    let objects = ["a red ball", "the old house", "some warm tea", "a small bird", "the blue sky"];
+    let objects = [
+        "a red ball",
+        "the old house",
+        "some warm tea",
+        "a small bird",
+        "the blue sky",
+    ];
     let mut text = String::new();
     for i in 0..400 {
-        let (s, v, o) = (subjects[i % 5], verbs[(i / 5) % 5], objects[(i * 3 + i / 25) % 5]);
+        let (s, v, o) = (
+            subjects[i % 5],
+            verbs[(i / 5) % 5],
+            objects[(i * 3 + i / 25) % 5],
+        );
         text.push_str(&format!("{s} {v} {o}. "));
         if i % 7 == 6 {
             text.push('\n');
@@ -175,11 +201,19 @@ fn a_short_run_lowers_the_loss_and_its_checkpoint_loads_like_gpt2() {
     let initial = log.initial_val_loss.unwrap();
     let last = log.last_val_loss().unwrap();
     assert!(initial > 10.0, "a fresh model is near ln(50257): {initial}");
-    assert!(last < initial - 4.0, "validation loss went from {initial} to {last}");
+    assert!(
+        last < initial - 4.0,
+        "validation loss went from {initial} to {last}"
+    );
     assert!(log.steps[29].loss < log.steps[0].loss - 4.0);
     assert_eq!(log.steps.len(), 30);
     assert_eq!(log.steps[29].tokens_seen, 30 * 4 * 16);
-    let measured: Vec<usize> = log.steps.iter().filter(|r| r.val_loss.is_some()).map(|r| r.step).collect();
+    let measured: Vec<usize> = log
+        .steps
+        .iter()
+        .filter(|r| r.val_loss.is_some())
+        .map(|r| r.step)
+        .collect();
     assert_eq!(measured, [10, 20, 30]);
 
     // The folder is a GPT-2 checkpoint: the model loaded from it scores the validation windows
@@ -191,9 +225,15 @@ fn a_short_run_lowers_the_loss_and_its_checkpoint_loads_like_gpt2() {
     let corpus = Corpus::load(&dir.path().join("corpus.txt"), &model.tokenizer, 0.1, 16).unwrap();
     let windows = validation(&corpus.val, 16, 8);
     let reloaded = mean_loss(&model.gpt2, &windows).unwrap();
-    assert!((reloaded - last).abs() < 1e-5, "reloaded {reloaded} vs logged {last}");
+    assert!(
+        (reloaded - last).abs() < 1e-5,
+        "reloaded {reloaded} vs logged {last}"
+    );
     let saved = TrainingLog::load(&folder.join("training_log.json")).unwrap();
-    assert_eq!((&saved.settings, &saved.corpus), (&log.settings, &log.corpus));
+    assert_eq!(
+        (&saved.settings, &saved.corpus),
+        (&log.settings, &log.corpus)
+    );
     assert_eq!(saved.steps.len(), log.steps.len());
     assert!((saved.steps[29].loss - log.steps[29].loss).abs() < 1e-12);
 }
@@ -263,7 +303,15 @@ fn a_seed_fixes_the_weights_and_a_resumed_run_ends_where_an_uninterrupted_one_do
     assert_eq!(losses(&resumed), losses(&full));
 
     let other = tempfile::tempdir().unwrap();
-    run_in(other.path(), Settings { seed: 1, ..settings }, false).unwrap();
+    run_in(
+        other.path(),
+        Settings {
+            seed: 1,
+            ..settings
+        },
+        false,
+    )
+    .unwrap();
     assert_ne!(weights(straight.path()), weights(other.path()));
 }
 
@@ -274,11 +322,22 @@ fn resuming_with_other_settings_is_refused() {
     (settings.steps, settings.warmup) = (2, 1);
     run_in(dir.path(), settings.clone(), false).unwrap();
     let before = std::fs::read(dir.path().join("model/model.safetensors")).unwrap();
-    let err = run_in(dir.path(), Settings { batch_size: 5, steps: 4, ..settings }, true)
-        .unwrap_err()
-        .to_string();
+    let err = run_in(
+        dir.path(),
+        Settings {
+            batch_size: 5,
+            steps: 4,
+            ..settings
+        },
+        true,
+    )
+    .unwrap_err()
+    .to_string();
     assert!(err.contains("--batch-size 4 (asked 5)"), "{err}");
-    assert_eq!(std::fs::read(dir.path().join("model/model.safetensors")).unwrap(), before);
+    assert_eq!(
+        std::fs::read(dir.path().join("model/model.safetensors")).unwrap(),
+        before
+    );
 }
 
 /// Each bad input fails before anything is written, naming the file or option at fault.
@@ -306,7 +365,10 @@ fn bad_input_is_refused_and_nothing_is_written() {
 
     let missing = dir.path().join("missing.txt");
     let err = attempt(&missing, tiny_settings());
-    assert!(err.contains("missing.txt") && err.contains("does not exist"), "{err}");
+    assert!(
+        err.contains("missing.txt") && err.contains("does not exist"),
+        "{err}"
+    );
 
     let empty = file("empty.txt", b"  \n");
     let err = attempt(&empty, tiny_settings());
@@ -314,18 +376,27 @@ fn bad_input_is_refused_and_nothing_is_written() {
 
     let latin1 = file("latin1.txt", b"caf\xe9 au lait\n");
     let err = attempt(&latin1, tiny_settings());
-    assert!(err.contains("latin1.txt") && err.contains("not UTF-8") && err.contains("offset 3"), "{err}");
+    assert!(
+        err.contains("latin1.txt") && err.contains("not UTF-8") && err.contains("offset 3"),
+        "{err}"
+    );
 
     let short = file("short.txt", b"Too short for one window of sixteen tokens.");
     let err = attempt(&short, tiny_settings());
-    assert!(err.contains("short.txt") && err.contains("too few"), "{err}");
+    assert!(
+        err.contains("short.txt") && err.contains("too few"),
+        "{err}"
+    );
 
     let good = file("good.txt", small_text().as_bytes());
     let mut odd = tiny_settings();
     odd.architecture.width = 18;
     odd.architecture.heads = 4;
     let err = attempt(&good, odd);
-    assert!(err.contains("--width 18 is not divisible by --heads 4"), "{err}");
+    assert!(
+        err.contains("--width 18 is not divisible by --heads 4"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -334,9 +405,14 @@ fn an_occupied_output_folder_is_left_alone() {
     let out = dir.path().join("model");
     std::fs::create_dir(&out).unwrap();
     std::fs::write(out.join("notes.md"), "mine").unwrap();
-    let err = run_in(dir.path(), tiny_settings(), false).unwrap_err().to_string();
+    let err = run_in(dir.path(), tiny_settings(), false)
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("not empty"), "{err}");
-    assert_eq!(std::fs::read_to_string(out.join("notes.md")).unwrap(), "mine");
+    assert_eq!(
+        std::fs::read_to_string(out.join("notes.md")).unwrap(),
+        "mine"
+    );
     assert_eq!(std::fs::read_dir(&out).unwrap().count(), 1);
 }
 
@@ -358,23 +434,53 @@ struct LogitsPrompt {
 
 /// The model in `dir` gives the logits `transformers` gave (tests/reference/make_model_fixture.py).
 fn check_against_transformers(dir: &Path, fixture: &Path) {
-    let f: LogitsFixture = serde_json::from_str(&std::fs::read_to_string(fixture).unwrap()).unwrap();
+    let f: LogitsFixture =
+        serde_json::from_str(&std::fs::read_to_string(fixture).unwrap()).unwrap();
     let files = tracebook_model::source::from_dir("shipped", dir).unwrap();
     let model = tracebook_model::Model::load(files).unwrap();
-    assert_eq!(model.weights_sha256, f.weights_sha256, "regenerate {}", fixture.display());
+    assert_eq!(
+        model.weights_sha256,
+        f.weights_sha256,
+        "regenerate {}",
+        fixture.display()
+    );
     for p in &f.prompts {
-        let ids: Vec<u32> = model.tokenizer.encode(&p.text).unwrap().iter().map(|t| t.id).collect();
+        let ids: Vec<u32> = model
+            .tokenizer
+            .encode(&p.text)
+            .unwrap()
+            .iter()
+            .map(|t| t.id)
+            .collect();
         assert_eq!(ids, p.ids, "token ids of {:?}", p.text);
-        let logits = model.gpt2.forward(&ids, &mut tracebook_model::NoRecorder).unwrap();
+        let logits = model
+            .gpt2
+            .forward(&ids, &mut tracebook_model::NoRecorder)
+            .unwrap();
         let rows = logits.to_vec2::<f32>().unwrap();
         for (pos, row) in rows.iter().enumerate() {
-            let top: Vec<u32> = tracebook_model::topk::top_k(row, 20).iter().map(|(i, _)| *i).collect();
+            let top: Vec<u32> = tracebook_model::topk::top_k(row, 20)
+                .iter()
+                .map(|(i, _)| *i)
+                .collect();
             let values: Vec<f32> = p.top_ids[pos].iter().map(|&i| row[i as usize]).collect();
-            assert_close(&format!("{:?} top logits at {pos}", p.text), &values, &p.top_logits[pos], 1e-4, 0.0);
+            assert_close(
+                &format!("{:?} top logits at {pos}", p.text),
+                &values,
+                &p.top_logits[pos],
+                1e-4,
+                0.0,
+            );
             assert_eq!(top[..5], p.top_ids[pos][..5], "{:?} top 5 at {pos}", p.text);
         }
         let last = sample(rows.last().unwrap(), f.samples);
-        assert_close(&format!("{:?} last logits", p.text), &last, &p.last_logits, 1e-4, 0.0);
+        assert_close(
+            &format!("{:?} last logits", p.text),
+            &last,
+            &p.last_logits,
+            1e-4,
+            0.0,
+        );
     }
 }
 

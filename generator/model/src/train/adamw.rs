@@ -68,12 +68,7 @@ impl AdamW {
     }
 
     /// One update of every parameter with its gradient.
-    pub fn step(
-        &mut self,
-        params: &Params,
-        grads: &Gradients,
-        lr: f64,
-    ) -> candle_core::Result<()> {
+    pub fn step(&mut self, params: &Params, grads: &Gradients, lr: f64) -> candle_core::Result<()> {
         self.steps_taken += 1;
         let c = self.config;
         let t = self.steps_taken as i32;
@@ -91,7 +86,8 @@ impl AdamW {
                     let vj = c.beta2 * v[j] as f64 + (1.0 - c.beta2) * gj * gj;
                     m[j] = mj as f32;
                     v[j] = vj as f32;
-                    let update = (m[j] as f64 / correct1) / ((v[j] as f64 / correct2).sqrt() + c.eps);
+                    let update =
+                        (m[j] as f64 / correct1) / ((v[j] as f64 / correct2).sqrt() + c.eps);
                     next.push(theta[j] * shrink - (lr * update) as f32);
                 }
                 next

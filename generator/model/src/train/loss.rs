@@ -136,23 +136,37 @@ mod tests {
     #[test]
     fn matches_candles_composed_cross_entropy_and_its_gradient() {
         let (t, v) = (5usize, 3000usize);
-        let values: Vec<f32> = (0..t * v).map(|i| ((i * 7919) % 1000) as f32 / 97.0).collect();
+        let values: Vec<f32> = (0..t * v)
+            .map(|i| ((i * 7919) % 1000) as f32 / 97.0)
+            .collect();
         let logits = Var::from_vec(values, (t, v), &Device::Cpu).unwrap();
         let targets: Vec<u32> = vec![0, 2999, 17, 1500, 3];
 
         let ours = cross_entropy(logits.as_tensor(), &targets).unwrap();
         let target_t = Tensor::new(targets.as_slice(), &Device::Cpu).unwrap();
         let reference = candle_nn::loss::cross_entropy(logits.as_tensor(), &target_t).unwrap();
-        let (a, b) = (ours.to_scalar::<f32>().unwrap(), reference.to_scalar::<f32>().unwrap());
+        let (a, b) = (
+            ours.to_scalar::<f32>().unwrap(),
+            reference.to_scalar::<f32>().unwrap(),
+        );
         assert!((a - b).abs() < 1e-5, "{a} vs {b}");
 
         let g_ours = ours.backward().unwrap();
         let g_ref = reference.backward().unwrap();
         let flat = |g: &candle_core::backprop::GradStore| {
-            g.get(logits.as_tensor()).unwrap().flatten_all().unwrap().to_vec1::<f32>().unwrap()
+            g.get(logits.as_tensor())
+                .unwrap()
+                .flatten_all()
+                .unwrap()
+                .to_vec1::<f32>()
+                .unwrap()
         };
         let (ga, gb) = (flat(&g_ours), flat(&g_ref));
-        let worst = ga.iter().zip(&gb).map(|(x, y)| (x - y).abs()).fold(0f32, f32::max);
+        let worst = ga
+            .iter()
+            .zip(&gb)
+            .map(|(x, y)| (x - y).abs())
+            .fold(0f32, f32::max);
         assert!(worst < 1e-6, "gradients differ by {worst}");
     }
 }

@@ -4,7 +4,8 @@
 # on the same page), plus a phone-sized window at device scale 2.
 # Usage: generator/figures/preview.sh [OUT_DIR [KIND...]]   (default /tmp/tracebook-figures)
 # TBF_TRACES=DIR adds every DIR/NAME.json as prompt NAME; TBF_PROMPT=NAME draws the
-# "robots" blocks from that prompt instead (e.g. a real trace).
+# "robots" blocks from that prompt instead (e.g. a real trace); TBF_LAYER=N draws the
+# layer-5 blocks from layer N (for models with fewer layers).
 set -eu
 out="${1:-/tmp/tracebook-figures}"
 [ $# -gt 0 ] && shift

@@ -21,7 +21,6 @@ pub struct Candidate {
 /// The candidates after one position, likeliest first.
 #[derive(Debug, Clone)]
 pub struct Distribution {
-    pub position: usize,
     pub candidates: Vec<Candidate>,
     /// Every logit, where the trace keeps them (the last position).
     pub all_logits: Option<Vec<f32>>,
@@ -75,7 +74,6 @@ pub fn at(prompt: &Prompt<'_>, position: usize) -> Result<Distribution, FigureEr
     // Stable: equal probabilities keep the stored order.
     candidates.sort_by(|a, b| b.prob.total_cmp(&a.prob));
     Ok(Distribution {
-        position,
         candidates,
         all_logits,
         vocab,

@@ -28,7 +28,7 @@ pub fn short(value: f64) -> String {
         0
     } else if magnitude >= 9.995 {
         1
-    } else if magnitude >= 0.9995 || magnitude < 0.0005 {
+    } else if !(0.0005..0.9995).contains(&magnitude) {
         2
     } else {
         3

@@ -57,7 +57,14 @@ pub fn draw(grid: &Grid<'_>, width: f64, top: f64) -> Placed {
             .map(|l| text_width(&l.text(), Font::Mono, LABEL_SIZE))
             .fold(0.0, f64::max)
     };
-    let left = (label_width(grid.rows) + 8.0).ceil();
+    let corner_width = text_width(grid.corner.0, Font::Sans, 12.0).max(text_width(
+        grid.corner.1,
+        Font::Sans,
+        12.0,
+    ));
+    let left = (label_width(grid.rows) + 8.0)
+        .max(corner_width + 12.0)
+        .ceil();
     let col_label = label_width(grid.cols);
     let n_cols = grid.cols.len().max(1) as f64;
     let fit = |lean: f64| {

@@ -58,6 +58,11 @@ const BLOCKS: &[(&str, &str)] = &[
     ("loss", "prompt = \"robots\""),
     ("loss", "prompt = \"animal\""),
     ("architecture", "prompt = \"robots\""),
+    ("compare", "prompt = \"robots\"\nother = \"animal\""),
+    (
+        "compare",
+        "prompt = \"robots\"\nother = \"animal\"\nof = \"loss\"",
+    ),
     ("attention", "prompt = \"robots\"\nlayer = 5\nhead = 1"),
     (
         "attention",
@@ -81,10 +86,14 @@ fn write_preview_page() {
     let traces = preview_traces();
     // TBF_PROMPT draws every "robots" block from another prompt, e.g. a real trace.
     let prompt = std::env::var("TBF_PROMPT").unwrap_or_else(|_| "robots".to_string());
+    // TBF_LAYER draws the layer-5 blocks from another layer, for models with fewer.
+    let layer = std::env::var("TBF_LAYER").unwrap_or_else(|_| "5".to_string());
     let mut pages: Vec<(&str, String, f64)> = Vec::new();
     for (i, (kind, body)) in BLOCKS.iter().enumerate() {
         assert!(kinds().contains(kind));
-        let body = body.replace("\"robots\"", &format!("\"{prompt}\""));
+        let body = body
+            .replace("\"robots\"", &format!("\"{prompt}\""))
+            .replace("layer = 5", &format!("layer = {layer}"));
         let figure = render(kind, &toml::from_str(&body).unwrap(), &traces)
             .unwrap_or_else(|e| panic!("{kind} {body}: {e:?}"));
         std::fs::write(dir.join(format!("{i}-{kind}.svg")), &figure.svg).unwrap();

@@ -116,7 +116,7 @@ fn attention(trace: &mut Trace, layer: usize, n: usize) -> Rows {
     let mut z = Vec::new();
     let mut concat = vec![vec![0.0; D]; n];
     for head in 0..HEADS {
-        for t in 0..n {
+        for (t, row) in concat.iter_mut().enumerate() {
             q.extend(query(layer, head, t));
             k.extend(key(layer, head, t));
             v.extend(value(layer, head, t));
@@ -124,7 +124,7 @@ fn attention(trace: &mut Trace, layer: usize, n: usize) -> Rows {
             let zt: Vec<f64> = (0..DH)
                 .map(|i| (0..=t).map(|s| weights[s] * value(layer, head, s)[i]).sum())
                 .collect();
-            concat[t][head * DH..(head + 1) * DH].copy_from_slice(&zt);
+            row[head * DH..(head + 1) * DH].copy_from_slice(&zt);
             z.extend(zt);
         }
     }

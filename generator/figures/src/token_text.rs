@@ -83,6 +83,25 @@ pub fn visible(raw: &str) -> String {
     raw.chars().map(|c| marker_for(c).unwrap_or(c)).collect()
 }
 
+/// `text` as it is, cut with "…" to fit `max_width`: for running text such as a prompt,
+/// where spaces read as spaces.
+pub fn cut(text: &str, max_width: f64, font: Font, size: f64) -> String {
+    if text_width(text, font, size) <= max_width {
+        return text.to_string();
+    }
+    let budget = max_width - text_width("…", font, size);
+    let mut out = String::new();
+    for c in text.chars() {
+        out.push(c);
+        if text_width(&out, font, size) > budget {
+            out.pop();
+            break;
+        }
+    }
+    out.push('…');
+    out
+}
+
 /// Text on one line: newlines as "⏎", other runs of whitespace as one space.
 pub fn one_line(text: &str) -> String {
     let mut out = String::new();
@@ -147,6 +166,18 @@ mod tests {
             vec![piece("a", false), piece("·", true), piece("b", false)]
         );
         assert_eq!(visible("\tx\u{1b}\r\u{a0}"), "⇥x␛␍·");
+    }
+
+    #[test]
+    fn running_text_is_cut_to_fit_with_spaces_kept() {
+        assert_eq!(
+            super::cut("The robots", 100.0, Font::Mono, 10.0),
+            "The robots"
+        );
+        assert_eq!(
+            super::cut("The robots will", 36.0, Font::Mono, 10.0),
+            "The r…"
+        );
     }
 
     #[test]

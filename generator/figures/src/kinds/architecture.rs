@@ -164,13 +164,13 @@ fn block(config: &ModelShape, p: &Parameters, n: usize, top: f64) -> Vec<Element
     let sublayers = [
         (
             "LayerNorm 1",
-            format!("{}", count(p.layer_norm)),
+            count(p.layer_norm).to_string(),
             "attention",
             format!("{heads} heads × {dh} · {}", count(p.attention)),
         ),
         (
             "LayerNorm 2",
-            format!("{}", count(p.layer_norm)),
+            count(p.layer_norm).to_string(),
             "MLP",
             format!(
                 "{d} → {} → {d} · {}",

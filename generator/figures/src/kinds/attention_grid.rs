@@ -4,7 +4,7 @@
 //! the weights in blue; the alt text sorts the heads into the shapes people look for.
 //!
 //! Options: `prompt`, `caption`, `layer` (default: every layer), `tokens` (last tokens
-//! per tile, default 12 for one layer and 8 for all, at most 24).
+//! per tile: for one layer default 12, at most 24; for every layer default 8, at most 10).
 
 use super::strips::{window, WIDTH};
 use crate::draw::{note, text, Cells};
@@ -58,7 +58,10 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
     let caption = options.caption()?;
     let config = prompt.config();
     let layer = options.layer_or_all("layer", config.n_layer)?;
-    let tokens = options.integer("tokens", if layer.is_some() { 12 } else { 8 }, 1..=24)?;
+    // Every layer's tiles are small and many: fewer tokens keep the file small.
+    let most = if layer.is_some() { 24 } else { 10 };
+    let default = if layer.is_some() { 12 } else { 8 };
+    let tokens = options.integer("tokens", default, 1..=most)?;
     let n = prompt.tokens()?.len();
     let layers: Vec<usize> = match layer {
         Some(Layer(l)) => vec![l],

@@ -205,10 +205,7 @@ fn table_rows(worked: &Worked, dims: usize, compact: bool, body: &mut Vec<Elemen
     body.push(sums);
     let traced: Vec<String> = worked.z[..dims].iter().map(|v| signed(*v, 3)).collect();
     body.push(note(
-        format!(
-            "the sums are the head's output z for this query (traced: {})",
-            traced.join(", ")
-        ),
+        format!("sum = this head's output z (traced: {})", traced.join(", ")),
         0.0,
         sum_y + 40.0,
     ));

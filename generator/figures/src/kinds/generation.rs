@@ -14,7 +14,7 @@ use crate::figure::Figure;
 use crate::format::percent;
 use crate::options::Options;
 use crate::svg::{text_width, Canvas, Css, Element, Font};
-use crate::token_text::{one_line, visible, Shown};
+use crate::token_text::{cut, one_line, visible, Shown};
 use crate::Traces;
 use tracebook_trace::GenerationStep;
 
@@ -88,14 +88,7 @@ fn headline(prompt_text: &str, continuation: &str) -> Vec<Element> {
         tail.push(c);
     }
     let shown_prompt: String = tail.into_iter().rev().collect();
-    let mut generated = String::new();
-    for c in continuation.chars() {
-        if text_width(&generated, Font::Mono, 12.0) > WIDTH * 0.6 {
-            generated.push('…');
-            break;
-        }
-        generated.push(c);
-    }
+    let generated = cut(continuation, WIDTH * 0.6, Font::Mono, 12.0);
     let line = text(0.0, 14.0)
         .class("tbf-m")
         .attr("font-size", 12.0)

@@ -60,7 +60,7 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
         0.0,
         12.0,
     )];
-    body.push(label_column(&labels, BAR_X - 6.0, TOP, PITCH, 12.0));
+    body.push(label_column(&labels, BAR_X - 6.0, TOP + 3.0, PITCH, 12.0));
     let bottom = TOP + rows.len() as f64 * PITCH;
     let mean_x = BAR_X + mean / most * ROOM;
     body.push(line("tbf-line", mean_x, TOP - 6.0, mean_x, bottom + 2.0));

@@ -4,6 +4,8 @@ mod architecture;
 mod attention;
 mod attention_grid;
 mod attention_steps;
+mod compare;
+mod compare_views;
 mod embedding;
 mod embedding_sum;
 mod generation;
@@ -49,6 +51,7 @@ pub const NAMES: &[&str] = &[
     generation::KIND,
     logit_lens::KIND,
     loss::KIND,
+    compare::KIND,
     architecture::KIND,
 ];
 
@@ -67,6 +70,7 @@ pub fn render(
         logit_lens::KIND => logit_lens::render(options, traces),
         loss::KIND => loss::render(options, traces),
         architecture::KIND => architecture::render(options, traces),
+        compare::KIND => compare::render(options, traces),
         attention::KIND => attention::render(options, traces),
         attention_steps::KIND => attention_steps::render(options, traces),
         attention_grid::KIND => attention_grid::render(options, traces),
@@ -92,6 +96,9 @@ fn unknown_kind(kind: &str) -> FigureError {
     };
     FigureError::new(format!("unknown figure kind `{kind}`")).with_hint(hint)
 }
+
+#[cfg(test)]
+mod size_tests;
 
 #[cfg(test)]
 mod tests {
@@ -122,6 +129,7 @@ mod tests {
         ("logit-lens", ""),
         ("loss", ""),
         ("architecture", ""),
+        ("compare", "other = \"robots\""),
     ];
 
     #[test]

@@ -132,7 +132,7 @@ fn contributions(lengths: &Lengths, top: f64, body: &mut Vec<Element>) -> f64 {
         .iter()
         .chain(&lengths.mlp)
         .fold(1e-9, |m: f64, &v| m.max(v));
-    let (x, room) = (34.0, WIDTH - 34.0 - 60.0);
+    let (x, room) = (34.0, WIDTH - 34.0 - 96.0);
     let mut labels = Element::new("g")
         .class("tbf-s tbf-dim")
         .attr("text-anchor", "end");

@@ -199,7 +199,7 @@ fn table_rows(shown: &[(u32, f64)], texts: &[String], survivors: usize, mass: f6
     }
     let mut out = vec![
         heads,
-        label_column(&labels, 94.0, TOP, PITCH, 12.0),
+        label_column(&labels, 94.0, TOP + 3.0, PITCH, 12.0),
         cut_bars,
         kept_bars,
         numbers,

@@ -22,7 +22,7 @@ pub const KIND: &str = "sinusoidal";
 /// The encoding's value at position `p`, dimension `j`, for width `d`.
 pub fn encoding(p: usize, j: usize, d: usize) -> f64 {
     let angle = p as f64 / wavelength_base(j - j % 2, d);
-    if j % 2 == 0 {
+    if j.is_multiple_of(2) {
         angle.sin()
     } else {
         angle.cos()

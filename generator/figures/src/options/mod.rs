@@ -9,7 +9,7 @@ mod values;
 
 pub use reader::Options;
 pub use suggest::closest;
-pub use values::{Head, Layer, TokenIndex};
+pub use values::{Head, Layer};
 
 #[cfg(test)]
 mod tests;

@@ -1,0 +1,159 @@
+//! `figure compare`: two prompts side by side on the same measure, with the difference
+//! (e.g. "The cat sat" and "The cats sat"). Prompt A is drawn in blue, B in orange.
+//!
+//! - `of = "next-token"` (default): the likeliest next tokens after either prompt (the
+//!   union of each one's top `k`), each with its probability after A and after B
+//!   (exact: both traces keep every logit at their last position) and the change B − A
+//!   in percentage points.
+//! - `of = "loss"`: the surprise −ln p of each token, position by position, for both
+//!   prompts, and the change B − A in nats, over the positions both prompts have.
+//!
+//! Options: `prompt` (A), `other` (B, required), `caption`, `of`, `k` (next-token:
+//! candidates taken from each prompt, default 5, at most the traces' top_k).
+
+use super::compare_views::{loss_rows, next_token_rows, Row};
+use super::strips::WIDTH;
+use crate::chart::label_column;
+use crate::draw::{note, rect, text};
+use crate::error::FigureError;
+use crate::figure::Figure;
+use crate::options::Options;
+use crate::prompt::Prompt;
+use crate::svg::{Canvas, Css, Element, Font};
+use crate::token_text::{cut, one_line, Shown};
+use crate::Traces;
+
+pub const KIND: &str = "compare";
+
+const PITCH: f64 = 22.0;
+const TOP: f64 = 84.0;
+const BARS: [f64; 2] = [104.0, 222.0];
+const ROOM: f64 = 62.0;
+
+/// The two prompts compared: A (`prompt`) and B (`other`).
+pub struct Pair<'t> {
+    pub a: Prompt<'t>,
+    pub b: Prompt<'t>,
+}
+
+pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, FigureError> {
+    let options = Options::new(KIND, table, &["other", "of", "k"])?;
+    let a = options.prompt(traces)?;
+    let caption = options.caption()?;
+    let b = other(&options, traces)?;
+    let of = options.choice("of", "next-token", &["next-token", "loss"])?;
+    let pair = Pair { a, b };
+    let (rows, unit, what) = if of == "loss" {
+        (loss_rows(&pair)?, "nats", "surprise −ln p of each token")
+    } else {
+        let k = options.optional_integer("k", 1..=64)?.map(|k| k as usize);
+        (
+            next_token_rows(&pair, k)?,
+            "pt",
+            "probability of the next token",
+        )
+    };
+    let full = rows.iter().flat_map(|r| [r.a, r.b]).fold(1e-12, f64::max);
+    let mut body = headline(&pair, what);
+    body.extend(draw_rows(&rows, full, of == "loss"));
+    let bottom = TOP + rows.len() as f64 * PITCH;
+    let change = format!(
+        "change: B − A, in {}",
+        if unit == "pt" {
+            "percentage points"
+        } else {
+            "nats"
+        }
+    );
+    body.push(note(change, 0.0, bottom + 16.0));
+    let canvas = Canvas {
+        kind: KIND,
+        width: WIDTH,
+        height: bottom + 26.0,
+        title: format!(
+            "Comparing “{}” and “{}”",
+            one_line(&pair.a.trace.meta.prompt.text),
+            one_line(&pair.b.trace.meta.prompt.text)
+        ),
+        desc: super::compare_views::describe(&pair, &rows, of == "loss"),
+        css: Css::default(),
+    };
+    Ok(Figure::new(canvas, body, caption, &pair.a))
+}
+
+/// The `other` prompt, required, resolved like `prompt`.
+fn other<'t>(options: &Options<'_>, traces: &'t dyn Traces) -> Result<Prompt<'t>, FigureError> {
+    let name = options.string("other")?.ok_or_else(|| {
+        FigureError::at(
+            "other",
+            "figure `compare` needs `other`, the prompt to compare with",
+        )
+        .with_hint("add a line other = \"name\", naming one of the site's prompts")
+    })?;
+    let table: toml::Table = [("prompt".to_string(), toml::Value::String(name.to_string()))]
+        .into_iter()
+        .collect();
+    Options::new(KIND, &table, &[])?
+        .prompt(traces)
+        .map_err(|mut e| {
+            e.key = Some("other".to_string());
+            e
+        })
+}
+
+/// The two prompts, colour-keyed, and the column titles.
+fn headline(pair: &Pair<'_>, what: &str) -> Vec<Element> {
+    let mut out = Vec::new();
+    for (i, (name, prompt)) in [("A", &pair.a), ("B", &pair.b)].iter().enumerate() {
+        let y = 14.0 + i as f64 * 18.0;
+        out.push(rect(&format!("tbf-c{i}"), 0.0, y - 9.0, 10.0, 10.0));
+        let shown = cut(
+            &one_line(&prompt.trace.meta.prompt.text),
+            WIDTH - 40.0,
+            Font::Mono,
+            12.0,
+        );
+        let line = text(16.0, y).class("tbf-m").attr("font-size", 12.0);
+        out.push(line.text(format!("{name}: {shown}")));
+    }
+    let mut heads = Element::new("g").class("tbf-s tbf-dim");
+    heads.push(text(0.0, TOP - 12.0).text(what));
+    heads.push(text(BARS[0], TOP - 26.0).text("A"));
+    heads.push(text(BARS[1], TOP - 26.0).text("B"));
+    heads.push(
+        text(WIDTH, TOP - 26.0)
+            .attr("text-anchor", "end")
+            .text("B − A"),
+    );
+    out.push(heads);
+    out
+}
+
+fn draw_rows(rows: &[Row], full: f64, loss: bool) -> Vec<Element> {
+    let labels: Vec<Shown> = rows.iter().map(|r| r.label.clone()).collect();
+    let mut out = vec![label_column(&labels, BARS[0] - 6.0, TOP + 3.0, PITCH, 12.0)];
+    let mut values = Element::new("g").class("tbf-s");
+    let mut changes = Element::new("g")
+        .class("tbf-s tbf-b")
+        .attr("text-anchor", "end");
+    for (class, x, pick) in [("tbf-c0", BARS[0], 0), ("tbf-c1", BARS[1], 1)] {
+        let mut bars = Element::new("g").class(class);
+        for (r, row) in rows.iter().enumerate() {
+            let value = if pick == 0 { row.a } else { row.b };
+            let y = TOP + r as f64 * PITCH;
+            let length = (value / full * ROOM).max(0.5);
+            bars.push(rect("", x, y + 4.0, length, PITCH - 8.0));
+            values.push(text(x + length + 4.0, y + 15.0).text(row.format(value)));
+        }
+        out.push(bars);
+    }
+    for (r, row) in rows.iter().enumerate() {
+        changes.push(text(WIDTH, TOP + r as f64 * PITCH + 15.0).text(row.change(loss)));
+    }
+    out.extend([values, changes]);
+    out
+}
+
+#[cfg(test)]
+#[path = "compare_tests.rs"]
+mod tests;

@@ -1,0 +1,87 @@
+//! Tests of `figure compare` on two synthetic prompts that differ in one token.
+
+use super::render;
+use crate::format::{percent, short};
+use crate::test_logits::{logits, lse};
+use crate::test_svg::{all_texts, texts_in};
+use crate::test_traces::{options, trace_of, TestTraces};
+use crate::{Figure, FigureError};
+use std::collections::BTreeMap;
+
+fn traces() -> TestTraces {
+    TestTraces(BTreeMap::from([
+        ("robots".to_string(), trace_of(&[10, 11, 12, 13])),
+        ("peace".to_string(), trace_of(&[10, 3, 12, 13])),
+        ("short".to_string(), trace_of(&[10, 11])),
+    ]))
+}
+
+fn draw(body: &str) -> Result<Figure, FigureError> {
+    render(&options(&format!("prompt = \"robots\"\n{body}")), &traces())
+}
+
+#[test]
+fn next_token_rows_carry_both_probabilities_and_the_change() {
+    let figure = draw("other = \"short\"\nk = 2").unwrap();
+    let texts = all_texts(&figure.svg);
+    // "robots" ends with the synthetic logits; "short" ends with them too (its last row).
+    let exact = |id: usize| (f64::from(logits()[id]) - lse(&logits())).exp();
+    assert_eq!(texts_in(&figure.svg, "tbf-m")[..2], ["·light", "able"]);
+    assert!(
+        texts.iter().filter(|t| **t == percent(exact(9))).count() >= 2,
+        "{texts:?}"
+    );
+    let changes = texts_in(&figure.svg, "tbf-s tbf-b");
+    assert_eq!(changes, ["0.0", "0.0"]);
+    assert!(
+        figure.alt.contains("After A the likeliest is \" light\""),
+        "{}",
+        figure.alt
+    );
+}
+
+#[test]
+fn loss_compares_position_by_position() {
+    let figure = draw("other = \"peace\"\nof = \"loss\"").unwrap();
+    let labels = texts_in(&figure.svg, "tbf-m");
+    assert_eq!(labels, ["·robots/·war", "·will", "·bring"]);
+    let loss = |name: &str, i: usize| {
+        let t = traces();
+        f64::from(t.0[name].tensor("loss.per_token").unwrap().data[i])
+    };
+    let texts = all_texts(&figure.svg);
+    assert!(texts.contains(&short(loss("robots", 0))) && texts.contains(&short(loss("peace", 0))));
+    let change = loss("peace", 0) - loss("robots", 0);
+    let shown = &texts_in(&figure.svg, "tbf-s tbf-b")[0];
+    assert!(
+        shown.ends_with(&format!("{:.2}", change.abs())),
+        "{shown} vs {change}"
+    );
+}
+
+#[test]
+fn other_is_required_and_checked_like_prompt() {
+    assert_eq!(draw("").unwrap_err().key.as_deref(), Some("other"));
+    let error = draw("other = \"peac\"").unwrap_err();
+    assert_eq!(error.key.as_deref(), Some("other"));
+    assert_eq!(error.hint.as_deref(), Some("did you mean \"peace\"?"));
+    assert_eq!(
+        draw("other = \"peace\"\nof = \"mlp\"")
+            .unwrap_err()
+            .key
+            .as_deref(),
+        Some("of")
+    );
+    assert_eq!(
+        draw("other = \"peace\"\nk = 13")
+            .unwrap_err()
+            .key
+            .as_deref(),
+        Some("k")
+    );
+}
+
+#[test]
+fn snapshot() {
+    insta::assert_snapshot!(draw("other = \"peace\"\nk = 3").unwrap().svg);
+}

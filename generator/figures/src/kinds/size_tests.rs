@@ -1,0 +1,75 @@
+//! Size limits on a trace of GPT-2 small's shape (12 layers, 12 heads, d = 768, a
+//! 25-token prompt, compact precision): every kind, with its defaults and with the
+//! options that draw the most, stays small enough for readers on slow links.
+
+use crate::preview_traces::preview_traces;
+use crate::render;
+
+/// The heaviest figure any kind draws, in bytes.
+const LIMIT: usize = 40_000;
+
+/// Each kind at its defaults and at its most expensive options, on the 25-token prompt.
+const CASES: &[(&str, &str)] = &[
+    ("tokens", ""),
+    ("embedding", "dims = 64"),
+    ("positional", "dims = 64"),
+    ("embedding-sum", "dims = 64"),
+    ("sinusoidal", "positions = 128\ndims = 64"),
+    ("qkv", "layer = 5\ndims = 64"),
+    ("heads", "layer = 5\ndims = 64"),
+    ("attention", "layer = 5\nhead = 2\nstage = \"masked\""),
+    ("attention-steps", "layer = 5\nhead = 1\ndims = 3"),
+    ("attention-grid", "layer = 5\ntokens = 24"),
+    ("attention-grid", "tokens = 10"),
+    ("head-mix", "layer = 5\ndims = 64"),
+    ("mlp", "layer = 5\ntop = 16"),
+    ("layernorm", "layer = 5\ndims = 64"),
+    ("residual", "tokens = 16"),
+    ("next-token", "k = 4"),
+    ("temperature", "temperatures = [0, 0.5, 1, 2]"),
+    ("sampling", "top_p = 0.99"),
+    ("generation", ""),
+    ("logit-lens", "tokens = 10"),
+    ("loss", "tokens = 32"),
+    ("compare", "other = \"robots\""),
+    ("architecture", ""),
+];
+
+#[test]
+fn every_kind_stays_small_on_a_gpt2_sized_trace() {
+    let traces = preview_traces();
+    let mut sizes = Vec::new();
+    for (kind, body) in CASES {
+        for body in ["", body] {
+            let options: toml::Table =
+                toml::from_str(&format!("prompt = \"animal\"\n{}", body)).unwrap();
+            let defaults = body.is_empty()
+                && ![
+                    "qkv",
+                    "heads",
+                    "attention",
+                    "attention-steps",
+                    "head-mix",
+                    "mlp",
+                    "layernorm",
+                    "compare",
+                ]
+                .contains(kind);
+            if body.is_empty() && !defaults {
+                continue;
+            }
+            let figure =
+                render(kind, &options, &traces).unwrap_or_else(|e| panic!("{kind} {body}: {e:?}"));
+            sizes.push((
+                figure.svg.len(),
+                format!("{kind} {}", body.replace('\n', " ")),
+            ));
+        }
+    }
+    sizes.sort();
+    for (bytes, case) in &sizes {
+        println!("{bytes:>7} {case}");
+    }
+    let (largest, case) = sizes.last().unwrap();
+    assert!(*largest < LIMIT, "{case}: {largest} bytes");
+}

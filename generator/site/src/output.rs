@@ -15,6 +15,7 @@ pub fn write_atomic(out_dir: &Path, files: &BTreeMap<String, Vec<u8>>) -> Result
         Diagnostic::file(&shown, format!("{what}: {err}"))
             .with_hint("check that the output folder's parent exists and is writable")
     };
+    remove_leftovers(out_dir);
     remove_if_present(&new).map_err(|e| fail("cannot clear a leftover temporary folder", e))?;
     let written = match write_all(&new, files) {
         Ok(bytes) => bytes,
@@ -78,9 +79,16 @@ fn write_all(dir: &Path, files: &BTreeMap<String, Vec<u8>>) -> std::io::Result<u
     Ok(bytes)
 }
 
+/// Puts `new` in place of `out_dir`. On Linux the two folders are exchanged in one
+/// `renameat2(RENAME_EXCHANGE)`, so at every instant `out_dir` is a complete output (a build
+/// killed at any point leaves the previous one); elsewhere two renames leave a brief gap.
 fn swap(out_dir: &Path, new: &Path, old: &Path) -> std::io::Result<()> {
     if !out_dir.exists() {
         return fs::rename(new, out_dir);
+    }
+    if exchange(new, out_dir)? {
+        // `new` now holds the previous output.
+        return fs::remove_dir_all(new);
     }
     remove_if_present(old)?;
     fs::rename(out_dir, old)?;
@@ -89,6 +97,71 @@ fn swap(out_dir: &Path, new: &Path, old: &Path) -> std::io::Result<()> {
         return Err(err);
     }
     fs::remove_dir_all(old)
+}
+
+/// Atomically exchanges two paths; `Ok(false)` where the platform or file system cannot.
+#[cfg(target_os = "linux")]
+fn exchange(a: &Path, b: &Path) -> std::io::Result<bool> {
+    use std::ffi::CString;
+    use std::os::unix::ffi::OsStrExt;
+    let c = |p: &Path| CString::new(p.as_os_str().as_bytes()).map_err(std::io::Error::other);
+    let (a, b) = (c(a)?, c(b)?);
+    // SAFETY: both are valid NUL-terminated paths that outlive the call.
+    let rc = unsafe {
+        libc::renameat2(
+            libc::AT_FDCWD,
+            a.as_ptr(),
+            libc::AT_FDCWD,
+            b.as_ptr(),
+            libc::RENAME_EXCHANGE,
+        )
+    };
+    if rc == 0 {
+        return Ok(true);
+    }
+    let err = std::io::Error::last_os_error();
+    match err.raw_os_error() {
+        Some(libc::EINVAL) | Some(libc::ENOSYS) | Some(libc::ENOTSUP) => Ok(false),
+        _ => Err(err),
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn exchange(_: &Path, _: &Path) -> std::io::Result<bool> {
+    Ok(false)
+}
+
+/// Removes `.NAME-new-PID` and `.NAME-old-PID` folders beside `out_dir` that builds killed
+/// before they could clean up left behind (their process is gone); a running build's stay.
+fn remove_leftovers(out_dir: &Path) {
+    let (new, _) = siblings(out_dir);
+    let (Some(parent), Some(name)) = (new.parent(), out_dir.file_name()) else {
+        return;
+    };
+    let name = name.to_string_lossy();
+    let Ok(entries) = fs::read_dir(parent) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let file_name = entry.file_name().to_string_lossy().into_owned();
+        let pid = [format!(".{name}-new-"), format!(".{name}-old-")]
+            .iter()
+            .find_map(|prefix| file_name.strip_prefix(prefix.as_str()))
+            .and_then(|pid| pid.parse::<u32>().ok());
+        if let Some(pid) = pid {
+            if pid != std::process::id() && !process_is_running(pid) {
+                let _ = fs::remove_dir_all(entry.path());
+            }
+        }
+    }
+}
+
+fn process_is_running(pid: u32) -> bool {
+    if cfg!(target_os = "linux") {
+        Path::new(&format!("/proc/{pid}")).exists()
+    } else {
+        true
+    }
 }
 
 fn remove_if_present(dir: &Path) -> std::io::Result<()> {
@@ -134,5 +207,30 @@ mod tests {
         let err = write_atomic(dir.path(), &files(&[("index.html", "x")])).unwrap_err();
         assert!(err.message.contains("refusing to replace"), "{err}");
         assert!(dir.path().join("notes.txt").is_file());
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn removes_what_killed_builds_left_but_not_a_running_builds_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("public");
+        // No process has pid 4194305 (above Linux's pid_max).
+        let dead = dir.path().join(".public-new-4194305");
+        let dead_old = dir.path().join(".public-old-4194305");
+        let other = dir.path().join(".publications-new-4194305");
+        for folder in [&dead, &dead_old, &other] {
+            fs::create_dir_all(folder).unwrap();
+        }
+        // The parent of this test process is running; its folder must survive.
+        let parent = std::os::unix::process::parent_id();
+        let alive = dir.path().join(format!(".public-new-{parent}"));
+        fs::create_dir_all(&alive).unwrap();
+        write_atomic(&out, &files(&[("index.html", "x")])).unwrap();
+        assert!(
+            !dead.exists() && !dead_old.exists(),
+            "a dead build's folders are removed"
+        );
+        assert!(alive.exists(), "a running build's folder stays");
+        assert!(other.exists(), "another output's folder is not ours");
     }
 }

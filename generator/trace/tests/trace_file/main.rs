@@ -6,5 +6,6 @@ mod common;
 mod errors;
 mod json;
 mod prompt_toml;
+mod properties;
 mod size;
 mod stale;

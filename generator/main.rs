@@ -7,10 +7,11 @@ use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let cli = cmd::Cli::parse();
-    match cmd::run(cli) {
+    let ui = cmd::ui::Ui::new(cli.quiet, cli.verbose);
+    match cmd::run(cli, &ui) {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
-            cmd::report(&err);
+            ui.error(&err);
             ExitCode::FAILURE
         }
     }

@@ -1,5 +1,6 @@
 //! `tracebook build`: render the site into public/ (never loads a model).
 
+use super::ui::Ui;
 use std::path::{Path, PathBuf};
 
 #[derive(clap::Args, Debug)]
@@ -9,10 +10,11 @@ pub struct Args {
     pub out: Option<PathBuf>,
 }
 
-pub fn run(root: &Path, args: Args) -> anyhow::Result<()> {
+pub fn run(root: &Path, ui: &Ui, args: Args) -> anyhow::Result<()> {
     match tracebook_site::build(root, args.out.as_deref()) {
         Ok(report) => {
-            println!("{report}");
+            ui.timings("build", &report.timings);
+            ui.say(&report);
             Ok(())
         }
         Err(diagnostics) => {

@@ -1,14 +1,16 @@
 //! `tracebook check`: validate content, traces and links without writing anything.
 
+use super::ui::Ui;
 use std::path::Path;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {}
 
-pub fn run(root: &Path, _args: Args) -> anyhow::Result<()> {
+pub fn run(root: &Path, ui: &Ui, _args: Args) -> anyhow::Result<()> {
     match tracebook_site::check(root) {
         Ok(report) => {
-            println!("{report}");
+            ui.timings("check", &report.timings);
+            ui.say(&report);
             Ok(())
         }
         Err(diagnostics) => {

@@ -3,10 +3,14 @@
 mod build;
 mod check;
 mod dev;
+mod init;
 mod inspect;
+mod new;
+mod serve;
 mod trace;
 mod trace_site;
 mod train;
+pub mod ui;
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -18,12 +22,24 @@ pub struct Cli {
     /// The site folder (holding tracebook.toml).
     #[arg(long, global = true, default_value = ".")]
     pub root: PathBuf,
+    /// Print errors only.
+    #[arg(long, short, global = true, conflicts_with = "verbose")]
+    pub quiet: bool,
+    /// Also print what each step did and how long each stage took.
+    #[arg(long, short, global = true)]
+    pub verbose: bool,
     #[command(subcommand)]
     pub command: Command,
 }
 
 #[derive(Subcommand, Debug)]
 pub enum Command {
+    /// Create a new site in DIR that builds at once (a sample article, its trace, a Pages workflow).
+    Init(init::Args),
+    /// Add an article, content/NAME.md, after the last one.
+    New(new::Args),
+    /// Build, serve public/ on 127.0.0.1, rebuild on every edit and reload the browser.
+    Serve(serve::Args),
     /// Render the site into public/ (never loads a model).
     Build(build::Args),
     /// Validate content, traces and links; write nothing.
@@ -39,21 +55,16 @@ pub enum Command {
     Dev(dev::Args),
 }
 
-pub fn run(cli: Cli) -> anyhow::Result<()> {
+pub fn run(cli: Cli, ui: &ui::Ui) -> anyhow::Result<()> {
     match cli.command {
-        Command::Build(args) => build::run(&cli.root, args),
-        Command::Check(args) => check::run(&cli.root, args),
+        Command::Init(args) => init::run(ui, args),
+        Command::New(args) => new::run(&cli.root, ui, args),
+        Command::Serve(args) => serve::run(&cli.root, ui, args),
+        Command::Build(args) => build::run(&cli.root, ui, args),
+        Command::Check(args) => check::run(&cli.root, ui, args),
         Command::Trace(args) => trace::run(&cli.root, args),
         Command::Inspect(args) => inspect::run(args),
         Command::Train(args) => train::run(*args),
         Command::Dev(args) => dev::run(args),
-    }
-}
-
-/// Print an error and its whole cause chain once, on stderr.
-pub fn report(err: &anyhow::Error) {
-    eprintln!("error: {err}");
-    for cause in err.chain().skip(1) {
-        eprintln!("  caused by: {cause}");
     }
 }

@@ -1,0 +1,194 @@
+//! `tracebook init` and `tracebook new` as an author runs them: a new site checks and builds
+//! with no model, its GitHub Pages workflow has the steps it needs, and neither command
+//! writes over an existing site or article.
+
+#[path = "authoring/yaml.rs"]
+mod yaml;
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn tracebook(root: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_tracebook"))
+        .arg("--root")
+        .arg(root)
+        .args(args)
+        .env("XDG_CACHE_HOME", root.join(".cache"))
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn init(dir: &Path) -> Output {
+    tracebook(dir, &["init", dir.to_str().unwrap()])
+}
+
+#[test]
+fn a_new_site_checks_and_builds_without_a_model() {
+    let temp = tempfile::tempdir().unwrap();
+    let site = temp.path().join("my-book");
+    let out = init(&site);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    for file in [
+        "tracebook.toml",
+        "content/index.md",
+        "content/tokens.md",
+        "traces/robots.json",
+        ".gitignore",
+        ".github/workflows/pages.yml",
+    ] {
+        assert!(site.join(file).is_file(), "{file} is missing");
+    }
+    assert!(std::fs::read_to_string(site.join(".gitignore"))
+        .unwrap()
+        .contains("public/"));
+    let out = tracebook(&site, &["check"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let out = tracebook(&site, &["build"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let page = std::fs::read_to_string(site.join("public/tokens.html")).unwrap();
+    assert!(page.contains("<svg"), "the sample figure is drawn");
+    assert!(
+        page.contains("My book"),
+        "the title comes from the folder's name"
+    );
+}
+
+#[test]
+fn the_pages_workflow_builds_from_traces_and_deploys() {
+    let temp = tempfile::tempdir().unwrap();
+    assert!(init(temp.path()).status.success());
+    let text = std::fs::read_to_string(temp.path().join(".github/workflows/pages.yml")).unwrap();
+    let doc = yaml::parse(&text);
+    let permissions = doc.get("permissions");
+    assert_eq!(permissions.get("pages").str(), "write");
+    assert_eq!(permissions.get("id-token").str(), "write");
+    assert_eq!(permissions.get("contents").str(), "read");
+    assert_eq!(doc.get("concurrency").get("group").str(), "pages");
+    assert!(doc.get("on").has("push"));
+
+    let jobs = doc.get("jobs");
+    let steps = jobs.get("build").get("steps").seq();
+    let uses = |prefix: &str| {
+        steps
+            .iter()
+            .position(|s| s.has("uses") && s.get("uses").str().starts_with(prefix))
+            .unwrap_or_else(|| panic!("no step uses {prefix}"))
+    };
+    let runs = |needle: &str| {
+        steps
+            .iter()
+            .position(|s| s.has("run") && s.get("run").str().contains(needle))
+            .unwrap_or_else(|| panic!("no step runs {needle}"))
+    };
+    let checkout = uses("actions/checkout@");
+    let rust = runs("rustup toolchain install");
+    let cache = uses("actions/cache@");
+    let install = runs("cargo install");
+    let build = runs("tracebook build");
+    let upload = uses("actions/upload-pages-artifact@");
+    uses("actions/configure-pages@");
+    assert!(
+        checkout < rust && rust < cache && cache < install && install < build && build < upload
+    );
+    assert_eq!(steps[upload].get("with").get("path").str(), "public");
+    assert!(
+        !text.contains("tracebook trace"),
+        "CI builds from the committed traces, without a model"
+    );
+
+    let deploy = jobs.get("deploy");
+    assert_eq!(deploy.get("needs").str(), "build");
+    assert_eq!(deploy.get("environment").get("name").str(), "github-pages");
+    let deploy_steps = deploy.get("steps").seq();
+    assert!(deploy_steps
+        .iter()
+        .any(|s| s.get("uses").str().starts_with("actions/deploy-pages@")));
+}
+
+#[test]
+fn init_refuses_a_folder_that_holds_a_site() {
+    for existing in ["tracebook.toml", "content"] {
+        let temp = tempfile::tempdir().unwrap();
+        let path = temp.path().join(existing);
+        if existing == "content" {
+            std::fs::create_dir(&path).unwrap();
+        } else {
+            std::fs::write(&path, "title = \"mine\"\n").unwrap();
+        }
+        let out = init(temp.path());
+        assert!(!out.status.success(), "init wrote over {existing}");
+        let stderr = text(&out.stderr);
+        assert!(
+            stderr.contains(existing) && stderr.contains("nothing was written"),
+            "{stderr}"
+        );
+        let names: Vec<_> = std::fs::read_dir(temp.path()).unwrap().collect();
+        assert_eq!(names.len(), 1, "nothing else was written");
+    }
+}
+
+#[test]
+fn new_adds_an_article_after_the_last_and_refuses_to_overwrite() {
+    let temp = tempfile::tempdir().unwrap();
+    let site = temp.path();
+    assert!(init(site).status.success());
+    let out = tracebook(site, &["new", "attention-heads"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let article = std::fs::read_to_string(site.join("content/attention-heads.md")).unwrap();
+    assert!(
+        article.starts_with("+++\ntitle = \"Attention heads\""),
+        "{article}"
+    );
+    assert!(
+        article.contains("weight = 20"),
+        "after the sample's weight 10: {article}"
+    );
+    let out = tracebook(site, &["build"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(site.join("public/attention-heads.html").is_file());
+
+    let again = tracebook(site, &["new", "attention-heads"]);
+    assert!(!again.status.success());
+    assert!(text(&again.stderr).contains("already exists"));
+    assert_eq!(
+        std::fs::read_to_string(site.join("content/attention-heads.md")).unwrap(),
+        article
+    );
+    for bad in ["Attention", "../escape", "a b"] {
+        let out = tracebook(site, &["new", bad]);
+        assert!(!out.status.success(), "{bad} was accepted");
+        assert!(
+            text(&out.stderr).contains("cannot name an article"),
+            "{bad}"
+        );
+    }
+}
+
+#[test]
+fn quiet_prints_nothing_and_verbose_prints_stage_timings() {
+    let temp = tempfile::tempdir().unwrap();
+    let site = temp.path();
+    assert!(init(site).status.success());
+    let quiet = tracebook(site, &["--quiet", "build"]);
+    assert!(quiet.status.success());
+    assert_eq!(text(&quiet.stdout), "");
+    assert_eq!(text(&quiet.stderr), "");
+    let verbose = tracebook(site, &["--verbose", "build"]);
+    assert!(verbose.status.success());
+    let stderr = text(&verbose.stderr);
+    for stage in ["load", "traces", "render", "links", "write"] {
+        assert!(
+            stderr.contains(&format!("{stage} ")),
+            "{stage} missing: {stderr}"
+        );
+    }
+    assert!(
+        !stderr.contains('\x1b'),
+        "no colour when stderr is not a terminal"
+    );
+}

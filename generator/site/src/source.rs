@@ -3,6 +3,7 @@
 use crate::diagnostic::{Diagnostic, Snippet};
 use std::ops::Range;
 use std::path::Path;
+use std::sync::OnceLock;
 
 /// A text file of the site, read as UTF-8, named by its path relative to the site root.
 #[derive(Debug, Clone)]
@@ -11,6 +12,9 @@ pub struct SourceFile {
     pub name: String,
     /// The whole file.
     pub text: String,
+    /// Byte offsets where each line starts, built on first use: positions are looked up for
+    /// every link and value, so counting lines from the top each time would be quadratic.
+    line_starts: OnceLock<Vec<usize>>,
 }
 
 /// A 1-based line and column (columns count characters, not bytes).
@@ -30,7 +34,11 @@ impl SourceFile {
                 .with_hint("check that the file exists and is readable")
         })?;
         let text = String::from_utf8(bytes).map_err(|err| invalid_utf8(&name, &err))?;
-        Ok(SourceFile { name, text })
+        Ok(SourceFile {
+            name,
+            text,
+            line_starts: OnceLock::new(),
+        })
     }
 
     /// A source file from text already in memory (tests, embedded defaults).
@@ -38,17 +46,23 @@ impl SourceFile {
         SourceFile {
             name: name.to_string(),
             text: text.to_string(),
+            line_starts: OnceLock::new(),
         }
     }
 
     /// The line and column of a byte offset (clamped to the file, snapped to a char boundary).
     pub fn position(&self, offset: usize) -> Position {
         let offset = floor_char_boundary(&self.text, offset.min(self.text.len()));
-        let before = &self.text[..offset];
-        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+        let starts = self.line_starts.get_or_init(|| {
+            std::iter::once(0)
+                .chain(self.text.match_indices('\n').map(|(i, _)| i + 1))
+                .collect()
+        });
+        let line = starts.partition_point(|&start| start <= offset);
+        let line_start = starts[line - 1];
         Position {
-            line: before.matches('\n').count() + 1,
-            column: before[line_start..].chars().count() + 1,
+            line,
+            column: self.text[line_start..offset].chars().count() + 1,
         }
     }
 

@@ -6,7 +6,10 @@ use crate::lazy_tokenizer::LazyTokenizer;
 use crate::problem::Problem;
 use crate::scope::PromptScopeView;
 use crate::suggest;
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::ops::Range;
+use std::rc::Rc;
 use tracebook_tokenizer::Vocab;
 use tracebook_trace::{Tensor, Trace};
 
@@ -14,6 +17,25 @@ use tracebook_trace::{Tensor, Trace};
 pub struct EvalContext<'a> {
     pub scope: &'a PromptScopeView<'a>,
     pub tokenizer: &'a LazyTokenizer,
+    /// The last position's logits and their log-sum-exp, per trace (by address), computed
+    /// once per page: a page may cite hundreds of probabilities of the same prompt.
+    last_logits: RefCell<HashMap<usize, Rc<LastLogits>>>,
+}
+
+impl<'a> EvalContext<'a> {
+    pub fn new(scope: &'a PromptScopeView<'a>, tokenizer: &'a LazyTokenizer) -> Self {
+        EvalContext {
+            scope,
+            tokenizer,
+            last_logits: RefCell::default(),
+        }
+    }
+}
+
+/// Every logit after the prompt, and log Σ exp over them.
+struct LastLogits {
+    logits: Vec<f32>,
+    log_sum_exp: f64,
 }
 
 /// The value, or None when the prompt's trace is unavailable (reported at its declaration).
@@ -28,6 +50,7 @@ pub fn evaluate(call: &Call, cx: &EvalContext<'_>) -> Result<Option<Value>, Prob
         trace,
         name: &call.prompt.text,
         span: call.prompt.span.clone(),
+        cx,
     };
     let value = match &call.query {
         Query::Count => Value::Integer(trace.meta.tokens.len() as i64),
@@ -55,6 +78,7 @@ struct On<'a> {
     trace: &'a Trace,
     name: &'a str,
     span: Range<usize>,
+    cx: &'a EvalContext<'a>,
 }
 
 impl On<'_> {
@@ -107,23 +131,37 @@ impl On<'_> {
 
     /// Probability of token `id` after the prompt: softmax over every logit of `logits.last`.
     fn probability(&self, id: u32, span: Range<usize>) -> Result<f64, Problem> {
-        let logits = self.read("logits.last")?;
-        let Some(&logit) = logits.data.get(id as usize) else {
+        let last = self.last_logits()?;
+        let Some(&logit) = last.logits.get(id as usize) else {
             return Err(Problem::new(
                 span,
                 format!(
                     "token {id} is outside the model's vocabulary of {}",
-                    logits.data.len()
+                    last.logits.len()
                 ),
             ));
         };
-        let max = logits
-            .data
-            .iter()
-            .copied()
-            .fold(f32::NEG_INFINITY, f32::max) as f64;
-        let sum: f64 = logits.data.iter().map(|&l| (l as f64 - max).exp()).sum();
-        Ok((logit as f64 - max).exp() / sum)
+        Ok((logit as f64 - last.log_sum_exp).exp())
+    }
+
+    /// `logits.last` with its log-sum-exp, decoded and summed once per page.
+    fn last_logits(&self) -> Result<Rc<LastLogits>, Problem> {
+        let key = std::ptr::from_ref(self.trace) as usize;
+        if let Some(found) = self.cx.last_logits.borrow().get(&key) {
+            return Ok(Rc::clone(found));
+        }
+        let logits = self.read("logits.last")?.data;
+        let max = logits.iter().copied().fold(f32::NEG_INFINITY, f32::max) as f64;
+        let sum: f64 = logits.iter().map(|&l| (l as f64 - max).exp()).sum();
+        let last = Rc::new(LastLogits {
+            logits,
+            log_sum_exp: max + sum.ln(),
+        });
+        self.cx
+            .last_logits
+            .borrow_mut()
+            .insert(key, Rc::clone(&last));
+        Ok(last)
     }
 
     fn entry(&self, tensor: &Arg, indices: &[Index]) -> Result<f32, Problem> {

@@ -3,6 +3,7 @@
 
 mod figures;
 mod headings;
+mod highlight;
 mod links;
 mod math;
 mod scan;
@@ -54,10 +55,7 @@ pub fn render(input: &MarkdownInput<'_>) -> (RenderedMarkdown, Vec<Diagnostic>) 
     let scan = scan::scan(&body);
     let mut diagnostics = scan.diagnostics.clone();
     let mut problems: Vec<Problem> = Vec::new();
-    let cx = EvalContext {
-        scope: input.scope,
-        tokenizer: input.tokenizer,
-    };
+    let cx = EvalContext::new(input.scope, input.tokenizer);
     let substituted = inline::substitute(body.text, |i| scan.is_literal(i), &cx, &mut problems);
     let events: Vec<Spanned<'_>> = Parser::new_ext(&substituted.text, options())
         .into_offset_iter()
@@ -73,6 +71,7 @@ pub fn render(input: &MarkdownInput<'_>) -> (RenderedMarkdown, Vec<Diagnostic>) 
     );
     let events = input.math.rewrite(events, &mut problems);
     let events = values::rewrite(events, &substituted.values);
+    let events = highlight::rewrite(events);
     let mut out = RenderedMarkdown::default();
     let link_cx = links::LinkContext {
         body,

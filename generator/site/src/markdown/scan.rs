@@ -17,8 +17,11 @@ pub struct Scan {
 }
 
 impl Scan {
+    /// Whether `offset` lies in code or math; a binary search, as a page may hold
+    /// thousands of code spans and inline values.
     pub fn is_literal(&self, offset: usize) -> bool {
-        self.literal.iter().any(|r| r.contains(&offset))
+        let after = self.literal.partition_point(|r| r.start <= offset);
+        after > 0 && self.literal[after - 1].contains(&offset)
     }
 }
 
@@ -41,7 +44,21 @@ pub fn scan(body: &BodyRef<'_>) -> Scan {
             _ => {}
         }
     }
+    out.literal = disjoint(std::mem::take(&mut out.literal));
     out
+}
+
+/// The same offsets as `ranges`, as sorted ranges that do not overlap.
+fn disjoint(mut ranges: Vec<Range<usize>>) -> Vec<Range<usize>> {
+    ranges.sort_by_key(|r| r.start);
+    let mut merged: Vec<Range<usize>> = Vec::with_capacity(ranges.len());
+    for range in ranges {
+        match merged.last_mut() {
+            Some(last) if range.start <= last.end => last.end = last.end.max(range.end),
+            _ => merged.push(range),
+        }
+    }
+    merged
 }
 
 fn unclosed(body: &BodyRef<'_>, range: Range<usize>) -> Diagnostic {

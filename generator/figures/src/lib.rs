@@ -24,6 +24,8 @@ mod preview;
 #[cfg(test)]
 mod preview_traces;
 #[cfg(test)]
+mod readme_tests;
+#[cfg(test)]
 mod test_forward;
 #[cfg(test)]
 mod test_logits;

@@ -137,6 +137,20 @@ pub struct Bar {
 /// Bars from `x`, `room` long at `full`, one per row `pitch` apart from `top`, each
 /// `thickness` high; with their texts after them.
 pub fn bar_column(bars: &[Bar], x: f64, room: f64, full: f64, top: f64, pitch: f64) -> Element {
+    bar_column_tagged(bars, x, room, full, top, pitch, None)
+}
+
+/// [`bar_column`], with `data-tb-col` on the column and `data-tb-bar` / `data-tb-pct` (the
+/// row) on its bars and numbers when `tag` names the column, for the page's controls.
+pub fn bar_column_tagged(
+    bars: &[Bar],
+    x: f64,
+    room: f64,
+    full: f64,
+    top: f64,
+    pitch: f64,
+    tag: Option<usize>,
+) -> Element {
     let thickness = (pitch - 6.0).max(4.0);
     let mut strong = Element::new("g").class("tbf-bar");
     let mut light = Element::new("g").class("tbf-bar2");
@@ -148,25 +162,37 @@ pub fn bar_column(bars: &[Bar], x: f64, room: f64, full: f64, top: f64, pitch: f
         } else {
             0.0
         };
-        let rect = Element::new("rect")
+        let mut rect = Element::new("rect")
             .attr("x", x)
             .attr("y", y)
             .attr("width", length.max(0.5))
             .attr("height", thickness)
             .attr("rx", 1.5);
+        let mut label = text(x + length + 4.0, y + thickness / 2.0 + 4.0);
+        if tag.is_some() {
+            rect = rect.attr("data-tb-bar", i);
+            label = label.attr("data-tb-pct", i);
+        }
         if bar.strong {
             strong.push(rect);
         } else {
             light.push(rect);
         }
-        let label = text(x + length + 4.0, y + thickness / 2.0 + 4.0).text(bar.text.clone());
+        let label = label.text(bar.text.clone());
         texts.push(if bar.strong {
             label.class("tbf-b")
         } else {
             label
         });
     }
-    Element::new("g").child(light).child(strong).child(texts)
+    let column = Element::new("g");
+    match tag {
+        Some(c) => column.attr("data-tb-col", c),
+        None => column,
+    }
+    .child(light)
+    .child(strong)
+    .child(texts)
 }
 
 /// Token labels right-aligned at `right`, one per row `pitch` apart from `top`.

@@ -14,6 +14,9 @@ pub struct Figure {
     pub alt: String,
     /// The model the figure's trace came from, e.g. "openai-community/gpt2".
     pub model_id: String,
+    /// For figures with controls: a JSON object of the numbers the page's script redraws
+    /// the figure from (see `src/live.rs`); `None` for static figures.
+    pub live: Option<String>,
 }
 
 impl Figure {
@@ -29,6 +32,13 @@ impl Figure {
             caption,
             alt: canvas.desc,
             model_id: prompt.trace.meta.model.id.clone(),
+            live: None,
         }
+    }
+
+    /// Attaches the JSON object of the figure's controls.
+    pub(crate) fn with_live(mut self, json: String) -> Figure {
+        self.live = Some(json);
+        self
     }
 }

@@ -5,13 +5,18 @@
 //! Options: `prompt`, `caption`, `k` (bars, default 10, at most the trace's top_k),
 //! `position` (the token after which to predict, default -1, the last), `scale` ("top":
 //! the likeliest token's bar spans the width, default; "full": the width is 100%).
+//!
+//! On a page with scripts, a figure of the last position gets a temperature slider, a
+//! top-k box and a top-p slider; the bars then show the probability each token is drawn
+//! with under those rules, from numbers embedded at build time (see [`crate::live`]).
 
 use crate::candidates;
 use crate::error::FigureError;
 use crate::figure::Figure;
 use crate::format::{percent, thousands};
+use crate::live::Live;
 use crate::options::Options;
-use crate::svg::{text_width, Canvas, Css, Element, Font};
+use crate::svg::{number, text_width, Canvas, Css, Element, Font};
 use crate::token_text::{one_line, Shown};
 use crate::Traces;
 
@@ -66,8 +71,25 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
         desc: describe(context, &bars, vocab),
         css: Css::default(),
     };
-    let body = draw(context, &bars, vocab, full_scale);
-    Ok(Figure::new(canvas, body, caption, &prompt))
+    let (body, columns) = draw(context, &bars, vocab, full_scale);
+    let figure = Figure::new(canvas, body, caption, &prompt);
+    Ok(match distribution.all_logits {
+        Some(logits) => figure.with_live(live_json(&logits, bars.len(), columns)),
+        None => figure,
+    })
+}
+
+/// The controls' numbers: the distribution at every stop, and where the bars go.
+fn live_json(logits: &[f32], rows: usize, columns: Columns) -> String {
+    let live = Live::new(logits, &[1.0], &[]);
+    format!(
+        "{{\"kind\":\"{KIND}\",\"rows\":{rows},\"t\":{},\"k\":0,\"p\":-1,\"room\":{},\
+         \"full\":{},\"gap\":6,{}}}",
+        live.temp_stop(1.0),
+        number(columns.room, 2),
+        columns.full_scale,
+        live.json_fields()
+    )
 }
 
 /// Where the bars go: labels end at `bar_x - 8`, bars start at `bar_x` and are at most `room` long.
@@ -80,7 +102,12 @@ struct Columns {
     full_scale: bool,
 }
 
-fn draw(prompt_text: &str, bars: &[Bar], vocab: usize, full_scale: bool) -> Vec<Element> {
+fn draw(
+    prompt_text: &str,
+    bars: &[Bar],
+    vocab: usize,
+    full_scale: bool,
+) -> (Vec<Element>, Columns) {
     let labels: Vec<Shown> = bars
         .iter()
         .map(|b| Shown::fit(&b.text, WIDTH * 0.36, Font::Mono, LABEL_SIZE))
@@ -108,9 +135,10 @@ fn draw(prompt_text: &str, bars: &[Bar], vocab: usize, full_scale: bool) -> Vec<
             .class("tbf-s tbf-dim")
             .attr("x", bar_x)
             .attr("y", TOP + bars.len() as f64 * ROW + 8.0)
+            .attr("data-tb-note", 0)
             .text(rest_note(bars, vocab)),
     );
-    body
+    (body, columns)
 }
 
 /// The end of the prompt on one line, then an accent blank for the token being predicted.
@@ -169,9 +197,9 @@ fn rows(bars: &[Bar], labels: &[Shown], columns: Columns) -> Vec<Element> {
         texts.push(label.append_to(text_at(None, bar_x - 8.0, y + 13.5)));
         tracks.push(rect(None, bar_x, y, room));
         let likeliest = i == 0;
-        rects.push(rect(likeliest.then_some("tbf-bar"), bar_x, y, length));
+        rects.push(rect(likeliest.then_some("tbf-bar"), bar_x, y, length).attr("data-tb-bar", i));
         let percent_text = text_at(likeliest.then_some("tbf-b"), bar_x + length + 6.0, y + 13.5);
-        percents.push(percent_text.text(percent(bar.prob)));
+        percents.push(percent_text.attr("data-tb-pct", i).text(percent(bar.prob)));
     }
     let mut groups = vec![texts];
     if full_scale {

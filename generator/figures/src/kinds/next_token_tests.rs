@@ -183,3 +183,22 @@ fn output_is_byte_identical_across_renders() {
 fn snapshot() {
     insta::assert_snapshot!(draw("").unwrap().svg);
 }
+
+#[test]
+fn the_last_position_embeds_the_numbers_its_controls_need_and_others_do_not() {
+    let live = draw("k = 4")
+        .unwrap()
+        .live
+        .expect("controls at the last position");
+    assert!(live.starts_with("{\"kind\":\"next-token\",\"rows\":4,\"t\":20,\"k\":0,\"p\":-1,"));
+    assert!(live.contains("\"vocab\":40,") && live.ends_with("\"}"));
+    assert_eq!(draw("position = 1").unwrap().live, None);
+    let svg = draw("k = 4").unwrap().svg;
+    for tag in [
+        "data-tb-bar=\"3\"",
+        "data-tb-pct=\"3\"",
+        "data-tb-note=\"0\"",
+    ] {
+        assert!(svg.contains(tag), "{tag}");
+    }
+}

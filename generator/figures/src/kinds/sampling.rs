@@ -7,16 +7,21 @@
 //! Options: `prompt`, `caption`, `top_k`, `top_p` (both default to the prompt's own
 //! sampling options; with neither anywhere, top_p = 0.9), `temperature` (default the
 //! prompt's, else 1), `k` (rows shown, default 10, at most the trace's top_k).
+//!
+//! On a page with scripts, a temperature slider, a top-k box and a top-p slider start at
+//! the figure's rules and redraw the table from numbers embedded at build time (see
+//! [`crate::live`]); a figure whose top_k exceeds what a page embeds stays static.
 
 use super::strips::WIDTH;
-use super::temperature::column;
 use crate::candidates;
 use crate::chart::label_column;
 use crate::draw::{line, note, rect, text};
 use crate::error::FigureError;
 use crate::figure::Figure;
 use crate::format::{percent, thousands};
+use crate::live::{Live, HEAD};
 use crate::options::Options;
+use crate::sampler::{sample, Rules};
 use crate::svg::{Canvas, Css, Element, Font};
 use crate::token_text::{one_line, Shown};
 use crate::Traces;
@@ -25,36 +30,6 @@ pub const KIND: &str = "sampling";
 
 const PITCH: f64 = 22.0;
 const TOP: f64 = 66.0;
-
-/// The sampler's settings.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Rules {
-    pub temperature: f64,
-    pub top_k: Option<usize>,
-    pub top_p: Option<f64>,
-}
-
-impl Rules {
-    /// Whether the token at rank `rank` (0 = likeliest), with `before` the probability
-    /// the tokens ranked above it hold, survives.
-    pub fn keeps(&self, rank: usize, before: f64) -> bool {
-        if self.temperature == 0.0 {
-            return rank == 0;
-        }
-        self.top_k.is_none_or(|k| rank < k) && self.top_p.is_none_or(|p| rank == 0 || before < p)
-    }
-
-    fn describe(&self) -> String {
-        let mut parts = vec![format!("temperature {}", self.temperature)];
-        if let Some(k) = self.top_k {
-            parts.push(format!("top_k {k}"));
-        }
-        if let Some(p) = self.top_p {
-            parts.push(format!("top_p {p}"));
-        }
-        parts.join(", ")
-    }
-}
 
 pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, FigureError> {
     let options = Options::new(KIND, table, &["top_k", "top_p", "temperature", "k"])?;
@@ -84,23 +59,8 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
     };
     let k = options.integer("k", stored.min(10) as i64, 1..=stored as i64)? as usize;
     // Every token, sorted, so survivors beyond the stored candidates are counted too.
-    let all_ids: Vec<u32> = (0..vocab as u32).collect();
-    let mut probs: Vec<(u32, f64)> = all_ids
-        .iter()
-        .copied()
-        .zip(column(&logits, &all_ids, temperature).probs)
-        .collect();
-    probs.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-    let mut before = 0.0;
-    let mut kept = Vec::new();
-    for (rank, &(_, p)) in probs.iter().enumerate() {
-        if !rules.keeps(rank, before) {
-            break;
-        }
-        kept.push(p);
-        before += p;
-    }
-    let mass: f64 = kept.iter().sum();
+    let sampled = sample(&logits, rules);
+    let (probs, survivors, mass) = (&sampled.sorted, sampled.survivors, sampled.mass);
     let shown: Vec<(u32, f64)> = probs[..k].to_vec();
     let texts: Vec<String> = shown
         .iter()
@@ -120,38 +80,63 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
     );
     let mut body = vec![
         text(0.0, 14.0).class("tbf-s").text(context),
-        text(0.0, 31.0).class("tbf-s tbf-b").text(rules.describe()),
+        text(0.0, 31.0)
+            .class("tbf-s tbf-b")
+            .attr("data-tb-rules", 0)
+            .text(rules.describe()),
     ];
-    body.extend(table_rows(&shown, &texts, kept.len(), mass));
+    body.extend(table_rows(&shown, &texts, survivors, mass));
     let bottom = TOP + k as f64 * PITCH;
     let mut notes = vec![format!(
         "{} of {} tokens survive, holding {} of the probability",
-        thousands(kept.len()),
+        thousands(survivors),
         thousands(vocab),
         percent(mass)
     )];
-    if kept.len() > k {
-        notes.push(format!(
-            "{} more survivors are not shown",
-            thousands(kept.len() - k)
-        ));
-    }
+    // The second line is always there (empty when all survivors show) for the controls.
+    notes.push(if survivors > k {
+        format!("{} more survivors are not shown", thousands(survivors - k))
+    } else {
+        String::new()
+    });
     for (i, line_text) in notes.iter().enumerate() {
-        body.push(note(
-            line_text.clone(),
-            0.0,
-            bottom + 18.0 + i as f64 * 15.0,
-        ));
+        body.push(
+            note(line_text.clone(), 0.0, bottom + 18.0 + i as f64 * 15.0).attr("data-tb-note", i),
+        );
     }
     let canvas = Canvas {
         kind: KIND,
         width: WIDTH,
         height: bottom + 26.0 + notes.len() as f64 * 15.0,
         title: format!("Sampling: which tokens survive ({})", rules.describe()),
-        desc: describe(&rules, &texts, &shown, kept.len(), mass),
+        desc: describe(&rules, &texts, &shown, survivors, mass),
         css: Css::default(),
     };
-    Ok(Figure::new(canvas, body, caption, &prompt))
+    let figure = Figure::new(canvas, body, caption, &prompt);
+    Ok(match live_json(&logits, rules, k) {
+        Some(json) => figure.with_live(json),
+        None => figure,
+    })
+}
+
+/// The controls' numbers, starting at the figure's own rules; `None` when its top_k is
+/// past what a page embeds.
+fn live_json(logits: &[f32], rules: Rules, rows: usize) -> Option<String> {
+    if rules.top_k.is_some_and(|k| k > HEAD) || logits.is_empty() {
+        return None;
+    }
+    let live = Live::new(
+        logits,
+        &[rules.temperature],
+        &rules.top_p.into_iter().collect::<Vec<_>>(),
+    );
+    let p = rules.top_p.map_or(-1, |p| live.top_p_stop(p) as i64);
+    Some(format!(
+        "{{\"kind\":\"{KIND}\",\"rows\":{rows},\"t\":{},\"k\":{},\"p\":{p},\"top\":{TOP},\"pitch\":{PITCH},{}}}",
+        live.temp_stop(rules.temperature),
+        rules.top_k.unwrap_or(0),
+        live.json_fields()
+    ))
 }
 
 /// Header, then per row: label, probability bar, running total, sampling probability.
@@ -168,29 +153,34 @@ fn table_rows(shown: &[(u32, f64)], texts: &[String], survivors: usize, mass: f6
     heads.push(text(WIDTH, TOP - 10.0).text("sampled with"));
     let full = shown.first().map_or(1.0, |s| s.1).max(1e-12);
     let (mut kept_bars, mut cut_bars) = (
-        Element::new("g").class("tbf-bar"),
-        Element::new("g").class("tbf-mute"),
+        Element::new("g").class("tbf-bar").attr("data-tb-g", "kept"),
+        Element::new("g").class("tbf-mute").attr("data-tb-g", "cut"),
     );
     let mut numbers = Element::new("g").class("tbf-s").attr("text-anchor", "end");
     let mut before = 0.0;
     for (r, (_, p)) in shown.iter().enumerate() {
         let y = TOP + r as f64 * PITCH;
         let survives = r < survivors;
-        let bar = rect("", 100.0, y + 4.0, (p / full * 70.0).max(0.5), PITCH - 8.0);
+        let bar = rect("", 100.0, y + 4.0, (p / full * 70.0).max(0.5), PITCH - 8.0)
+            .attr("data-tb-bar", r);
         if survives {
             kept_bars.push(bar);
         } else {
             cut_bars.push(bar);
         }
         before += p;
-        numbers.push(text(220.0, y + 15.0).text(percent(*p)));
-        numbers.push(text(330.0, y + 15.0).text(percent(before)));
+        numbers.push(text(220.0, y + 15.0).attr("data-tb-p", r).text(percent(*p)));
+        numbers.push(
+            text(330.0, y + 15.0)
+                .attr("data-tb-cum", r)
+                .text(percent(before)),
+        );
         let sampled = if survives {
             percent(p / mass)
         } else {
             "cut".to_string()
         };
-        let cell = text(WIDTH, y + 15.0).text(sampled);
+        let cell = text(WIDTH, y + 15.0).attr("data-tb-pct", r).text(sampled);
         numbers.push(if survives {
             cell.class("tbf-b")
         } else {
@@ -204,10 +194,14 @@ fn table_rows(shown: &[(u32, f64)], texts: &[String], survivors: usize, mass: f6
         kept_bars,
         numbers,
     ];
-    if survivors < shown.len() {
-        let y = TOP + survivors as f64 * PITCH;
-        out.push(line("tbf-ax", 0.0, y, WIDTH, y));
-    }
+    // Always drawn, hidden when nothing shown is cut, so the page's controls can move it.
+    let y = TOP + survivors.min(shown.len()) as f64 * PITCH;
+    let cut = line("tbf-ax", 0.0, y, WIDTH, y).attr("data-tb-cut", 0);
+    out.push(if survivors < shown.len() {
+        cut
+    } else {
+        cut.attr("visibility", "hidden")
+    });
     out
 }
 

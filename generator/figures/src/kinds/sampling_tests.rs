@@ -118,3 +118,17 @@ fn defaults_come_from_the_prompt_then_top_p_09() {
 fn snapshot() {
     insta::assert_snapshot!(draw("top_k = 4\ntop_p = 0.6\nk = 6").unwrap().svg);
 }
+
+#[test]
+fn the_controls_start_at_the_figures_rules() {
+    let live = draw("top_k = 3\ntop_p = 0.93\ntemperature = 0.7\nk = 5")
+        .unwrap()
+        .live
+        .unwrap();
+    // Stops: 0.05 to 2 by 0.05 (0.7 is the 15th), top-p 0.05 to 1 plus 0.93 (the 19th).
+    assert!(
+        live.starts_with("{\"kind\":\"sampling\",\"rows\":5,\"t\":14,\"k\":3,\"p\":18,"),
+        "{live}"
+    );
+    assert!(draw("top_k = 39").unwrap().live.is_some());
+}

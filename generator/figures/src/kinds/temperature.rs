@@ -6,16 +6,22 @@
 //! Options: `prompt`, `caption`, `temperatures` (1 to 4 numbers from 0 to 10, default
 //! [0.5, 1.0, 2.0]), `k` (tokens shown, the likeliest at T = 1, default 8, at most the
 //! trace's top_k).
+//!
+//! On a page with scripts, a temperature slider sets the last column's temperature (0 to
+//! 2 in steps of 0.05, plus the columns' own), from numbers embedded at build time that
+//! keep every shown probability exact (see [`crate::live`]).
 
 use super::strips::WIDTH;
-use crate::candidates::{self, log_sum_exp};
-use crate::chart::{bar_column, label_column, Bar};
+use crate::candidates;
+use crate::chart::{bar_column_tagged, label_column, Bar};
 use crate::draw::{note, text};
 use crate::error::FigureError;
 use crate::figure::Figure;
 use crate::format::{percent, thousands};
+use crate::live::{json_numbers, Live};
 use crate::options::Options;
-use crate::svg::{text_width, Canvas, Css, Font};
+use crate::sampler::{column, Column};
+use crate::svg::{number, text_width, Canvas, Css, Font};
 use crate::token_text::{one_line, Shown};
 use crate::Traces;
 
@@ -23,41 +29,6 @@ pub const KIND: &str = "temperature";
 
 const PITCH: f64 = 22.0;
 const TOP: f64 = 44.0;
-
-/// One temperature's probabilities for the shown tokens, and what the rest share.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Column {
-    pub temperature: f64,
-    pub probs: Vec<f64>,
-    pub rest: f64,
-}
-
-/// p_T of `ids` over all `logits`; T = 0 puts everything on the argmax.
-pub fn column(logits: &[f32], ids: &[u32], temperature: f64) -> Column {
-    let probs: Vec<f64> = if temperature == 0.0 {
-        let top = (0..logits.len())
-            .max_by(|&a, &b| logits[a].total_cmp(&logits[b]).then(b.cmp(&a)))
-            .unwrap_or(0);
-        ids.iter()
-            .map(|&i| f64::from(u8::from(i as usize == top)))
-            .collect()
-    } else {
-        let scaled: Vec<f32> = logits
-            .iter()
-            .map(|&l| (f64::from(l) / temperature) as f32)
-            .collect();
-        let total = log_sum_exp(&scaled);
-        ids.iter()
-            .map(|&i| (f64::from(logits[i as usize]) / temperature - total).exp())
-            .collect()
-    };
-    let rest = (1.0 - probs.iter().sum::<f64>()).max(0.0);
-    Column {
-        temperature,
-        probs,
-        rest,
-    }
-}
 
 pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, FigureError> {
     let options = Options::new(KIND, table, &["temperatures", "k"])?;
@@ -100,6 +71,7 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
         body.push(
             text(x, TOP - 10.0)
                 .class("tbf-b")
+                .attr("data-tb-head", i)
                 .text(format!("T = {}", short_t(c.temperature))),
         );
         let bars: Vec<Bar> = c
@@ -112,12 +84,18 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
                 strong: r == 0,
             })
             .collect();
-        body.push(bar_column(&bars, x, pitch_x - 50.0, full, TOP, PITCH));
-        body.push(note(
-            format!("others {}", percent(c.rest)),
+        body.push(bar_column_tagged(
+            &bars,
             x,
-            bottom + 12.0,
+            pitch_x - 50.0,
+            full,
+            TOP,
+            PITCH,
+            Some(i),
         ));
+        body.push(
+            note(format!("others {}", percent(c.rest)), x, bottom + 12.0).attr("data-tb-rest", i),
+        );
     }
     let others = thousands(distribution.vocab - k);
     body.push(note(
@@ -137,7 +115,19 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
         ),
         css: Css::default(),
     };
-    Ok(Figure::new(canvas, body, caption, &prompt))
+    let live = Live::new(&logits, &temperatures, &[]);
+    let stops: Vec<f64> = temperatures
+        .iter()
+        .map(|&t| live.temp_stop(t) as f64)
+        .collect();
+    let json = format!(
+        "{{\"kind\":\"{KIND}\",\"rows\":{k},\"cols\":{},\"t\":{},\"room\":{},\"gap\":4,{}}}",
+        json_numbers(&stops),
+        stops.last().copied().unwrap_or(0.0),
+        number(pitch_x - 50.0, 2),
+        live.json_fields()
+    );
+    Ok(Figure::new(canvas, body, caption, &prompt).with_live(json))
 }
 
 /// A temperature as written: "0.5", "1", "2".

@@ -76,3 +76,18 @@ fn temperatures_are_checked() {
 fn snapshot() {
     insta::assert_snapshot!(draw("k = 4").unwrap().svg);
 }
+
+#[test]
+fn the_slider_starts_at_the_last_column() {
+    let figure = render(
+        &options("prompt = \"robots\"\ntemperatures = [0.5, 3.3]"),
+        &TestTraces::with("robots", tiny_trace()),
+    )
+    .unwrap();
+    let live = figure.live.unwrap();
+    assert!(
+        live.starts_with("{\"kind\":\"temperature\",\"rows\":8,\"cols\":[10,41],\"t\":41,"),
+        "{live}"
+    );
+    assert!(figure.svg.contains("data-tb-col=\"1\"") && figure.svg.contains("data-tb-rest=\"1\""));
+}

@@ -184,9 +184,21 @@ fn key_span(block: &Block, key: &str) -> Range<usize> {
         })
 }
 
-/// `<figure>` with the SVG, its description for screen readers, and a caption that says
-/// which model made the trace.
+/// `<figure>` with the SVG, its description for screen readers, the numbers its controls
+/// redraw it from (for the page's script, `tracebook.js`; inert without it), and a caption
+/// that says which model made the trace.
 fn wrap(kind: &str, number: usize, figure: &tracebook_figures::Figure) -> String {
+    // `<\/` keeps the JSON (numbers and base64 only) from ever closing the script element.
+    let live = figure
+        .live
+        .as_deref()
+        .map(|json| {
+            format!(
+                "<script type=\"application/json\" class=\"tb-live\">{}</script>\n",
+                json.replace("</", "<\\/")
+            )
+        })
+        .unwrap_or_default();
     let caption = figure
         .caption
         .as_deref()
@@ -195,7 +207,7 @@ fn wrap(kind: &str, number: usize, figure: &tracebook_figures::Figure) -> String
     format!(
         "<figure class=\"tb-figure tb-figure-{kind}\" id=\"figure-{number}\">\n\
          <div class=\"tb-figure-art\" role=\"img\" aria-label=\"{alt}\">{svg}</div>\n\
-         <figcaption><span class=\"tb-figure-number\">Figure {number}.</span>{caption} \
+         {live}<figcaption><span class=\"tb-figure-number\">Figure {number}.</span>{caption} \
          <span class=\"tb-figure-model\">Traced with <code>{model}</code>.</span></figcaption>\n\
          </figure>\n",
         kind = escape::html(kind),

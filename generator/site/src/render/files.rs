@@ -13,6 +13,13 @@ pub const THEME: (&str, &str) = (
     include_str!("../../defaults/static/tracebook.css"),
 );
 
+/// The figures' script (controls, token highlighting, pickers), written as `tracebook.js`
+/// unless static/ has its own. Pages are complete without it.
+pub const SCRIPT: (&str, &str) = (
+    "tracebook.js",
+    include_str!("../../defaults/static/tracebook.js"),
+);
+
 /// The folder copied as is into the output.
 pub const STATIC_DIR: &str = "static";
 

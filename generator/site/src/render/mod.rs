@@ -111,6 +111,10 @@ fn add_other_files(
         files::THEME.0.to_string(),
         files::THEME.1.as_bytes().to_vec(),
     );
+    rendered.files.insert(
+        files::SCRIPT.0.to_string(),
+        files::SCRIPT.1.as_bytes().to_vec(),
+    );
     files::copy_tree(
         root,
         crate::content::CONTENT_DIR,

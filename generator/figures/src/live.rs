@@ -1,0 +1,232 @@
+//! The numbers a page's script needs to redraw a next-token figure under the reader's
+//! temperature, top-k and top-p, with the probabilities the build itself would compute.
+//!
+//! Temperature rescales every logit, so the softmax at T needs log Σ exp(l / T) over all V
+//! logits, which the top-k logits and the log-sum-exp at T = 1 do not determine. The build
+//! has every logit of the last position (`logits.last`), so for each temperature the slider
+//! stops at (0 to 2 in steps of 0.05, plus the figure's own) it computes that normalizer
+//! exactly, and embeds:
+//!
+//! - `head`: the [`HEAD`] largest logits, largest first (f32, as decoded from the trace);
+//! - `z`: the normalizer at each temperature stop;
+//! - `counts`, `masses`: for each temperature stop and each top-p stop (0.05 to 1 in steps
+//!   of 0.05, plus the figure's own), how many tokens top-p alone keeps and the probability
+//!   they hold, counted over all V; the script needs them only when the survivors run past
+//!   the head, which at high temperatures they do by thousands.
+//!
+//! The script computes p = exp(l / T − z) for the head, cuts top-k (1 to [`HEAD`]) and top-p
+//! inside the head, and reads the table past it. [`Live::view`] is the same computation in
+//! Rust; the tests check it against [`crate::sampler::sample`] over all V at every stop.
+//! What is left inexact: the masses are stored as f32 (relative error below 6·10⁻⁸), and the
+//! browser's `Math.exp` may differ from Rust's in the last bit.
+
+use crate::sampler::log_partition;
+#[cfg(test)]
+use crate::sampler::{survivors, Rules};
+
+/// How many of the largest logits a figure embeds; top-k goes up to this.
+pub const HEAD: usize = 256;
+
+/// The embedded numbers for one distribution (see the module doc).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Live {
+    pub temps: Vec<f64>,
+    pub top_ps: Vec<f64>,
+    pub head: Vec<f32>,
+    pub z: Vec<f64>,
+    /// Per (temperature stop, top-p stop), row-major: survivors of top-p alone.
+    pub counts: Vec<u32>,
+    /// The same cells: the probability those survivors hold.
+    pub masses: Vec<f32>,
+    pub vocab: usize,
+}
+
+/// What the reader sees at one setting: p_T of the head and the survivors.
+#[cfg(test)]
+#[derive(Debug, Clone, PartialEq)]
+pub struct View {
+    pub probs: Vec<f64>,
+    pub survivors: usize,
+    pub mass: f64,
+}
+
+#[cfg(test)]
+impl View {
+    /// The probability the token at `rank` (< [`HEAD`]) is drawn with; 0 if it is cut.
+    pub fn drawn(&self, rank: usize) -> f64 {
+        if rank < self.survivors {
+            self.probs[rank] / self.mass
+        } else {
+            0.0
+        }
+    }
+}
+
+/// `extra` added to `grid`, sorted, without duplicates.
+fn stops(grid: impl Iterator<Item = f64>, extra: &[f64]) -> Vec<f64> {
+    let mut all: Vec<f64> = grid.chain(extra.iter().copied()).collect();
+    all.sort_by(f64::total_cmp);
+    all.dedup();
+    all
+}
+
+impl Live {
+    /// The embedded numbers for `logits` (all V), with the figure's own temperatures and
+    /// top-p values added to the stops.
+    pub fn new(logits: &[f32], own_temps: &[f64], own_top_ps: &[f64]) -> Live {
+        let temps = stops((0..=40).map(|i| f64::from(i) / 20.0), own_temps);
+        let top_ps = stops((1..=20).map(|i| f64::from(i) / 20.0), own_top_ps);
+        let mut order: Vec<usize> = (0..logits.len()).collect();
+        order.sort_by(|&a, &b| logits[b].total_cmp(&logits[a]).then(a.cmp(&b)));
+        let head: Vec<f32> = order.iter().take(HEAD).map(|&i| logits[i]).collect();
+        let mut z = Vec::with_capacity(temps.len());
+        let mut counts = Vec::with_capacity(temps.len() * top_ps.len());
+        let mut masses = Vec::with_capacity(temps.len() * top_ps.len());
+        for &t in &temps {
+            if t == 0.0 {
+                z.push(0.0);
+                counts.extend(top_ps.iter().map(|_| 1));
+                masses.extend(top_ps.iter().map(|_| 1.0));
+                continue;
+            }
+            let total = log_partition(logits, t);
+            z.push(total);
+            let probs: Vec<f64> = order
+                .iter()
+                .map(|&i| (f64::from(logits[i]) / t - total).exp())
+                .collect();
+            // One walk for every top-p stop (ascending): the rule of `Rules::keeps`, with
+            // the running total carried from one stop to the next.
+            let (mut count, mut before) = (0, 0.0);
+            for &p in &top_ps {
+                while count < probs.len() && (count == 0 || before < p) {
+                    before += probs[count];
+                    count += 1;
+                }
+                counts.push(count as u32);
+                masses.push(before as f32);
+            }
+        }
+        Live {
+            temps,
+            top_ps,
+            head,
+            z,
+            counts,
+            masses,
+            vocab: logits.len(),
+        }
+    }
+
+    /// The index of the stop equal to `t` (present: [`Live::new`] adds the figure's own).
+    pub fn temp_stop(&self, t: f64) -> usize {
+        self.temps.iter().position(|&s| s == t).unwrap_or(0)
+    }
+
+    /// The index of the top-p stop equal to `p`.
+    pub fn top_p_stop(&self, p: f64) -> usize {
+        self.top_ps.iter().position(|&s| s == p).unwrap_or(0)
+    }
+
+    /// What the script computes at temperature stop `t`, top-k `k` (≤ [`HEAD`]) and
+    /// top-p stop `p`.
+    #[cfg(test)]
+    pub fn view(&self, t: usize, k: Option<usize>, p: Option<usize>) -> View {
+        let temperature = self.temps[t];
+        let probs: Vec<f64> = if temperature == 0.0 {
+            (0..self.head.len())
+                .map(|r| f64::from(u8::from(r == 0)))
+                .collect()
+        } else {
+            self.head
+                .iter()
+                .map(|&l| (f64::from(l) / temperature - self.z[t]).exp())
+                .collect()
+        };
+        let rules = Rules {
+            temperature,
+            top_k: k,
+            top_p: p.map(|i| self.top_ps[i]),
+        };
+        let (mut survivors, mut mass) = survivors(probs.iter().copied(), rules);
+        let past_head =
+            survivors == self.head.len() && self.head.len() < self.vocab && temperature > 0.0;
+        if past_head && k.is_none() {
+            match p {
+                Some(i) => {
+                    let cell = t * self.top_ps.len() + i;
+                    survivors = self.counts[cell] as usize;
+                    mass = f64::from(self.masses[cell]);
+                }
+                None => {
+                    survivors = self.vocab;
+                    mass = 1.0;
+                }
+            }
+        }
+        View {
+            probs,
+            survivors,
+            mass,
+        }
+    }
+
+    /// The fields of the page's JSON object (no braces), see the module doc.
+    pub fn json_fields(&self) -> String {
+        let mut head = Vec::with_capacity(self.head.len() * 4);
+        self.head.iter().for_each(|v| head.extend(v.to_le_bytes()));
+        let mut z = Vec::with_capacity(self.z.len() * 8);
+        self.z.iter().for_each(|v| z.extend(v.to_le_bytes()));
+        let mut counts = Vec::with_capacity(self.counts.len() * 4);
+        self.counts
+            .iter()
+            .for_each(|v| counts.extend(v.to_le_bytes()));
+        let mut masses = Vec::with_capacity(self.masses.len() * 4);
+        self.masses
+            .iter()
+            .for_each(|v| masses.extend(v.to_le_bytes()));
+        format!(
+            "\"vocab\":{},\"temps\":{},\"tops\":{},\"head\":\"{}\",\"z\":\"{}\",\
+             \"counts\":\"{}\",\"masses\":\"{}\"",
+            self.vocab,
+            json_numbers(&self.temps),
+            json_numbers(&self.top_ps),
+            base64(&head),
+            base64(&z),
+            base64(&counts),
+            base64(&masses),
+        )
+    }
+}
+
+/// A JSON array of numbers in their shortest round-trip form.
+pub fn json_numbers(values: &[f64]) -> String {
+    let items: Vec<String> = values.iter().map(|v| format!("{v}")).collect();
+    format!("[{}]", items.join(","))
+}
+
+/// Standard base64 with padding (RFC 4648), which the browser's `atob` reads.
+pub fn base64(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let b = [
+            chunk[0],
+            *chunk.get(1).unwrap_or(&0),
+            *chunk.get(2).unwrap_or(&0),
+        ];
+        let n = u32::from(b[0]) << 16 | u32::from(b[1]) << 8 | u32::from(b[2]);
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(char::from(ALPHABET[(n >> (18 - 6 * i) & 63) as usize]));
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+#[path = "live_tests.rs"]
+mod tests;

@@ -1,0 +1,231 @@
+// tracebook.js: progressive enhancement for tracebook pages, which are complete without it.
+// 1. Figures that embed their numbers (<script type="application/json" class="tb-live">) get
+//    controls (temperature, top-k, top-p) and are redrawn from those numbers; the arithmetic
+//    mirrors the figures crate (src/live.rs, src/sampler.rs, format::percent).
+// 2. Hovering or focusing a token (data-tb-tok="prompt:position") highlights it in every
+//    figure of the page.
+// 3. Figures with build-time panels (data-tb-panel) get pickers that show one at a time.
+// Changes are announced through a polite live region per figure. No network, no globals.
+(function () {
+  'use strict';
+
+  function $(root, sel) { return root.querySelector(sel); }
+  function $$(root, sel) { return Array.prototype.slice.call(root.querySelectorAll(sel)); }
+  function el(name, cls, text) {
+    var e = document.createElement(name);
+    if (cls) e.className = cls;
+    if (text != null) e.textContent = text;
+    return e;
+  }
+
+  // Little-endian arrays in base64, as src/live.rs writes them.
+  function numbers(b64, size, read) {
+    var s = atob(b64), a = new Uint8Array(s.length), out = [], i;
+    for (i = 0; i < s.length; i++) a[i] = s.charCodeAt(i);
+    var v = new DataView(a.buffer);
+    for (i = 0; i + size <= a.length; i += size) out.push(v[read](i, true));
+    return out;
+  }
+
+  // format::percent and format::thousands.
+  function pct(p) {
+    var x = p * 100;
+    if (p === 0) return '0%';
+    if (x >= 99.95) return '100%';
+    if (x >= 0.995) return x.toFixed(1) + '%';
+    if (x >= 0.005) return x.toFixed(2) + '%';
+    return '<0.01%';
+  }
+  function thousands(n) { return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ','); }
+  function shortT(t) { return t.toFixed(2).replace(/0+$/, '').replace(/\.$/, ''); }
+  function num(x) { return String(Math.round(x * 100) / 100); }
+
+  // Live::view: p_T of the head tokens, the survivors and the mass they hold, at
+  // temperature stop t, top-k k (0: off) and top-p stop p (-1: off).
+  function view(d, t, k, p) {
+    var T = d.temps[t], H = d.H, n = H.length, probs = [], i, before = 0, count = 0;
+    var P = p < 0 ? null : d.tops[p];
+    for (i = 0; i < n; i++) probs.push(T === 0 ? (i === 0 ? 1 : 0) : Math.exp(H[i] / T - d.Z[t]));
+    for (i = 0; i < n; i++) {
+      var keep = T === 0 ? i === 0 : (!k || i < k) && (P === null || i === 0 || before < P);
+      if (!keep) break;
+      before += probs[i];
+      count++;
+    }
+    if (count === n && n < d.vocab && T > 0 && !k) {
+      if (P === null) { count = d.vocab; before = 1; }
+      else { i = t * d.tops.length + p; count = d.C[i]; before = d.M[i]; }
+    }
+    return {
+      probs: probs, n: count, mass: before,
+      drawn: function (r) { return r < count ? probs[r] / before : 0; }
+    };
+  }
+
+  function rules(d, s) {
+    var out = 'temperature ' + d.temps[s.t];
+    if (s.k) out += ', top_k ' + s.k;
+    if (s.p >= 0) out += ', top_p ' + d.tops[s.p];
+    return out;
+  }
+
+  function setBar(bar, width, value) {
+    bar.setAttribute('width', num(width));
+    bar.setAttribute('data-tb-value', String(value));
+  }
+
+  // next-token: the bars show the probability each token is drawn with.
+  function drawNext(svg, d, s) {
+    var v = view(d, s.t, s.k, s.p), top = d.full ? 1 : Math.max(v.drawn(0), 1e-300), sum = 0;
+    for (var r = 0; r < d.rows; r++) {
+      var q = v.drawn(r), bar = $(svg, '[data-tb-bar="' + r + '"]'), txt = $(svg, '[data-tb-pct="' + r + '"]');
+      var len = Math.min(d.room, Math.max(1, q / top * d.room));
+      setBar(bar, len, q);
+      txt.setAttribute('x', num(+bar.getAttribute('x') + len + d.gap));
+      txt.textContent = r < v.n ? pct(q) : 'cut';
+      bar.classList.toggle('tbf-cut', r >= v.n);
+      txt.classList.toggle('tbf-cut', r >= v.n);
+      sum += q;
+    }
+    $(svg, '[data-tb-note="0"]').textContent = 'the other ' + thousands(d.vocab - d.rows) +
+      ' tokens share ' + pct(Math.max(0, 1 - sum));
+    return rules(d, s) + ': ' + (v.n === 1 ? '1 token survives' : thousands(v.n) + ' tokens survive') +
+      '; the likeliest is drawn with ' + pct(v.drawn(0));
+  }
+
+  // temperature: the last column follows the slider; every column is redrawn to one scale.
+  function drawTemperature(svg, d, s) {
+    var cols = d.cols.slice(), full = 1e-9;
+    cols[cols.length - 1] = s.t;
+    var views = cols.map(function (t) { return view(d, t, 0, -1); });
+    views.forEach(function (v) { for (var r = 0; r < d.rows; r++) full = Math.max(full, v.probs[r]); });
+    views.forEach(function (v, c) {
+      var col = $(svg, '[data-tb-col="' + c + '"]'), rest = 1;
+      for (var r = 0; r < d.rows; r++) {
+        var p = v.probs[r], bar = $(col, '[data-tb-bar="' + r + '"]'), txt = $(col, '[data-tb-pct="' + r + '"]');
+        var len = Math.min(d.room, Math.max(0, p / full * d.room));
+        setBar(bar, Math.max(len, 0.5), p);
+        txt.setAttribute('x', num(+bar.getAttribute('x') + len + d.gap));
+        txt.textContent = pct(p);
+        rest -= p;
+      }
+      $(svg, '[data-tb-head="' + c + '"]').textContent = 'T = ' + shortT(d.temps[cols[c]]);
+      $(svg, '[data-tb-rest="' + c + '"]').textContent = 'others ' + pct(Math.max(0, rest));
+    });
+    var last = views[views.length - 1];
+    return 'temperature ' + shortT(d.temps[s.t]) + ': the likeliest token has ' + pct(last.probs[0]);
+  }
+
+  // sampling: probability, running total and the probability each row is drawn with.
+  function drawSampling(svg, d, s) {
+    var v = view(d, s.t, s.k, s.p), full = Math.max(v.probs[0], 1e-12), before = 0;
+    var kept = $(svg, '[data-tb-g="kept"]'), cutg = $(svg, '[data-tb-g="cut"]');
+    for (var r = 0; r < d.rows; r++) {
+      var p = v.probs[r], alive = r < v.n, bar = $(svg, '[data-tb-bar="' + r + '"]');
+      var cell = $(svg, '[data-tb-pct="' + r + '"]');
+      setBar(bar, Math.max(0.5, p / full * 70), v.drawn(r));
+      (alive ? kept : cutg).appendChild(bar);
+      before += p;
+      $(svg, '[data-tb-p="' + r + '"]').textContent = pct(p);
+      $(svg, '[data-tb-cum="' + r + '"]').textContent = pct(before);
+      cell.textContent = alive ? pct(p / v.mass) : 'cut';
+      cell.setAttribute('class', alive ? 'tbf-b' : 'tbf-dim');
+    }
+    var line = $(svg, '[data-tb-cut]'), y = num(d.top + Math.min(v.n, d.rows) * d.pitch);
+    line.setAttribute('y1', y);
+    line.setAttribute('y2', y);
+    line.setAttribute('visibility', v.n < d.rows ? 'visible' : 'hidden');
+    $(svg, '[data-tb-rules]').textContent = rules(d, s);
+    var said = thousands(v.n) + ' of ' + thousands(d.vocab) + ' tokens survive, holding ' +
+      pct(v.mass) + ' of the probability';
+    $(svg, '[data-tb-note="0"]').textContent = said;
+    $(svg, '[data-tb-note="1"]').textContent =
+      v.n > d.rows ? thousands(v.n - d.rows) + ' more survivors are not shown' : '';
+    return rules(d, s) + ': ' + said;
+  }
+
+  var draw = { 'next-token': drawNext, temperature: drawTemperature, sampling: drawSampling };
+
+  // A labelled slider over stop indices, its value shown and spoken as text.
+  function slider(name, max, value, text) {
+    var label = el('label', 'tb-control'), input = el('input'), out = el('output');
+    input.type = 'range';
+    input.min = 0;
+    input.max = max;
+    input.step = 1;
+    input.value = value;
+    function show() {
+      out.textContent = text(+input.value);
+      input.setAttribute('aria-valuetext', name + ' ' + out.textContent);
+    }
+    show();
+    input.addEventListener('input', show);
+    label.append(el('span', null, name + ' '), input, out);
+    return { label: label, input: input };
+  }
+
+  function live(figure, script) {
+    var d = JSON.parse(script.textContent), svg = $(figure, 'svg');
+    if (!svg || !draw[d.kind]) return;
+    d.H = numbers(d.head, 4, 'getFloat32');
+    d.Z = numbers(d.z, 8, 'getFloat64');
+    d.C = numbers(d.counts, 4, 'getUint32');
+    d.M = numbers(d.masses, 4, 'getFloat32');
+    var start = { t: d.t, k: d.k || 0, p: d.p == null ? -1 : d.p }, s = {};
+    var box = el('div', 'tb-controls'), say = el('p', 'tb-sr');
+    box.setAttribute('role', 'group');
+    box.setAttribute('aria-label', 'Controls for this figure');
+    say.setAttribute('aria-live', 'polite');
+    var t = slider('temperature', d.temps.length - 1, start.t, function (i) { return shortT(d.temps[i]); });
+    box.append(t.label);
+    var k, p;
+    if (d.kind !== 'temperature') {
+      k = el('input');
+      k.type = 'number';
+      k.min = 0;
+      k.max = d.H.length;
+      k.value = start.k;
+      var kl = el('label', 'tb-control');
+      kl.append(el('span', null, 'top-k '), k, el('span', 'tb-hint', ' 0 = off'));
+      p = slider('top-p', d.tops.length, start.p < 0 ? d.tops.length : start.p, function (i) {
+        return i >= d.tops.length ? 'off' : String(d.tops[i]);
+      });
+      box.append(kl, p.label);
+    }
+    var reset = el('button', 'tb-reset', 'Reset');
+    reset.type = 'button';
+    box.append(reset);
+    function update(quiet) {
+      s.t = +t.input.value;
+      s.k = k ? Math.max(0, Math.min(d.H.length, Math.floor(+k.value) || 0)) : 0;
+      s.p = p && +p.input.value < d.tops.length ? +p.input.value : -1;
+      var message = draw[d.kind](svg, d, s);
+      figure.setAttribute('data-tb-state', s.t + ',' + s.k + ',' + s.p);
+      if (!quiet) say.textContent = message;
+    }
+    box.addEventListener('input', function () { update(false); });
+    box.addEventListener('change', function () { update(false); });
+    reset.addEventListener('click', function () {
+      t.input.value = start.t;
+      if (k) { k.value = start.k; p.input.value = start.p < 0 ? d.tops.length : start.p; }
+      t.input.dispatchEvent(new Event('input', { bubbles: true }));
+      if (p) p.input.dispatchEvent(new Event('input', { bubbles: true }));
+    });
+    var art = $(figure, '.tb-figure-art') || svg;
+    art.after(box, say);
+    figure.setAttribute('data-tb-ready', '');
+  }
+
+  function init() {
+    $$(document, 'figure').forEach(function (figure) {
+      var script = $(figure, 'script.tb-live');
+      if (script) {
+        try { live(figure, script); } catch (e) { console.error('tracebook.js:', e); }
+      }
+    });
+    document.documentElement.classList.add('tb-js');
+  }
+
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', init);
+  else init();
+})();

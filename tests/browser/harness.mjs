@@ -1,0 +1,58 @@
+// Shared set-up for the browser tests: build a site with the tracebook binary, launch
+// Debian's Chromium through playwright-core, and watch a page for console errors and for
+// requests that leave the site's own files.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { pathToFileURL, fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+export const here = fileURLToPath(new URL('.', import.meta.url));
+export const repo = resolve(here, '../..');
+const bin = (name) => process.env[`TRACEBOOK_${name.toUpperCase()}`] || join(repo, 'target/release', name);
+export const tracebook = bin('tracebook');
+export const reference = bin('examples/sampler_reference');
+
+/** Builds the site at `root` into a fresh temporary folder; returns its path. */
+export function buildSite(root) {
+  const out = mkdtempSync(join(tmpdir(), 'tracebook-browser-'));
+  const dir = join(out, 'public');
+  execFileSync(tracebook, ['build', '--root', root, '--out', dir], { stdio: 'pipe' });
+  return { dir, remove: () => rmSync(out, { recursive: true, force: true }) };
+}
+
+/** The probabilities Rust computes over all V logits for each `T,K,P` case. */
+export function expected(trace, cases) {
+  const json = execFileSync(reference, [trace, ...cases], { encoding: 'utf8' });
+  return Object.fromEntries(JSON.parse(json).map((c) => [c.case, c]));
+}
+
+export async function launch() {
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+}
+
+/**
+ * Opens `file` of the built site `dir` in a new context; `problems` collects console errors,
+ * page errors and every request outside `dir`.
+ */
+export async function open(browser, dir, file, options = {}) {
+  const context = await browser.newContext({ viewport: { width: 1000, height: 1400 }, ...options });
+  const page = await context.newPage();
+  const problems = [];
+  const base = pathToFileURL(dir).href + '/';
+  page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') problems.push(`console ${m.type()}: ${m.text()}`); });
+  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  page.on('request', (r) => { if (!r.url().startsWith(base)) problems.push(`request outside the site: ${r.url()}`); });
+  await page.goto(base + file);
+  return { page, context, problems };
+}
+
+/** |a − b| within 1e-9 absolute or 1e-6 relative. */
+export function close(a, b) {
+  return Math.abs(a - b) <= 1e-9 + 1e-6 * Math.abs(b);
+}

@@ -68,7 +68,9 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
         ),
         summary_title: "length",
         legend_title: "value".to_string(),
-        notes: vec!["resid_mid = resid_pre + attn_out, added dimension by dimension".to_string()],
+        // Short enough to fit beside the strips in any sans font (DejaVu Sans runs wider
+        // than the width estimate).
+        notes: vec!["resid_mid = resid_pre + attn_out".to_string()],
     };
     let drawn = strips::draw_placed(&figure, 0.0);
     let mut body = drawn.elements;
@@ -197,6 +199,28 @@ mod tests {
             draw("layer = 0\ndims = 5").unwrap_err().key.as_deref(),
             Some("dims")
         );
+    }
+
+    #[test]
+    fn the_note_fits_the_drawing_in_a_wide_sans_font() {
+        let figure = draw("layer = 1").unwrap();
+        let note = all_texts(&figure.svg)
+            .into_iter()
+            .find(|t| t.starts_with("resid_mid ="))
+            .unwrap();
+        assert_eq!(note, "resid_mid = resid_pre + attn_out");
+        let x: f64 = figure
+            .svg
+            .split("\">resid_mid =")
+            .next()
+            .and_then(|before| before.rsplit("x=\"").next())
+            .and_then(|rest| rest.split('"').next())
+            .unwrap()
+            .parse()
+            .unwrap();
+        // DejaVu Sans, the usual sans on Linux, averages about 0.62 em per character.
+        let wide = x + note.chars().count() as f64 * 12.0 * 0.62;
+        assert!(wide <= 440.0, "the note ends at {wide}");
     }
 
     #[test]

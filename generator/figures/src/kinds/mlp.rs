@@ -89,7 +89,8 @@ fn diagram(d: usize, width: usize) -> Vec<Element> {
         ("post", thousands(width)),
         ("mlp_out", thousands(d)),
     ];
-    let steps = ["× W_in", "GELU", "× W_out"];
+    // No space after ×: "× W_out" is wider than the 50-unit gap between boxes in DejaVu Sans.
+    let steps = ["×W_in", "GELU", "×W_out"];
     let mut out = Vec::new();
     let mut labels = Element::new("g")
         .class("tbf-s")

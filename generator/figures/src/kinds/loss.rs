@@ -13,7 +13,7 @@ use crate::error::FigureError;
 use crate::figure::Figure;
 use crate::format::{percent, short, signed};
 use crate::options::Options;
-use crate::svg::{Canvas, Css, Element, Font};
+use crate::svg::{text_width, Canvas, Css, Element, Font};
 use crate::token_text::Shown;
 use crate::Traces;
 
@@ -63,7 +63,24 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
     body.push(label_column(&labels, BAR_X - 6.0, TOP + 3.0, PITCH, 12.0));
     let bottom = TOP + rows.len() as f64 * PITCH;
     let mean_x = BAR_X + mean / most * ROOM;
-    body.push(line("tbf-line", mean_x, TOP - 6.0, mean_x, bottom + 2.0));
+    let value_texts: Vec<String> = rows
+        .iter()
+        .map(|&loss| format!("{} · {}", short(loss), percent((-loss).exp())))
+        .collect();
+    let spans: Vec<(f64, f64)> = rows
+        .iter()
+        .zip(&value_texts)
+        .map(|(&loss, label)| {
+            let start = BAR_X + (loss / most * ROOM).max(0.5) + 5.0;
+            (
+                start,
+                start + text_width(label, Font::Sans, 12.0) * LABEL_SLACK,
+            )
+        })
+        .collect();
+    for (y1, y2) in mean_segments(&spans, mean_x) {
+        body.push(line("tbf-line", mean_x, y1, mean_x, y2));
+    }
     body.push(
         text(mean_x, TOP - 10.0)
             .class("tbf-s tbf-acc")
@@ -72,15 +89,11 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
     );
     let mut bars = Element::new("g").class("tbf-bar2");
     let mut values = Element::new("g").class("tbf-s");
-    for (r, &loss) in rows.iter().enumerate() {
+    for (r, (&loss, label)) in rows.iter().zip(value_texts).enumerate() {
         let y = TOP + r as f64 * PITCH;
         let length = (loss / most * ROOM).max(0.5);
         bars.push(rect("", BAR_X, y + 3.0, length, PITCH - 6.0));
-        values.push(text(BAR_X + length + 5.0, y + 14.0).text(format!(
-            "{} · {}",
-            short(loss),
-            percent((-loss).exp())
-        )));
+        values.push(text(BAR_X + length + 5.0, y + 14.0).text(label));
     }
     body.extend([bars, values]);
     let mut axis = Element::new("g")
@@ -116,6 +129,35 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
         css: Css::default(),
     };
     Ok(Figure::new(canvas, body, caption, &prompt))
+}
+
+/// How much wider than the width estimate a value label may render (DejaVu Sans, the usual
+/// sans on Linux, runs about a fifth wider).
+const LABEL_SLACK: f64 = 1.25;
+
+/// The mean line, from above the first row to below the last, broken at each row whose value
+/// label (`spans`, its x extent) it would cross, so it never runs through the numbers.
+fn mean_segments(spans: &[(f64, f64)], mean_x: f64) -> Vec<(f64, f64)> {
+    let mut segments = Vec::new();
+    let mut start = Some(TOP - 6.0);
+    for (r, &(from, to)) in spans.iter().enumerate() {
+        let y = TOP + r as f64 * PITCH;
+        let crosses = from - 3.0 <= mean_x && mean_x <= to + 3.0;
+        match (crosses, start) {
+            (true, Some(s)) => {
+                if y + 2.0 > s {
+                    segments.push((s, y + 2.0));
+                }
+                start = None;
+            }
+            (false, None) => start = Some(y - 2.0),
+            _ => {}
+        }
+    }
+    if let Some(s) = start {
+        segments.push((s, TOP + spans.len() as f64 * PITCH + 2.0));
+    }
+    segments
 }
 
 fn describe(tokens: &[tracebook_trace::Token], losses: &[f64], mean: f64) -> String {
@@ -199,6 +241,31 @@ mod tests {
         assert_eq!(texts_in(&figure.svg, "tbf-m").len(), 5);
         assert!(all_texts(&figure.svg).contains(&"showing the last 5 of 30 tokens".to_string()));
         assert_eq!(draw(&[10], "").unwrap_err().key.as_deref(), Some("prompt"));
+    }
+
+    #[test]
+    fn the_mean_line_breaks_where_it_would_cross_a_value_label() {
+        use super::{mean_segments, PITCH, TOP};
+        // Row 1's label spans the mean; rows 0 and 2 end before it.
+        let spans = [(110.0, 150.0), (180.0, 260.0), (120.0, 160.0)];
+        let segments = mean_segments(&spans, 200.0);
+        assert_eq!(
+            segments,
+            [
+                (TOP - 6.0, TOP + PITCH + 2.0),
+                (TOP + 2.0 * PITCH - 2.0, TOP + 3.0 * PITCH + 2.0)
+            ]
+        );
+        // No label near the mean: one unbroken line.
+        assert_eq!(
+            mean_segments(&spans[..1], 200.0),
+            [(TOP - 6.0, TOP + PITCH + 2.0)]
+        );
+        // A crossing in the first row leaves only the stub under the "mean" label.
+        assert_eq!(
+            mean_segments(&[(190.0, 230.0)], 200.0),
+            [(TOP - 6.0, TOP + 2.0)]
+        );
     }
 
     #[test]

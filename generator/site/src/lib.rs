@@ -22,6 +22,7 @@ mod prompt_name;
 mod prompts;
 mod render;
 mod scope;
+mod search;
 mod site;
 mod source;
 mod suggest;

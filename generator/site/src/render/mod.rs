@@ -11,6 +11,7 @@ use crate::content::Page;
 use crate::diagnostic::Diagnostics;
 use crate::lazy_tokenizer::LazyTokenizer;
 use crate::markdown::{LinkRef, MathRenderer, PageIndex, PageTarget};
+use crate::search;
 use crate::site::Site;
 use crate::templates::Templates;
 use crate::traces::TraceSet;
@@ -71,7 +72,9 @@ pub fn render(
     report_unusable_traces(site, traces, &outputs, &mut out);
     let mut rendered = RenderedSite::default();
     let mut generated = BTreeMap::new();
-    for page in outputs {
+    let mut search_entries = Vec::new();
+    for mut page in outputs {
+        search_entries.extend(page.search.take());
         rendered.incomplete |= page.html.is_empty();
         out.extend(page.diagnostics);
         rendered.figures += page.figures;
@@ -81,6 +84,14 @@ pub fn render(
         rendered.files.insert(page.path, page.html.into_bytes());
     }
     rendered.pages = env.series.len() + 1;
+    rendered.files.insert(
+        search::INDEX_FILE.to_string(),
+        search::index_script(&search_entries).into_bytes(),
+    );
+    rendered.files.insert(
+        search::SCRIPT.0.to_string(),
+        search::SCRIPT.1.as_bytes().to_vec(),
+    );
     add_other_files(&env, &generated, &mut rendered, &mut out);
     (rendered, out)
 }

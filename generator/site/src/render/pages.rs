@@ -7,6 +7,7 @@ use crate::diagnostic::Diagnostic;
 use crate::markdown::{self, BodyRef, LinkRef, MarkdownInput, RenderedMarkdown};
 use crate::paths;
 use crate::scope::PromptScopeView;
+use crate::search::SearchEntry;
 use std::collections::BTreeSet;
 
 /// One rendered page and what the rest of the build needs to know about it.
@@ -20,12 +21,20 @@ pub struct PageOutput {
     pub figures: usize,
     pub values: usize,
     pub diagnostics: Vec<Diagnostic>,
+    /// An article's entry in the search index.
+    pub search: Option<SearchEntry>,
 }
 
 /// The `n`-th article of the series.
 pub fn article(env: &RenderEnv<'_>, n: usize) -> PageOutput {
     let page = env.series[n];
     let (body, mut out) = body(env, page);
+    out.search = Some(SearchEntry::new(
+        &page.meta.title,
+        &page.output,
+        &body.toc,
+        &body.html,
+    ));
     let link = |i: usize| env.series.get(i).map(|p| link_from(&page.output, p));
     let article = ArticleContext {
         title: page.meta.title.clone(),
@@ -119,6 +128,7 @@ fn body(env: &RenderEnv<'_>, page: &Page) -> (RenderedMarkdown, PageOutput) {
         values: rendered.values,
         diagnostics,
         html: String::new(),
+        search: None,
     };
     (rendered, out)
 }

@@ -1,0 +1,99 @@
+// tracebook's offline search box. The index (search-index.js) is a script that sets
+// window.TRACEBOOK_SEARCH, so it loads from file:// too. Without JavaScript the box stays
+// hidden and the home page's list of articles is the way in.
+(function () {
+  "use strict";
+  var form = document.querySelector("form.tb-search");
+  var index = window.TRACEBOOK_SEARCH;
+  if (!form || !index) { return; }
+  var root = form.getAttribute("data-root") || "";
+  var input = form.querySelector("input");
+  var list = form.querySelector(".tb-search-results");
+  var shown = [];
+
+  function fold(text) {
+    return text.toLowerCase().normalize("NFD").replace(/[\u0300-\u036f]/g, "");
+  }
+  var pages = index.pages.map(function (page) {
+    return {
+      page: page,
+      title: fold(page.title),
+      text: fold(page.text),
+      headings: page.headings.map(function (h) { return [h[0], fold(h[1])]; })
+    };
+  });
+
+  // Every word must appear in the title, a heading or the text; titles weigh most.
+  function search(query) {
+    var words = fold(query).split(/\s+/).filter(Boolean);
+    var found = [];
+    if (!words.length) { return found; }
+    pages.forEach(function (p) {
+      var score = 0, anchor = "", at = -1;
+      for (var i = 0; i < words.length; i++) {
+        var word = words[i], s = 0;
+        if (p.title.indexOf(word) >= 0) { s += 10; }
+        for (var h = 0; h < p.headings.length; h++) {
+          if (p.headings[h][1].indexOf(word) >= 0) {
+            s += 5;
+            if (!anchor) { anchor = p.headings[h][0]; }
+            break;
+          }
+        }
+        var t = p.text.indexOf(word);
+        if (t >= 0) { s += 1; if (at < 0) { at = t; } }
+        if (!s) { return; }
+        score += s;
+      }
+      found.push({ page: p.page, score: score, anchor: anchor, at: at });
+    });
+    found.sort(function (a, b) { return b.score - a.score; });
+    return found.slice(0, 8);
+  }
+
+  function snippet(result) {
+    if (result.at < 0) { return ""; }
+    var text = result.page.text, start = Math.max(0, result.at - 50);
+    return (start ? "\u2026" : "") + text.slice(start, result.at + 90) + "\u2026";
+  }
+
+  function render() {
+    var query = input.value.trim();
+    shown = search(query);
+    list.textContent = "";
+    list.hidden = !query;
+    if (query && !shown.length) {
+      var none = document.createElement("li");
+      none.textContent = "No article matches \u201c" + query + "\u201d.";
+      list.appendChild(none);
+    }
+    shown.forEach(function (result) {
+      var item = document.createElement("li");
+      var link = document.createElement("a");
+      link.href = root + result.page.url + (result.anchor ? "#" + result.anchor : "");
+      var title = document.createElement("strong");
+      title.textContent = result.page.title;
+      link.appendChild(title);
+      var text = snippet(result);
+      if (text) {
+        var span = document.createElement("span");
+        span.textContent = text;
+        link.appendChild(span);
+      }
+      item.appendChild(link);
+      list.appendChild(item);
+    });
+  }
+
+  form.hidden = false;
+  input.addEventListener("input", render);
+  form.addEventListener("submit", function (event) {
+    event.preventDefault();
+    if (shown.length) { list.querySelector("a").click(); }
+  });
+  document.addEventListener("keydown", function (event) {
+    var typing = /^(INPUT|TEXTAREA|SELECT)$/.test(document.activeElement.tagName);
+    if (event.key === "/" && !typing) { event.preventDefault(); input.focus(); }
+    if (event.key === "Escape" && document.activeElement === input) { input.value = ""; render(); }
+  });
+})();

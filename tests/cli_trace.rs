@@ -219,3 +219,101 @@ fn site_trace_writes_missing_skips_fresh_and_rewrites_stale() {
         stderr(&o)
     );
 }
+
+/// A copy of the tiny test model in `dir`, with `log` as its training_log.json.
+fn model_with_log(dir: &Path, log: &[u8]) -> PathBuf {
+    let copy = dir.join("trained");
+    std::fs::create_dir_all(&copy).unwrap();
+    for entry in std::fs::read_dir(model()).unwrap() {
+        let entry = entry.unwrap();
+        std::fs::copy(entry.path(), copy.join(entry.file_name())).unwrap();
+    }
+    std::fs::write(copy.join("training_log.json"), log).unwrap();
+    copy
+}
+
+#[test]
+fn a_model_trained_by_tracebook_puts_its_training_run_in_the_trace() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let log_path = repo.join("models/tracebook-tiny-en/training_log.json");
+    let log: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&log_path).unwrap()).unwrap();
+    let trained = model_with_log(dir.path(), &std::fs::read(&log_path).unwrap());
+    let out = dir.path().join("t.json");
+    let o = run(
+        &[
+            "trace",
+            "--model",
+            trained.to_str().unwrap(),
+            "--prompt",
+            "The robots will bring",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        dir.path(),
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let trace = tracebook_trace::Trace::read(&out).unwrap();
+    let run = trace
+        .meta
+        .training
+        .expect("the trace records the training run");
+    let steps = log["steps"].as_array().unwrap();
+    assert_eq!(run.steps, steps.len());
+    assert!(
+        run.loss.len() <= 200 && run.loss.len() >= 100,
+        "{}",
+        run.loss.len()
+    );
+    assert_eq!(run.loss.last().unwrap().0, run.steps);
+    let first_group = run.loss[0].0;
+    let mean: f64 = steps[..first_group]
+        .iter()
+        .map(|s| s["loss"].as_f64().unwrap())
+        .sum::<f64>()
+        / first_group as f64;
+    assert!(
+        (run.loss[0].1 - mean).abs() < 1e-9,
+        "the first point is its group's mean"
+    );
+    let validated = steps.iter().filter(|s| s.get("val_loss").is_some()).count();
+    assert_eq!(
+        run.val_loss.len(),
+        validated + 1,
+        "every validation loss and step 0"
+    );
+    assert_eq!(
+        run.val_loss[0],
+        (0, log["initial_val_loss"].as_f64().unwrap())
+    );
+    assert_eq!(run.bigram_val_loss, log["bigram"]["val_loss"].as_f64());
+}
+
+#[test]
+fn a_broken_training_log_is_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let trained = model_with_log(dir.path(), b"{ not json");
+    let out = dir.path().join("t.json");
+    let o = run(
+        &[
+            "trace",
+            "--model",
+            trained.to_str().unwrap(),
+            "--prompt",
+            "The robots",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        dir.path(),
+    );
+    assert!(!o.status.success());
+    let message = stderr(&o);
+    assert!(message.contains("training_log.json"), "{message}");
+    assert!(
+        message.contains("not a training log tracebook can read"),
+        "{message}"
+    );
+    assert!(message.contains("remove training_log.json"), "{message}");
+    assert!(!out.exists());
+}

@@ -60,6 +60,7 @@ fn gpt2_like(pieces: &[(u32, &str)], top: &Top<'_>) -> Trace {
         tokens,
         generation: generation(top),
         token_texts: texts,
+        training: None,
     };
     let mut trace = Trace::new(meta);
     insert_logits(&mut trace, top);

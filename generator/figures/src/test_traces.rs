@@ -128,6 +128,7 @@ pub fn trace_with(ids: &[u32], precision: Precision) -> Trace {
         token_texts: (0..VOCAB as u32)
             .map(|id| (id, TEXTS[id as usize].to_string()))
             .collect(),
+        training: None,
     };
     let mut trace = Trace::new(meta);
     let rows: Vec<Vec<f32>> = (0..ids.len())

@@ -4,9 +4,10 @@ use crate::config::Gpt2Config;
 use crate::error::{ModelError, Result};
 use crate::gpt2::Gpt2;
 use crate::source::ModelFiles;
+use crate::train::log::{TrainingLog, LOG_FILE};
 use crate::weights::Weights;
 use tracebook_tokenizer::Tokenizer;
-use tracebook_trace::{DigestCache, ModelInfo};
+use tracebook_trace::{DigestCache, ModelInfo, TrainingSummary};
 
 pub struct Model {
     pub files: ModelFiles,
@@ -14,6 +15,8 @@ pub struct Model {
     pub gpt2: Gpt2,
     pub tokenizer: Tokenizer,
     pub weights_sha256: String,
+    /// The run that made the weights, from a `training_log.json` beside them.
+    pub training: Option<TrainingSummary>,
 }
 
 impl Model {
@@ -35,12 +38,14 @@ impl Model {
             Some(path) => Tokenizer::from_file(path)?,
             None => Tokenizer::builtin_gpt2()?,
         };
+        let training = training_summary(&files)?;
         Ok(Model {
             files,
             config,
             gpt2,
             tokenizer,
             weights_sha256,
+            training,
         })
     }
 
@@ -52,4 +57,26 @@ impl Model {
             weights_sha256: self.weights_sha256.clone(),
         }
     }
+}
+
+/// The summary of the `training_log.json` beside the weights, if there is one; a log that
+/// is there but unreadable is an error, not a silently missing figure.
+fn training_summary(files: &ModelFiles) -> Result<Option<TrainingSummary>> {
+    let Some(path) = files.weights.parent().map(|dir| dir.join(LOG_FILE)) else {
+        return Ok(None);
+    };
+    if !path.is_file() {
+        return Ok(None);
+    }
+    let log = TrainingLog::load(&path).map_err(|e| ModelError::Weights {
+        path: path.clone(),
+        message: match e {
+            crate::train::TrainError::Checkpoint { problem, .. } => {
+                format!("not a training log tracebook can read: {problem}")
+            }
+            other => other.to_string(),
+        },
+        hint: format!("remove {LOG_FILE} if it does not belong to these weights, or write it again with `tracebook train`"),
+    })?;
+    Ok(Some(log.summary()))
 }

@@ -70,6 +70,7 @@ pub fn trace(model: &Model, request: &TraceRequest) -> Result<Trace> {
         tokens,
         generation,
         token_texts: texts,
+        training: model.training.clone(),
     });
     for t in recorder.tensors.into_iter().chain(derived.tensors) {
         trace.insert(&t.name, t.shape, &t.data)?;

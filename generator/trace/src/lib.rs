@@ -26,7 +26,8 @@ pub use digest::{sha256_file, DigestCache};
 pub use error::{Origin, TraceError};
 pub use kind::TensorKind;
 pub use meta::{
-    Candidate, GenerationStep, ModelInfo, ModelShape, Token, TraceMeta, TraceOptions, DEFAULT_TOP_K,
+    Candidate, GenerationStep, ModelInfo, ModelShape, Token, TraceMeta, TraceOptions,
+    TrainingSummary, DEFAULT_TOP_K,
 };
 pub use precision::{ParsePrecisionError, Precision};
 pub use prompt::{PromptOptions, PromptSpec};

@@ -91,6 +91,30 @@ pub struct TraceMeta {
     /// generated tokens and their candidates), so readers need no tokenizer.
     #[serde(default)]
     pub token_texts: BTreeMap<u32, String>,
+    /// How the model was trained, when its folder holds the `training_log.json` that
+    /// `tracebook train` writes (absent for other checkpoints, such as GPT-2's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub training: Option<TrainingSummary>,
+}
+
+/// A model's training run in brief, for figures of the loss curve.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct TrainingSummary {
+    /// Optimiser steps done.
+    pub steps: usize,
+    /// Training tokens per step (batch size × context).
+    pub tokens_per_step: usize,
+    /// Tokens in the training split of the corpus.
+    pub corpus_tokens: usize,
+    pub parameters: usize,
+    /// Training loss (nats per token), as `[step, mean loss]` over consecutive groups of
+    /// steps ending at `step` (at most 200 points).
+    pub loss: Vec<(usize, f64)>,
+    /// Validation loss as `[step, loss]`; step 0 is the untrained model.
+    pub val_loss: Vec<(usize, f64)>,
+    /// Validation loss of a bigram model counted on the same training split, if measured.
+    pub bigram_val_loss: Option<f64>,
 }
 
 #[cfg(test)]

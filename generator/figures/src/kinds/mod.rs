@@ -24,6 +24,7 @@ mod sinusoidal;
 mod strips;
 mod temperature;
 mod tokens;
+mod training;
 
 use crate::error::FigureError;
 use crate::options::closest;
@@ -51,6 +52,7 @@ pub const NAMES: &[&str] = &[
     generation::KIND,
     logit_lens::KIND,
     loss::KIND,
+    training::KIND,
     compare::KIND,
     architecture::KIND,
 ];
@@ -69,6 +71,7 @@ pub fn render(
         generation::KIND => generation::render(options, traces),
         logit_lens::KIND => logit_lens::render(options, traces),
         loss::KIND => loss::render(options, traces),
+        training::KIND => training::render(options, traces),
         architecture::KIND => architecture::render(options, traces),
         compare::KIND => compare::render(options, traces),
         attention::KIND => attention::render(options, traces),

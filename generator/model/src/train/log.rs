@@ -6,6 +6,7 @@ use super::error::{TrainError, TrainResult};
 use super::settings::Settings;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
+use tracebook_trace::TrainingSummary;
 
 pub const LOG_FORMAT: &str = "tracebook-training-log/1";
 pub const LOG_FILE: &str = "training_log.json";
@@ -101,6 +102,40 @@ impl TrainingLog {
             return Err(bad(format!("unknown format {:?}", log.format)));
         }
         Ok(log)
+    }
+
+    /// The run in brief, as traces of this model record it: the loss averaged over at most
+    /// `MAX_POINTS` groups of consecutive steps, every validation loss, and the baseline.
+    pub fn summary(&self) -> TrainingSummary {
+        const MAX_POINTS: usize = 200;
+        let group = self.steps.len().div_ceil(MAX_POINTS).max(1);
+        let loss = self
+            .steps
+            .chunks(group)
+            .map(|chunk| {
+                let mean = chunk.iter().map(|r| r.loss).sum::<f64>() / chunk.len() as f64;
+                (chunk[chunk.len() - 1].step, mean)
+            })
+            .collect();
+        let val_loss = self
+            .initial_val_loss
+            .map(|v| (0, v))
+            .into_iter()
+            .chain(
+                self.steps
+                    .iter()
+                    .filter_map(|r| Some((r.step, r.val_loss?))),
+            )
+            .collect();
+        TrainingSummary {
+            steps: self.steps_done(),
+            tokens_per_step: self.tokens_per_step,
+            corpus_tokens: self.corpus.train_tokens,
+            parameters: self.parameters,
+            loss,
+            val_loss,
+            bigram_val_loss: self.bigram.as_ref().map(|b| b.val_loss),
+        }
     }
 
     pub fn to_json(&self) -> String {

@@ -80,6 +80,7 @@ fn meta(
         tokens,
         generation: Vec::new(),
         token_texts: BTreeMap::new(),
+        training: None,
     }
 }
 

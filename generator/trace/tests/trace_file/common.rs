@@ -113,6 +113,7 @@ pub fn meta(precision: Precision) -> TraceMeta {
             .into_iter()
             .map(|(id, t)| (id, t.to_string()))
             .collect(),
+        training: None,
     }
 }
 

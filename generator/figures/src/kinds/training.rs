@@ -1,0 +1,234 @@
+//! `figure training`: how the model that made the trace learned. Its training loss (mean
+//! over groups of steps) as a line, its validation loss as dots, and the bigram baseline as
+//! a dashed line, from `meta.training`, which `tracebook trace` copies from the
+//! `training_log.json` that `tracebook train` leaves beside the weights. Models trained
+//! elsewhere (GPT-2 itself) have no such log, and the figure says so.
+//!
+//! Options: `prompt` (any prompt traced with the model), `caption`, `x` = "steps" (default)
+//! | "tokens" (training tokens seen on the horizontal axis).
+
+use super::strips::WIDTH;
+use crate::chart::{ticks, x_axis, Axis};
+use crate::draw::{line, note, text};
+use crate::error::FigureError;
+use crate::figure::Figure;
+use crate::format::{count, short, signed};
+use crate::options::Options;
+use crate::svg::{number, Canvas, Css, Element};
+use crate::Traces;
+use tracebook_trace::TrainingSummary;
+
+pub const KIND: &str = "training";
+
+const LEFT: f64 = 44.0;
+const RIGHT: f64 = WIDTH - 24.0;
+const TOP: f64 = 40.0;
+const HEIGHT: f64 = 200.0;
+
+pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, FigureError> {
+    let options = Options::new(KIND, table, &["x"])?;
+    let prompt = options.prompt(traces)?;
+    let caption = options.caption()?;
+    let by_tokens = options.choice("x", "steps", &["steps", "tokens"])? == "tokens";
+    let meta = &prompt.trace.meta;
+    let run = meta.training.as_ref().ok_or_else(|| {
+        FigureError::at(
+            "prompt",
+            format!(
+                "the trace of \"{}\" records no training run: its model, {}, has no \
+                 training_log.json beside its weights",
+                prompt.name, meta.model.id
+            ),
+        )
+        .with_hint(
+            "this figure draws models trained by `tracebook train`; if the model folder has \
+             a training_log.json, run `tracebook trace --force --only NAME` to record it",
+        )
+    })?;
+    if run.loss.is_empty() {
+        return Err(FigureError::at(
+            "prompt",
+            "the training run records no steps",
+        ));
+    }
+    let scale = if by_tokens {
+        run.tokens_per_step as f64
+    } else {
+        1.0
+    };
+    let last_step = run.loss.last().map_or(1, |p| p.0).max(1);
+    let x = Axis {
+        lo: 0.0,
+        hi: last_step as f64 * scale,
+        start: LEFT,
+        end: RIGHT,
+    };
+    let values = run
+        .loss
+        .iter()
+        .chain(&run.val_loss)
+        .map(|p| p.1)
+        .chain(run.bigram_val_loss);
+    let (lo, hi) = values.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
+        (lo.min(v), hi.max(v))
+    });
+    // A little room around the curves, so a baseline near the lowest stays off the axis.
+    let pad = 0.05 * (hi - lo).max(0.1);
+    let y = Axis {
+        lo: lo - pad,
+        hi: hi + pad,
+        start: TOP + HEIGHT,
+        end: TOP,
+    };
+    let y_ticks = ticks(y.lo, y.hi, 5);
+    let point = |step: usize, loss: f64| (x.at(step as f64 * scale), y.at(loss));
+
+    let mut body = vec![note("loss (nats per token)", 0.0, 14.0)];
+    body.push(y_axis(&y, &y_ticks));
+    let x_ticks = ticks(0.0, x.hi, 5);
+    let title = if by_tokens {
+        "training tokens seen"
+    } else {
+        "optimiser steps"
+    };
+    body.push(x_axis(&x, TOP + HEIGHT, &x_ticks, title));
+    if let Some(bigram) = run.bigram_val_loss {
+        let at = y.at(bigram);
+        body.push(line("tbf-o", LEFT, at, RIGHT, at).attr("stroke-dasharray", "4 3"));
+        // At the left, where the loss curve is still far above any baseline.
+        body.push(
+            text(LEFT + 6.0, at - 5.0)
+                .class("tbf-s tbf-dim")
+                .text(format!("bigram baseline {}", nats(bigram))),
+        );
+    }
+    body.push(path("tbf-line", run.loss.iter().map(|&(s, l)| point(s, l))));
+    let mut dots = Element::new("g").class("tbf-c1");
+    for &(step, loss) in &run.val_loss {
+        let (cx, cy) = point(step, loss);
+        dots.push(
+            Element::new("circle")
+                .attr("cx", number(cx, 1))
+                .attr("cy", number(cy, 1))
+                .attr("r", "3"),
+        );
+    }
+    body.push(dots);
+    body.push(legend(TOP + HEIGHT + 44.0));
+    let lines = summary_lines(run);
+    for (i, l) in lines.iter().enumerate() {
+        body.push(note(l.clone(), 0.0, TOP + HEIGHT + 70.0 + i as f64 * 15.0));
+    }
+    let canvas = Canvas {
+        kind: KIND,
+        width: WIDTH,
+        height: TOP + HEIGHT + 78.0 + lines.len() as f64 * 15.0,
+        title: "Training loss".to_string(),
+        desc: describe(run, &meta.model.id),
+        css: Css::default(),
+    };
+    Ok(Figure::new(canvas, body, caption, &prompt))
+}
+
+/// The vertical axis: a baseline, tick labels and faint grid lines.
+fn y_axis(y: &Axis, tick_values: &[f64]) -> Element {
+    let mut group = Element::new("g").class("tbf-s tbf-dim");
+    group.push(line("tbf-ax", LEFT, y.start, LEFT, y.end));
+    let mut labels = Element::new("g").attr("text-anchor", "end");
+    for &value in tick_values {
+        let at = y.at(value);
+        group.push(line("tbf-grid", LEFT, at, RIGHT, at));
+        labels.push(text(LEFT - 6.0, at + 4.0).text(signed(value, 0)));
+    }
+    group.push(labels);
+    group
+}
+
+fn path(class: &str, points: impl Iterator<Item = (f64, f64)>) -> Element {
+    let mut d = String::new();
+    for (i, (px, py)) in points.enumerate() {
+        let verb = if i == 0 { 'M' } else { 'L' };
+        d.push_str(&format!("{verb}{} {}", number(px, 1), number(py, 1)));
+    }
+    Element::new("path").class(class).attr("d", d)
+}
+
+fn legend(top: f64) -> Element {
+    let mut group = Element::new("g").class("tbf-s");
+    group.push(line("tbf-line", 0.0, top - 4.0, 18.0, top - 4.0));
+    group.push(text(24.0, top).text("training loss"));
+    group.push(
+        Element::new("circle")
+            .class("tbf-c1")
+            .attr("cx", "128")
+            .attr("cy", number(top - 4.0, 1))
+            .attr("r", "3"),
+    );
+    group.push(text(136.0, top).text("validation loss"));
+    group.push(line("tbf-o", 250.0, top - 4.0, 268.0, top - 4.0).attr("stroke-dasharray", "4 3"));
+    group.push(text(274.0, top).text("bigram baseline"));
+    group
+}
+
+fn summary_lines(run: &TrainingSummary) -> Vec<String> {
+    let tokens = run.steps * run.tokens_per_step;
+    let mut lines = vec![
+        format!(
+            "{} steps × {} tokens = {} training tokens seen,",
+            count(run.steps),
+            count(run.tokens_per_step),
+            count(tokens)
+        ),
+        format!(
+            "{} passes over the {} tokens of the training split",
+            short(tokens as f64 / run.corpus_tokens.max(1) as f64),
+            count(run.corpus_tokens)
+        ),
+    ];
+    if let Some(&(_, last)) = run.val_loss.last() {
+        let mut line = format!("final validation loss {}", nats(last));
+        if let Some(bigram) = run.bigram_val_loss {
+            let gap = last - bigram;
+            let side = if gap > 0.0 { "above" } else { "below" };
+            line.push_str(&format!(
+                ", {} nats {side} the bigram baseline",
+                nats(gap.abs())
+            ));
+        }
+        lines.push(line);
+    }
+    lines
+}
+
+/// A loss in nats, to the third decimal: the differences that matter are hundredths.
+fn nats(value: f64) -> String {
+    format!("{value:.3}")
+}
+
+fn describe(run: &TrainingSummary, model: &str) -> String {
+    let first = run.loss.first().map_or(0.0, |p| p.1);
+    let last = run.loss.last().map_or(0.0, |p| p.1);
+    let mut out = format!(
+        "Training loss of {model} over {} optimiser steps: from {} to {} nats per token.",
+        count(run.steps),
+        nats(first),
+        nats(last)
+    );
+    if let (Some(a), Some(b)) = (run.val_loss.first(), run.val_loss.last()) {
+        out.push_str(&format!(
+            " Validation loss from {} (step {}) to {} (step {}).",
+            nats(a.1),
+            a.0,
+            nats(b.1),
+            b.0
+        ));
+    }
+    if let Some(bigram) = run.bigram_val_loss {
+        out.push_str(&format!(" A bigram baseline scores {}.", nats(bigram)));
+    }
+    out
+}
+
+#[cfg(test)]
+#[path = "training_tests.rs"]
+mod tests;

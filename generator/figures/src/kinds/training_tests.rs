@@ -1,0 +1,116 @@
+use super::render;
+use crate::test_svg::{all_texts, parse};
+use crate::test_traces::{options, tiny_trace, TestTraces};
+use crate::{Figure, FigureError};
+use tracebook_trace::TrainingSummary;
+
+fn run() -> TrainingSummary {
+    TrainingSummary {
+        steps: 1000,
+        tokens_per_step: 1024,
+        corpus_tokens: 505_260,
+        parameters: 7_242_624,
+        loss: (1..=100)
+            .map(|i| (i * 10, 6.0 + 4.8 / (1.0 + i as f64 / 3.0)))
+            .collect(),
+        val_loss: vec![(0, 10.85), (500, 6.2), (1000, 6.05)],
+        bigram_val_loss: Some(6.015),
+    }
+}
+
+fn draw(training: Option<TrainingSummary>, body: &str) -> Result<Figure, FigureError> {
+    let mut trace = tiny_trace();
+    trace.meta.training = training;
+    let traces = TestTraces::with("p", trace);
+    render(&options(&format!("prompt = \"p\"\n{body}")), &traces)
+}
+
+/// The x coordinates of every point of the training-loss path.
+fn path_points(svg: &str) -> Vec<(f64, f64)> {
+    let doc = parse(svg);
+    let d = doc
+        .descendants()
+        .find(|n| n.has_tag_name("path") && n.attribute("class") == Some("tbf-line"))
+        .and_then(|n| n.attribute("d"))
+        .expect("a loss path")
+        .to_string();
+    d.split(['M', 'L'])
+        .filter(|p| !p.is_empty())
+        .map(|p| {
+            let (x, y) = p.split_once(' ').unwrap();
+            (x.parse().unwrap(), y.parse().unwrap())
+        })
+        .collect()
+}
+
+#[test]
+fn draws_every_loss_point_every_validation_dot_and_the_baseline() {
+    let figure = draw(Some(run()), "").unwrap();
+    let points = path_points(&figure.svg);
+    assert_eq!(points.len(), 100);
+    assert!(points.windows(2).all(|w| w[1].0 > w[0].0), "steps go right");
+    assert!(
+        points.windows(2).all(|w| w[1].1 >= w[0].1),
+        "falling loss goes down the page"
+    );
+    let dots = parse(&figure.svg)
+        .descendants()
+        .filter(|n| n.has_tag_name("circle"))
+        .count();
+    assert_eq!(dots, 3 + 1, "three validation dots and the legend's");
+    let texts = all_texts(&figure.svg);
+    assert!(
+        texts.contains(&"bigram baseline 6.015".to_string()),
+        "{texts:?}"
+    );
+    assert!(
+        texts.contains(&format!(
+            "final validation loss 6.050, {:.3} nats above the bigram baseline",
+            6.05 - 6.015
+        )),
+        "{texts:?}"
+    );
+    assert!(
+        texts
+            .iter()
+            .any(|t| t.starts_with("1,000 steps × 1,024 tokens = 1.0M")),
+        "{texts:?}"
+    );
+    assert!(
+        figure
+            .alt
+            .contains("from 10.850 (step 0) to 6.050 (step 1000)"),
+        "{}",
+        figure.alt
+    );
+}
+
+#[test]
+fn tokens_on_the_x_axis_scale_the_steps() {
+    let steps = draw(Some(run()), "").unwrap();
+    let tokens = draw(Some(run()), "x = \"tokens\"").unwrap();
+    assert_eq!(
+        path_points(&steps.svg),
+        path_points(&tokens.svg),
+        "same shape"
+    );
+    assert!(all_texts(&tokens.svg).contains(&"training tokens seen".to_string()));
+    assert!(all_texts(&steps.svg).contains(&"optimiser steps".to_string()));
+}
+
+#[test]
+fn a_model_without_a_training_log_is_a_clear_error() {
+    let err = draw(None, "").unwrap_err();
+    assert_eq!(err.key.as_deref(), Some("prompt"));
+    assert!(
+        err.message.contains("records no training run"),
+        "{}",
+        err.message
+    );
+    assert!(err.hint.unwrap().contains("tracebook trace --force"));
+}
+
+#[test]
+fn snapshot() {
+    insta::assert_snapshot!(draw(Some(run()), "").unwrap().svg);
+}

@@ -23,7 +23,7 @@ pub struct Args {
 }
 
 /// How often the watched files are looked at.
-const POLL: Duration = Duration::from_millis(100);
+const POLL: Duration = Duration::from_millis(50);
 /// After a change, how long to wait for the editor to finish writing before building.
 const SETTLE: Duration = Duration::from_millis(30);
 

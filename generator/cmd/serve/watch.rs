@@ -1,5 +1,5 @@
 //! Notices edits by polling: a snapshot of the size and modification time of every file the
-//! build reads (config, content, templates, static, traces), compared every 100 ms. Polling
+//! build reads (config, content, templates, static, traces), compared every 50 ms. Polling
 //! needs no platform API and costs well under a millisecond on a site of a few hundred files.
 
 use std::collections::BTreeMap;

@@ -78,6 +78,21 @@ impl Traces for TestTraces {
 }
 
 /// "The robots will bring", four tokens.
+/// A training run in brief, as a model trained by `tracebook train` records it.
+pub fn training_run() -> tracebook_trace::TrainingSummary {
+    tracebook_trace::TrainingSummary {
+        steps: 1000,
+        tokens_per_step: 1024,
+        corpus_tokens: 505_260,
+        parameters: 7_242_624,
+        loss: (1..=100)
+            .map(|i| (i * 10, 6.0 + 4.8 / (1.0 + i as f64 / 3.0)))
+            .collect(),
+        val_loss: vec![(0, 10.85), (500, 6.2), (1000, 6.05)],
+        bigram_val_loss: Some(6.015),
+    }
+}
+
 pub fn tiny_trace() -> Trace {
     trace_of(&[10, 11, 12, 13])
 }

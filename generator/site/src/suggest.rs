@@ -1,16 +1,7 @@
-//! Did-you-mean hints for names of prompts, figure kinds, keys and functions.
+//! Did-you-mean hints for names of prompts, figure kinds, keys and functions: the shared
+//! [`closest`] rule, worded as a hint or a list of what is allowed.
 
-/// The closest candidate to `word`, if one is close enough to be a plausible typo.
-pub fn closest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
-    let lower = word.to_lowercase();
-    candidates
-        .into_iter()
-        .filter(|c| *c != word)
-        .map(|c| (strsim::damerau_levenshtein(&lower, &c.to_lowercase()), c))
-        .filter(|(distance, c)| *distance <= allowed_distance(word.len().max(c.len())))
-        .min()
-        .map(|(_, c)| c)
-}
+pub use tracebook_trace::suggest::closest;
 
 /// A hint: "did you mean `x`?" when a candidate is close, else the list of what is allowed.
 pub fn hint(word: &str, candidates: &[&str], what: &str) -> Option<String> {
@@ -37,26 +28,9 @@ pub fn quoted_list(items: &[&str]) -> String {
         .join(", ")
 }
 
-fn allowed_distance(len: usize) -> usize {
-    match len {
-        0..=3 => 1,
-        4..=8 => 2,
-        _ => 3,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn finds_typos_but_not_unrelated_words() {
-        let kinds = ["tokens", "next-token", "attention"];
-        assert_eq!(closest("tokns", kinds), Some("tokens"));
-        assert_eq!(closest("next_token", kinds), Some("next-token"));
-        assert_eq!(closest("Attention", kinds), Some("attention"));
-        assert_eq!(closest("histogram", kinds), None);
-    }
 
     #[test]
     fn hint_lists_candidates_when_nothing_is_close() {

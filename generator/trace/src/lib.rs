@@ -16,7 +16,7 @@ mod meta;
 mod precision;
 mod prompt;
 mod stale;
-mod suggest;
+pub mod suggest;
 mod tensor;
 mod trace;
 

@@ -107,7 +107,7 @@ mod size_tests;
 mod tests {
     use super::{render, NAMES};
     use crate::test_svg::{desc, parse};
-    use crate::test_traces::{options, tiny_trace, TestTraces};
+    use crate::test_traces::{options, tiny_trace, training_run, TestTraces};
 
     /// A block body for every kind, with the options it needs.
     pub const EXAMPLES: &[(&str, &str)] = &[
@@ -133,11 +133,14 @@ mod tests {
         ("loss", ""),
         ("architecture", ""),
         ("compare", "other = \"robots\""),
+        ("training", ""),
     ];
 
     #[test]
     fn every_kind_renders_well_formed_accessible_deterministic_svg() {
-        let traces = TestTraces::with("robots", tiny_trace());
+        let mut trace = tiny_trace();
+        trace.meta.training = Some(training_run());
+        let traces = TestTraces::with("robots", trace);
         for kind in NAMES {
             let body = EXAMPLES
                 .iter()
@@ -166,7 +169,9 @@ mod tests {
 
     #[test]
     fn every_kind_names_its_unknown_options() {
-        let traces = TestTraces::with("robots", tiny_trace());
+        let mut trace = tiny_trace();
+        trace.meta.training = Some(training_run());
+        let traces = TestTraces::with("robots", trace);
         for kind in NAMES {
             let options = options("prompt = \"robots\"\ncolour = \"red\"");
             let error = render(kind, &options, &traces).unwrap_err();

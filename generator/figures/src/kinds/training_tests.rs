@@ -1,21 +1,11 @@
 use super::render;
 use crate::test_svg::{all_texts, parse};
-use crate::test_traces::{options, tiny_trace, TestTraces};
+use crate::test_traces::{options, tiny_trace, training_run, TestTraces};
 use crate::{Figure, FigureError};
 use tracebook_trace::TrainingSummary;
 
 fn run() -> TrainingSummary {
-    TrainingSummary {
-        steps: 1000,
-        tokens_per_step: 1024,
-        corpus_tokens: 505_260,
-        parameters: 7_242_624,
-        loss: (1..=100)
-            .map(|i| (i * 10, 6.0 + 4.8 / (1.0 + i as f64 / 3.0)))
-            .collect(),
-        val_loss: vec![(0, 10.85), (500, 6.2), (1000, 6.05)],
-        bigram_val_loss: Some(6.015),
-    }
+    training_run()
 }
 
 fn draw(training: Option<TrainingSummary>, body: &str) -> Result<Figure, FigureError> {
@@ -108,6 +98,18 @@ fn a_model_without_a_training_log_is_a_clear_error() {
         err.message
     );
     assert!(err.hint.unwrap().contains("tracebook trace --force"));
+}
+
+#[test]
+fn the_baseline_label_moves_below_the_line_where_the_curves_run_above_it() {
+    use super::baseline_label_y;
+    // Drawing coordinates: smaller y is higher. The line is at y = 100.
+    let far_above = [(60.0, 20.0), (80.0, 30.0), (200.0, 99.0)];
+    assert_eq!(baseline_label_y(100.0, &far_above, 50.0, 150.0), 95.0);
+    let just_above = [(60.0, 92.0), (80.0, 95.0), (120.0, 90.0)];
+    assert_eq!(baseline_label_y(100.0, &just_above, 50.0, 150.0), 114.0);
+    // Points outside the label's span do not count.
+    assert_eq!(baseline_label_y(100.0, &just_above, 130.0, 150.0), 95.0);
 }
 
 #[test]

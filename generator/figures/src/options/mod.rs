@@ -4,11 +4,10 @@
 mod numeric;
 mod problems;
 mod reader;
-mod suggest;
 mod values;
 
 pub use reader::Options;
-pub use suggest::closest;
+pub use tracebook_trace::suggest::closest;
 pub use values::{Head, Layer};
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! The option errors shared by all readers: a missing key, a value of the wrong type, a
 //! prompt that has no trace.
 
-use super::suggest::closest;
+use super::closest;
 use crate::error::FigureError;
 use toml::Value;
 

@@ -1,8 +1,8 @@
 //! [`Options`]: reads one figure block's keys with their types and ranges. Unknown keys
 //! are rejected up front with a did-you-mean hint; every error carries the key it is about.
 
+use super::closest;
 use super::problems::{missing, quoted_list, unknown_prompt, wrong_type};
-use super::suggest::closest;
 use super::values::{Head, Layer, TokenIndex};
 use crate::error::FigureError;
 use crate::prompt::Prompt;

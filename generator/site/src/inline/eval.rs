@@ -309,7 +309,7 @@ fn similar_token(vocab: &Vocab, text: &str) -> Option<String> {
     vocab
         .texts()
         .filter(|t| !t.trim().is_empty() && t.chars().count().abs_diff(len) <= allowed)
-        .map(|t| (strsim::damerau_levenshtein(text, t), t))
+        .map(|t| (tracebook_trace::suggest::distance(text, t), t))
         .filter(|&(distance, _)| distance <= allowed)
         .min()
         .map(|(_, t)| t.to_owned())

@@ -14,7 +14,7 @@ use crate::error::FigureError;
 use crate::figure::Figure;
 use crate::format::{count, short, signed};
 use crate::options::Options;
-use crate::svg::{number, Canvas, Css, Element};
+use crate::svg::{number, text_width, Canvas, Css, Element, Font};
 use crate::Traces;
 use tracebook_trace::TrainingSummary;
 
@@ -95,11 +95,20 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
     if let Some(bigram) = run.bigram_val_loss {
         let at = y.at(bigram);
         body.push(line("tbf-o", LEFT, at, RIGHT, at).attr("stroke-dasharray", "4 3"));
-        // At the left, where the loss curve is still far above any baseline.
+        let label = format!("bigram baseline {}", nats(bigram));
+        // At the left, above the line or, where the curves come close to it there, below.
+        let from = LEFT + 6.0;
+        let to = from + text_width(&label, Font::Sans, 12.0) * LABEL_SLACK;
+        let curves: Vec<(f64, f64)> = run
+            .loss
+            .iter()
+            .chain(&run.val_loss)
+            .map(|&(s, l)| point(s, l))
+            .collect();
         body.push(
-            text(LEFT + 6.0, at - 5.0)
+            text(from, baseline_label_y(at, &curves, from, to))
                 .class("tbf-s tbf-dim")
-                .text(format!("bigram baseline {}", nats(bigram))),
+                .text(label),
         );
     }
     body.push(path("tbf-line", run.loss.iter().map(|&(s, l)| point(s, l))));
@@ -168,6 +177,29 @@ fn legend(top: f64) -> Element {
     group.push(line("tbf-o", 250.0, top - 4.0, 268.0, top - 4.0).attr("stroke-dasharray", "4 3"));
     group.push(text(274.0, top).text("bigram baseline"));
     group
+}
+
+/// How much wider than the width estimate a label may render (DejaVu Sans, the usual sans
+/// on Linux, runs about a fifth wider).
+const LABEL_SLACK: f64 = 1.25;
+
+/// The baseline of the baseline's label, for a line at `at` and a label spanning `from..to`:
+/// just above the line, unless more of the drawn points (`curves`, in drawing coordinates)
+/// fall in the band the label would cover there than in the band just below, where it then
+/// goes.
+fn baseline_label_y(at: f64, curves: &[(f64, f64)], from: f64, to: f64) -> f64 {
+    const BAND: f64 = 16.0;
+    let in_band = |top: f64, bottom: f64| {
+        curves
+            .iter()
+            .filter(|&&(x, y)| (from..=to).contains(&x) && (top..=bottom).contains(&y))
+            .count()
+    };
+    if in_band(at - BAND, at) <= in_band(at, at + BAND) {
+        at - 5.0
+    } else {
+        at + 14.0
+    }
 }
 
 fn summary_lines(run: &TrainingSummary) -> Vec<String> {

@@ -19,7 +19,9 @@
       title.textContent = "tracebook: the last build failed; the page shows the previous build. Fix the file and save: the page reloads by itself.";
       title.style.cssText = "font-weight:bold;color:#ff8a80;";
       var pre = document.createElement("pre");
-      pre.style.cssText = "white-space:pre-wrap;";
+      // Reset what the site's theme gives <pre>, so that the text stays readable.
+      pre.style.cssText = "white-space:pre-wrap;margin:0;padding:0;border:0;background:none;" +
+        "color:inherit;font:inherit;";
       overlay.appendChild(close);
       overlay.appendChild(title);
       overlay.appendChild(pre);

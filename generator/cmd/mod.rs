@@ -22,10 +22,10 @@ pub struct Cli {
     /// The site folder (holding tracebook.toml).
     #[arg(long, global = true, default_value = ".")]
     pub root: PathBuf,
-    /// Print errors only.
+    /// Print errors only (init, new, serve, build, check).
     #[arg(long, short, global = true, conflicts_with = "verbose")]
     pub quiet: bool,
-    /// Also print what each step did and how long each stage took.
+    /// Also print how long each stage of a build took.
     #[arg(long, short, global = true)]
     pub verbose: bool,
     #[command(subcommand)]

@@ -41,7 +41,7 @@ pub fn run(root: &Path, ui: &Ui, args: Args) -> anyhow::Result<()> {
     let live = Arc::new(Live::default());
     build(&root, ui, &live, &[]);
     ui.say(format!(
-        "serving {} at http://127.0.0.1:{}/ ; watching tracebook.toml, content/, templates/, static/, traces/ (Ctrl-C stops)",
+        "serving {} at http://127.0.0.1:{}/\nwatching tracebook.toml, content/, templates/, static/ and traces/; Ctrl-C stops",
         out_dir.display(),
         args.port
     ));

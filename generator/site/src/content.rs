@@ -106,7 +106,13 @@ fn files_under(dir: &Path, out: &mut Diagnostics) -> Vec<PathBuf> {
     files
 }
 
-fn load_page(source: SourceFile, relative: &Path, content: &mut Content, out: &mut Diagnostics) {
+/// Reads one article: its front matter (and the prompts it declares) and where its body is.
+pub fn load_page(
+    source: SourceFile,
+    relative: &Path,
+    content: &mut Content,
+    out: &mut Diagnostics,
+) {
     let parts = match front_matter::split(&source) {
         Ok(parts) => parts,
         Err(diagnostic) => return out.push(diagnostic),

@@ -17,6 +17,9 @@ pub fn html(text: &str) -> String {
 }
 
 #[cfg(test)]
+mod properties;
+
+#[cfg(test)]
 mod tests {
     #[test]
     fn escapes_markup_and_quotes() {

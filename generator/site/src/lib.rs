@@ -10,6 +10,8 @@ mod content;
 mod diagnostic;
 mod escape;
 mod front_matter;
+#[doc(hidden)]
+pub mod fuzzing;
 mod html_scan;
 mod inline;
 mod lazy_tokenizer;

@@ -42,6 +42,15 @@ impl TraceSet {
         TraceSet { entries }
     }
 
+    /// Traces already in memory, each taken as up to date.
+    pub fn from_ready(traces: impl IntoIterator<Item = (String, Trace)>) -> TraceSet {
+        let entries = traces
+            .into_iter()
+            .map(|(name, trace)| (name, TraceStatus::Ready(Box::new(trace))))
+            .collect();
+        TraceSet { entries }
+    }
+
     /// The trace of `name` when it exists and is up to date.
     pub fn ready(&self, name: &str) -> Option<&Trace> {
         match self.entries.get(name) {

@@ -35,6 +35,9 @@ fn allowed_in_xml(c: char) -> bool {
 }
 
 #[cfg(test)]
+mod properties;
+
+#[cfg(test)]
 mod tests {
     use super::{escape_attr, escape_text};
 

@@ -147,6 +147,9 @@ fn unique(base: String, taken: &BTreeSet<String>) -> String {
 }
 
 #[cfg(test)]
+mod properties;
+
+#[cfg(test)]
 mod tests {
     use super::*;
 

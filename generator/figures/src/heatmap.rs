@@ -27,6 +27,34 @@ pub struct Grid<'a> {
     pub ramp: &'a Ramp,
     /// What rows and columns are, shown in the top-left corner, e.g. ("query ↓", "key →").
     pub corner: (&'a str, &'a str),
+    /// When row and column i are token `first + i` of prompt `name`: `Some((name, first))`,
+    /// so the page's script can highlight a token's row and column (see [`token_key`]).
+    pub tokens: Option<(&'a str, usize)>,
+}
+
+/// The `data-tb-tok` value that names token `position` of prompt `prompt` on a page.
+pub fn token_key(prompt: &str, position: usize) -> String {
+    format!("{prompt}:{position}")
+}
+
+/// An empty group telling the page's script where a token grid's cells are: token
+/// `first + i` is row and column i of `n` cells of size `cell` from `(left, top)`.
+pub fn grid_marker(
+    prompt: &str,
+    first: usize,
+    n: usize,
+    (left, top): (f64, f64),
+    cell: f64,
+) -> Element {
+    Element::new("g").attr(
+        "data-tb-grid",
+        format!(
+            "{prompt} {first} {n} {} {} {}",
+            number(left, 2),
+            number(top, 2),
+            number(cell, 2)
+        ),
+    )
 }
 
 /// Where the grid landed.
@@ -89,9 +117,13 @@ pub fn draw(grid: &Grid<'_>, width: f64, top: f64) -> Placed {
     let grid_top = (top + rise + 12.0).max(top + 30.0).ceil();
     let size = LABEL_SIZE.min(cell - 1.0).max(6.0);
     let mut elements = vec![corner(grid.corner, left, grid_top)];
-    elements.push(row_labels(grid.rows, left, grid_top, cell, size));
-    elements.push(col_labels(grid.cols, left, grid_top, cell, size, upright));
+    elements.push(row_labels(grid, left, grid_top, cell, size));
+    elements.push(col_labels(grid, left, grid_top, (cell, size), upright));
     elements.extend(cells(grid, left, grid_top, cell));
+    if let Some((prompt, first)) = grid.tokens {
+        let n = grid.rows.len();
+        elements.push(grid_marker(prompt, first, n, (left, grid_top), cell));
+    }
     let lean = if upright { 0.0 } else { col_label * SLANT };
     Placed {
         elements,
@@ -110,33 +142,41 @@ fn corner((rows, cols): (&str, &str), left: f64, grid_top: f64) -> Element {
         .child(text(left - 8.0, grid_top - 7.0).text(rows))
 }
 
-fn row_labels(rows: &[Shown], left: f64, grid_top: f64, cell: f64, size: f64) -> Element {
+fn row_labels(grid: &Grid<'_>, left: f64, grid_top: f64, cell: f64, size: f64) -> Element {
     let mut group = Element::new("g")
         .class("tbf-m")
         .attr("font-size", size)
         .attr("text-anchor", "end");
-    for (i, label) in rows.iter().enumerate() {
+    for (i, label) in grid.rows.iter().enumerate() {
         let y = grid_top + (i as f64 + 0.5) * cell + size * 0.35;
-        group.push(label.append_to(text(left - 6.0, y)));
+        group.push(label.append_to(tagged(text(left - 6.0, y), grid, i)));
     }
     group
 }
 
+/// `element` with the `data-tb-tok` of row or column `i`, when the grid's lines are tokens.
+fn tagged(element: Element, grid: &Grid<'_>, i: usize) -> Element {
+    match grid.tokens {
+        Some((prompt, first)) => element.attr("data-tb-tok", token_key(prompt, first + i)),
+        None => element,
+    }
+}
+
 fn col_labels(
-    cols: &[Shown],
+    grid: &Grid<'_>,
     left: f64,
     grid_top: f64,
-    cell: f64,
-    size: f64,
+    (cell, size): (f64, f64),
     upright: bool,
 ) -> Element {
     let angle = if upright { -90 } else { -45 };
     let mut group = Element::new("g").class("tbf-m").attr("font-size", size);
-    for (i, label) in cols.iter().enumerate() {
+    for (i, label) in grid.cols.iter().enumerate() {
         let x = left + (i as f64 + 0.5) * cell + size * 0.3;
         let y = grid_top - 5.0;
         let rotate = format!("rotate({angle} {} {})", number(x, 1), number(y, 1));
-        group.push(label.append_to(text(x, y).attr("transform", rotate)));
+        let at = tagged(text(x, y).attr("transform", rotate), grid, i);
+        group.push(label.append_to(at));
     }
     group
 }

@@ -15,6 +15,7 @@ mod heatmap;
 mod kinds;
 mod live;
 mod options;
+mod panels;
 mod prompt;
 pub mod sampler;
 mod strip;

@@ -87,3 +87,11 @@ fn base64_pads_like_rfc_4648() {
     assert_eq!(base64(b"foo"), "Zm9v");
     assert_eq!(base64(b"foobar"), "Zm9vYmFy");
 }
+
+#[test]
+fn json_strings_escape_quotes_backslashes_controls_and_tags() {
+    assert_eq!(
+        super::json_string("a\"b\\c\n</script>"),
+        "\"a\\\"b\\\\c\\u000a\\u003c/script>\""
+    );
+}

@@ -8,12 +8,16 @@
 //! Options: `prompt`, `caption`, `layer`, `head` (both required), `stage`, `values`
 //! (print each cell's number; default when the prompt has at most 10 tokens, and
 //! possible up to 14). Prompts longer than 24 tokens show their last 24, with a note.
+//! `pickers` ("none" by default; "heads": every head of the layer, "layers": this head in
+//! every layer, "all": every layer and head, at most 48 panels) draws the other heatmaps
+//! too, hidden, for the page's layer and head pickers (see [`crate::panels`]).
 
 use crate::error::FigureError;
 use crate::figure::Figure;
 use crate::format::{signed, weight};
 use crate::heatmap::{self, Cell, Grid};
 use crate::options::{Head, Layer, Options};
+use crate::panels::{self, Panel};
 use crate::prompt::Prompt;
 use crate::svg::{Canvas, Element, Font, Ramp};
 use crate::token_text::Shown;
@@ -27,6 +31,9 @@ const MAX_TOKENS: usize = 24;
 const VALUES_BY_DEFAULT: usize = 10;
 const MAX_VALUES: usize = 14;
 const STAGES: [&str; 3] = ["pattern", "scores", "masked"];
+const PICKERS: [&str; 4] = ["none", "heads", "layers", "all"];
+/// Panels a figure may carry: each is a whole heatmap, and pages have a size budget.
+const MAX_PANELS: usize = 48;
 
 /// Which step of attention to draw.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -74,7 +81,11 @@ impl Matrix {
 }
 
 pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, FigureError> {
-    let options = Options::new(KIND, table, &["layer", "head", "stage", "values"])?;
+    let options = Options::new(
+        KIND,
+        table,
+        &["layer", "head", "stage", "values", "pickers"],
+    )?;
     let prompt = options.prompt(traces)?;
     let caption = options.caption()?;
     let config = &prompt.trace.meta.model.config;
@@ -99,7 +110,45 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
     }
     let tokens = &prompt.trace.meta.tokens[matrix.first..];
     let scale = Scale::of(&matrix, stage);
-    let (body, width, height) = draw(&matrix, tokens, &scale, values);
+    let (body, width, height) = draw(&prompt.name, &matrix, tokens, &scale, values);
+    let pickers = options.choice("pickers", "none", &PICKERS)?;
+    let others = picked(pickers, (layer, head), (config.n_layer, config.n_head));
+    if others.len() > MAX_PANELS {
+        return Err(FigureError::at(
+            "pickers",
+            format!(
+                "{} panels are too many for one page (at most {MAX_PANELS})",
+                others.len()
+            ),
+        )
+        .with_hint("use pickers = \"heads\" (every head of this layer) or \"layers\""));
+    }
+    let (mut width, mut height) = (width, height);
+    let mut panels = Vec::with_capacity(others.len());
+    let mut shown = 0;
+    for (l, h) in &others {
+        let key = vec![("layer", *l), ("head", *h)];
+        if (*l, *h) == (layer.0, head.0) {
+            shown = panels.len();
+            panels.push(Panel {
+                key,
+                body: Vec::new(),
+            });
+            continue;
+        }
+        let m = read(&prompt, Layer(*l), Head(*h), stage)?;
+        let (b, w, ht) = draw(&prompt.name, &m, tokens, &Scale::of(&m, stage), values);
+        (width, height) = (width.max(w), height.max(ht));
+        panels.push(Panel { key, body: b });
+    }
+    let live = (!panels.is_empty()).then(|| panels::json(&panels, shown));
+    let body = match panels.get_mut(shown) {
+        Some(own) => {
+            own.body = body;
+            panels::stack(panels, shown)
+        }
+        None => body,
+    };
     let canvas = Canvas {
         kind: KIND,
         width,
@@ -113,11 +162,32 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
         desc: describe(&matrix, &scale, layer, head, tokens),
         css: scale.ramp.css(),
     };
-    Ok(Figure::new(canvas, body, caption, &prompt))
+    let figure = Figure::new(canvas, body, caption, &prompt);
+    Ok(match live {
+        Some(json) => figure.with_live(json),
+        None => figure,
+    })
+}
+
+/// The (layer, head) panels that `pickers` asks for, in order; empty for "none".
+fn picked(
+    pickers: &str,
+    (layer, head): (Layer, Head),
+    (n_layer, n_head): (usize, usize),
+) -> Vec<(usize, usize)> {
+    match pickers {
+        "heads" => (0..n_head).map(|h| (layer.0, h)).collect(),
+        "layers" => (0..n_layer).map(|l| (l, head.0)).collect(),
+        "all" => (0..n_layer)
+            .flat_map(|l| (0..n_head).map(move |h| (l, h)))
+            .collect(),
+        _ => Vec::new(),
+    }
 }
 
 /// The heatmap, its legend and any truncation note; and the width and height they take.
 fn draw(
+    prompt_name: &str,
     matrix: &Matrix,
     tokens: &[Token],
     scale: &Scale,
@@ -134,6 +204,7 @@ fn draw(
         cells: &cells,
         ramp: &scale.ramp,
         corner: ("query ↓", "key →"),
+        tokens: Some((prompt_name, matrix.first)),
     };
     let placed = heatmap::draw(&grid, WIDTH, 0.0);
     let mut body = placed.elements;

@@ -11,6 +11,7 @@ use crate::draw::{note, text, Cells};
 use crate::error::FigureError;
 use crate::figure::Figure;
 use crate::heatmap;
+use crate::heatmap::grid_marker;
 use crate::options::{Layer, Options};
 use crate::prompt::{Checked, Prompt};
 use crate::svg::{number, Canvas, Element, Ramp};
@@ -76,6 +77,14 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
     let ramp = Ramp::unit();
     let mut body = labels(&grid);
     body.extend(tiles(&grid, &ramp));
+    // Where each tile's cells are, for the page's token highlighting.
+    for row in 0..grid.layers.len() {
+        for head in 0..heads {
+            let origin = grid.origin(row, head);
+            let (first, n) = (grid.shown.start, grid.shown.len());
+            body.push(grid_marker(&prompt.name, first, n, origin, grid.cell));
+        }
+    }
     let bottom = grid.origin(grid.layers.len() - 1, heads - 1).1 + grid.tile + 14.0;
     let ticks = [
         (0.0, "0".to_string()),

@@ -192,6 +192,23 @@ fn the_largest_grid_stays_small() {
     let svg = draw(&ids, "layer = 0\nhead = 0\nstage = \"scores\"")
         .unwrap()
         .svg;
-    // 24×24 cells of about 12 bytes each, labels and two themes of colours (13.8 KB measured).
-    assert!(svg.len() < 15_000, "{} bytes", svg.len());
+    // 24×24 cells of about 12 bytes each, labels and two themes of colours, and the labels'
+    // data-tb-tok for the page's highlighting (15.3 KB measured).
+    assert!(svg.len() < 16_000, "{} bytes", svg.len());
+}
+
+#[test]
+fn pickers_draw_every_head_of_the_layer_and_show_the_figures_own() {
+    let figure = draw(&ROBOTS, "layer = 1\nhead = 1\npickers = \"heads\"").unwrap();
+    let live = figure.live.as_deref().unwrap();
+    assert!(live.contains("\"axes\":[[\"layer\",[1]],[\"head\",[0,1]]],\"start\":\"1 1\""));
+    assert_eq!(figure.svg.matches("data-tb-panel=").count(), 2);
+    assert_eq!(figure.svg.matches("display=\"none\"").count(), 1);
+    assert!(figure.svg.contains("<g data-tb-panel=\"1 1\">"));
+    // The shown panel is the figure without pickers.
+    let alone = draw(&ROBOTS, "layer = 1\nhead = 1").unwrap();
+    assert_eq!(alone.live, None);
+    assert_eq!(figure.alt, alone.alt);
+    let all = draw(&ROBOTS, "layer = 0\nhead = 0\npickers = \"all\"").unwrap();
+    assert_eq!(all.svg.matches("data-tb-panel=").count(), 4);
 }

@@ -5,6 +5,9 @@
 //!
 //! Options: `prompt` (a prompt with `generate = N`), `caption`, `steps` (rows shown,
 //! default 12, at most 32), `alternatives` (per row, default 2, at most 3).
+//!
+//! On a page with scripts, a step slider replays the loop: rows after the chosen step are
+//! hidden and the continuation shows the tokens generated so far.
 
 use super::strips::WIDTH;
 use crate::chart::{bar_column, label_column, Bar};
@@ -12,6 +15,7 @@ use crate::draw::{note, text};
 use crate::error::FigureError;
 use crate::figure::Figure;
 use crate::format::percent;
+use crate::live::json_string;
 use crate::options::Options;
 use crate::svg::{text_width, Canvas, Css, Element, Font};
 use crate::token_text::{cut, one_line, visible, Shown};
@@ -70,7 +74,15 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
         desc: describe(&text_prompt, &continuation, generation),
         css: Css::default(),
     };
-    Ok(Figure::new(canvas, body, caption, &prompt))
+    let texts: Vec<String> = shown
+        .iter()
+        .map(|s| json_string(&one_line(&s.text)))
+        .collect();
+    let json = format!(
+        "{{\"kind\":\"steps\",\"top\":{TOP},\"pitch\":{PITCH},\"texts\":[{}]}}",
+        texts.join(",")
+    );
+    Ok(Figure::new(canvas, body, caption, &prompt).with_live(json))
 }
 
 /// The end of the prompt, muted, then the continuation in the accent colour, on one line
@@ -93,7 +105,12 @@ fn headline(prompt_text: &str, continuation: &str) -> Vec<Element> {
         .class("tbf-m")
         .attr("font-size", 12.0)
         .child(Element::new("tspan").class("tbf-dim").text(shown_prompt))
-        .child(Element::new("tspan").class("tbf-acc tbf-b").text(generated));
+        .child(
+            Element::new("tspan")
+                .class("tbf-acc tbf-b")
+                .attr("data-tb-gen", 0)
+                .text(generated),
+        );
     let mut heads = Element::new("g").class("tbf-s tbf-dim");
     heads.push(text(0.0, TOP - 10.0).text("step"));
     heads.push(text(126.0, TOP - 10.0).text("chosen, probability"));

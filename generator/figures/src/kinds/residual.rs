@@ -67,6 +67,7 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
         cells: &cells,
         ramp: &ramp,
         corner: ("token ↓", "after →"),
+        tokens: None,
     };
     let placed = heatmap::draw(&grid, WIDTH, 0.0);
     let mut body = placed.elements;

@@ -6,6 +6,7 @@
 
 use crate::error::FigureError;
 use crate::figure::Figure;
+use crate::heatmap::token_key;
 use crate::options::Options;
 use crate::svg::{text_width, Canvas, Css, Element, Font, CATEGORY_COUNT};
 use crate::token_text::{one_line, Shown, NEWLINE, SPACE};
@@ -56,7 +57,7 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
     let placed = layout(tokens, show);
     let rows = placed.last().map_or(1, |p| p.row + 1);
     let row_height = row_height(show);
-    let mut body = draw(tokens, &placed, show);
+    let mut body = draw(&prompt.name, tokens, &placed, show);
     let legend_y = rows as f64 * row_height + 6.0;
     body.push(legend(tokens, show, legend_y));
     let canvas = Canvas {
@@ -167,7 +168,7 @@ fn word_width(tokens: &[Token], widths: &[f64], start: usize) -> f64 {
 }
 
 /// The drawing, grouped by role so shared attributes are written once per group.
-fn draw(tokens: &[Token], placed: &[Placed], show: Show) -> Vec<Element> {
+fn draw(prompt_name: &str, tokens: &[Token], placed: &[Placed], show: Show) -> Vec<Element> {
     let mut boxes = Element::new("g").class("tbf-tok");
     let mut texts = Element::new("g")
         .class("tbf-m")
@@ -179,16 +180,18 @@ fn draw(tokens: &[Token], placed: &[Placed], show: Show) -> Vec<Element> {
     for (i, (token, place)) in tokens.iter().zip(placed).enumerate() {
         let top = box_top(place.row, show);
         let centre = place.x + place.width / 2.0;
+        let key = token_key(prompt_name, i);
         boxes.push(
             Element::new("rect")
                 .class(&format!("tbf-c{}", i % CATEGORY_COUNT))
+                .attr("data-tb-tok", key.clone())
                 .attr("x", place.x)
                 .attr("y", top)
                 .attr("width", place.width)
                 .attr("height", BOX_HEIGHT)
                 .attr("rx", 4.0),
         );
-        texts.push(label(token).append_to(at(centre, top + 20.0)));
+        texts.push(label(token).append_to(at(centre, top + 20.0).attr("data-tb-tok", key)));
         numbers.push(at(centre, top + BOX_HEIGHT + 15.0).text(token.id.to_string()));
         if show.spans {
             numbers.push(at(centre, top + BOX_HEIGHT + 29.0).text(span_label(token)));

@@ -152,6 +152,7 @@ fn snapshot() {
 fn a_long_prompt_stays_small() {
     let ids: Vec<u32> = (0..200).map(|i| i % 40).collect();
     let svg = draw(&ids, "").svg;
-    // About 180 bytes a token, plus the style sheet (37.1 KB when measured).
-    assert!(svg.len() < 40_000, "{} bytes", svg.len());
+    // About 220 bytes a token (40 of them the data-tb-tok on box and label that the page's
+    // highlighting uses), plus the style sheet (45.5 KB when measured).
+    assert!(svg.len() < 48_000, "{} bytes", svg.len());
 }

@@ -3,8 +3,9 @@
 //    controls (temperature, top-k, top-p) and are redrawn from those numbers; the arithmetic
 //    mirrors the figures crate (src/live.rs, src/sampler.rs, format::percent).
 // 2. Hovering or focusing a token (data-tb-tok="prompt:position") highlights it in every
-//    figure of the page.
-// 3. Figures with build-time panels (data-tb-panel) get pickers that show one at a time.
+//    figure of the page: its boxes and labels, and its row and column in attention maps.
+// 3. Figures with build-time panels (data-tb-panel) get pickers that show one at a time,
+//    and the generation figure a step slider.
 // Changes are announced through a polite live region per figure. No network, no globals.
 (function () {
   'use strict';
@@ -164,21 +165,16 @@
     return { label: label, input: input };
   }
 
-  function live(figure, script) {
-    var d = JSON.parse(script.textContent), svg = $(figure, 'svg');
-    if (!svg || !draw[d.kind]) return;
+  // Temperature, top-k and top-p; returns the redraw (which says what changed).
+  function sampler(svg, d, box) {
+    if (!draw[d.kind]) return null;
     d.H = numbers(d.head, 4, 'getFloat32');
     d.Z = numbers(d.z, 8, 'getFloat64');
     d.C = numbers(d.counts, 4, 'getUint32');
     d.M = numbers(d.masses, 4, 'getFloat32');
-    var start = { t: d.t, k: d.k || 0, p: d.p == null ? -1 : d.p }, s = {};
-    var box = el('div', 'tb-controls'), say = el('p', 'tb-sr');
-    box.setAttribute('role', 'group');
-    box.setAttribute('aria-label', 'Controls for this figure');
-    say.setAttribute('aria-live', 'polite');
+    var start = { t: d.t, k: d.k || 0, p: d.p == null ? -1 : d.p }, s = {}, k, p;
     var t = slider('temperature', d.temps.length - 1, start.t, function (i) { return shortT(d.temps[i]); });
     box.append(t.label);
-    var k, p;
     if (d.kind !== 'temperature') {
       k = el('input');
       k.type = 'number';
@@ -195,28 +191,110 @@
     var reset = el('button', 'tb-reset', 'Reset');
     reset.type = 'button';
     box.append(reset);
-    function update(quiet) {
-      s.t = +t.input.value;
-      s.k = k ? Math.max(0, Math.min(d.H.length, Math.floor(+k.value) || 0)) : 0;
-      s.p = p && +p.input.value < d.tops.length ? +p.input.value : -1;
-      var message = draw[d.kind](svg, d, s);
-      figure.setAttribute('data-tb-state', s.t + ',' + s.k + ',' + s.p);
-      if (!quiet) say.textContent = message;
-    }
-    box.addEventListener('input', function () { update(false); });
-    box.addEventListener('change', function () { update(false); });
     reset.addEventListener('click', function () {
       t.input.value = start.t;
       if (k) { k.value = start.k; p.input.value = start.p < 0 ? d.tops.length : start.p; }
       t.input.dispatchEvent(new Event('input', { bubbles: true }));
       if (p) p.input.dispatchEvent(new Event('input', { bubbles: true }));
     });
-    var art = $(figure, '.tb-figure-art') || svg;
-    art.after(box, say);
+    return function () {
+      s.t = +t.input.value;
+      s.k = k ? Math.max(0, Math.min(d.H.length, Math.floor(+k.value) || 0)) : 0;
+      s.p = p && +p.input.value < d.tops.length ? +p.input.value : -1;
+      svg.closest('figure').setAttribute('data-tb-state', s.t + ',' + s.k + ',' + s.p);
+      return draw[d.kind](svg, d, s);
+    };
+  }
+
+  // Pickers over build-time panels (data-tb-panel="1 3"): one <select> per axis with a choice.
+  function pickers(svg, d, box) {
+    var start = d.start.split(' ');
+    var values = d.axes.map(function (axis, a) {
+      if (axis[1].length < 2) return { value: start[a] };
+      var label = el('label', 'tb-control'), select = el('select');
+      axis[1].forEach(function (v) { select.append(el('option', null, String(v))); });
+      select.value = start[a];
+      label.append(el('span', null, axis[0] + ' '), select);
+      box.append(label);
+      return select;
+    });
+    return function () {
+      var key = values.map(function (v) { return v.value; }).join(' ');
+      $$(svg, '[data-tb-panel]').forEach(function (g) {
+        if (g.getAttribute('data-tb-panel') === key) g.removeAttribute('display');
+        else g.setAttribute('display', 'none');
+      });
+      return d.axes.map(function (a, i) { return a[0] + ' ' + values[i].value; }).join(', ');
+    };
+  }
+
+  // The generation loop, step by step: later rows hide, the continuation grows.
+  function steps(svg, d, box) {
+    var n = d.texts.length, gen = $(svg, '[data-tb-gen]'), full = gen.textContent;
+    var s = slider('step', n - 1, n - 1, function (i) { return (i + 1) + ' of ' + n; });
+    var rows = $$(svg, 'text[y], rect[y]').map(function (e) {
+      return [e, Math.floor((+e.getAttribute('y') - d.top) / d.pitch)];
+    }).filter(function (r) { return r[1] >= 0 && r[1] < n; });
+    box.append(s.label);
+    return function () {
+      var k = +s.input.value + 1;
+      rows.forEach(function (r) { r[0].setAttribute('visibility', r[1] < k ? 'visible' : 'hidden'); });
+      gen.textContent = k === n ? full : d.texts.slice(0, k).join('').slice(0, full.length);
+      return 'step ' + k + ' of ' + n + ': ' + d.texts[k - 1];
+    };
+  }
+
+  function live(figure, script) {
+    var d = JSON.parse(script.textContent), svg = $(figure, 'svg');
+    var box = el('div', 'tb-controls'), say = el('p', 'tb-sr');
+    if (!svg) return;
+    var make = d.kind === 'panels' ? pickers : d.kind === 'steps' ? steps : sampler;
+    var update = make(svg, d, box);
+    if (!update) return;
+    box.setAttribute('role', 'group');
+    box.setAttribute('aria-label', 'Controls for this figure');
+    say.setAttribute('aria-live', 'polite');
+    function changed() { say.textContent = update(); }
+    box.addEventListener('input', changed);
+    box.addEventListener('change', changed);
+    ($(figure, '.tb-figure-art') || svg).after(box, say);
     figure.setAttribute('data-tb-ready', '');
   }
 
+  // Token highlighting: every element of the page naming the token, and bands over its row
+  // and column in each grid (data-tb-grid="prompt first n left top cell").
+  var lit = null, SVG = 'http://www.w3.org/2000/svg';
+  function band(g, x, y, w, h) {
+    var r = document.createElementNS(SVG, 'rect');
+    r.setAttribute('class', 'tb-band');
+    [['x', x], ['y', y], ['width', w], ['height', h]].forEach(function (a) { r.setAttribute(a[0], num(a[1])); });
+    g.appendChild(r);
+  }
+  function highlight(key) {
+    if (key === lit) return;
+    lit = key;
+    $$(document, '.tb-tok-hl').forEach(function (e) { e.classList.remove('tb-tok-hl'); });
+    $$(document, '.tb-band').forEach(function (e) { e.remove(); });
+    if (!key) return;
+    var at = key.lastIndexOf(':'), prompt = key.slice(0, at), pos = +key.slice(at + 1);
+    $$(document, '[data-tb-tok="' + key + '"]').forEach(function (e) { e.classList.add('tb-tok-hl'); });
+    $$(document, '[data-tb-grid]').forEach(function (g) {
+      var a = g.getAttribute('data-tb-grid').split(' '), n = +a[2], x = +a[3], y = +a[4], c = +a[5];
+      var i = pos - a[1];
+      if (a[0] !== prompt || i < 0 || i >= n) return;
+      band(g, x, y + i * c, n * c, c);
+      band(g, x + i * c, y, c, n * c);
+    });
+  }
+  function follow(e) {
+    var t = e.target.closest && e.target.closest('[data-tb-tok]');
+    highlight(t ? t.getAttribute('data-tb-tok') : null);
+  }
+
   function init() {
+    document.addEventListener('mouseover', follow);
+    document.addEventListener('focusin', follow);
+    $$(document, '.tbf-tokens rect[data-tb-tok]').forEach(function (r) { r.setAttribute('tabindex', '0'); });
     $$(document, 'figure').forEach(function (figure) {
       var script = $(figure, 'script.tb-live');
       if (script) {

@@ -1,0 +1,87 @@
+//! Panels: a figure drawn several times at build time (e.g. every head of a layer), one
+//! shown and the others hidden, with the picker the page's script builds from them. With
+//! scripts off the page shows the figure's own panel, as if it had no others.
+
+use crate::svg::Element;
+
+/// One drawing and the picker values that name it, e.g. `[("layer", 1), ("head", 3)]`.
+pub struct Panel {
+    pub key: Vec<(&'static str, usize)>,
+    pub body: Vec<Element>,
+}
+
+/// Every panel in a group of its own, all but `shown` hidden; each group names its panel
+/// in `data-tb-panel` ("1 3": the values of the keys, in order).
+pub fn stack(panels: Vec<Panel>, shown: usize) -> Vec<Element> {
+    panels
+        .into_iter()
+        .enumerate()
+        .map(|(i, panel)| {
+            let mut group = Element::new("g").attr("data-tb-panel", key_text(&panel.key));
+            if i != shown {
+                group = group.attr("display", "none");
+            }
+            for element in panel.body {
+                group.push(element);
+            }
+            group
+        })
+        .collect()
+}
+
+fn key_text(key: &[(&'static str, usize)]) -> String {
+    let values: Vec<String> = key.iter().map(|(_, v)| v.to_string()).collect();
+    values.join(" ")
+}
+
+/// The JSON object for the page's script: the picker names, each one's values, and the
+/// panel shown first.
+pub fn json(panels: &[Panel], shown: usize) -> String {
+    let names: Vec<&str> = panels
+        .first()
+        .map(|p| p.key.iter().map(|(n, _)| *n).collect())
+        .unwrap_or_default();
+    let axes: Vec<String> = names
+        .iter()
+        .enumerate()
+        .map(|(a, name)| {
+            let mut values: Vec<usize> = panels.iter().map(|p| p.key[a].1).collect();
+            values.sort_unstable();
+            values.dedup();
+            let values: Vec<String> = values.iter().map(usize::to_string).collect();
+            format!("[\"{name}\",[{}]]", values.join(","))
+        })
+        .collect();
+    format!(
+        "{{\"kind\":\"panels\",\"axes\":[{}],\"start\":\"{}\"}}",
+        axes.join(","),
+        panels
+            .get(shown)
+            .map_or(String::new(), |p| key_text(&p.key))
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{json, stack, Panel};
+    use crate::svg::Element;
+
+    fn panel(layer: usize, head: usize) -> Panel {
+        Panel {
+            key: vec![("layer", layer), ("head", head)],
+            body: vec![Element::new("rect")],
+        }
+    }
+
+    #[test]
+    fn one_panel_shows_and_the_picker_lists_every_value() {
+        let panels = vec![panel(0, 0), panel(0, 1), panel(1, 0), panel(1, 1)];
+        assert_eq!(
+            json(&panels, 1),
+            "{\"kind\":\"panels\",\"axes\":[[\"layer\",[0,1]],[\"head\",[0,1]]],\"start\":\"0 1\"}"
+        );
+        let groups: Vec<String> = stack(panels, 1).iter().map(Element::render).collect();
+        assert_eq!(groups[1], "<g data-tb-panel=\"0 1\">\n<rect/>\n</g>");
+        assert!(groups[0].starts_with("<g data-tb-panel=\"0 0\" display=\"none\">"));
+    }
+}

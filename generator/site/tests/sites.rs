@@ -41,6 +41,43 @@ fn valid_sites_build_and_match_their_snapshots() {
     }
 }
 
+#[test]
+fn every_figure_is_also_a_standalone_svg_file_its_caption_links_to() {
+    let site = TempSite::new(&support::sites_dir().join("valid/full"));
+    build_into(&site, "public").unwrap_or_else(|d| panic!("{d}"));
+    let files = read_tree(&site.root().join("public"));
+    let mut linked = 0;
+    for (path, bytes) in files.iter().filter(|(p, _)| p.ends_with(".html")) {
+        let html = String::from_utf8_lossy(bytes);
+        let dir = path
+            .rsplit_once('/')
+            .map_or(String::new(), |(d, _)| format!("{d}/"));
+        for (at, _) in html.match_indices("class=\"tb-figure-download\" href=\"") {
+            let rest = &html[at + "class=\"tb-figure-download\" href=\"".len()..];
+            let href = &rest[..rest.find('"').unwrap()];
+            let file = files
+                .get(&format!("{dir}{href}"))
+                .unwrap_or_else(|| panic!("{path} links to {href}, which was not written"));
+            let svg = String::from_utf8(file.clone()).unwrap();
+            let svg = svg
+                .strip_prefix("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n")
+                .expect("an XML declaration");
+            assert!(svg.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""));
+            assert!(
+                html.contains(svg.trim_end()),
+                "{href} is the figure the page shows"
+            );
+            linked += 1;
+        }
+    }
+    let figures = files
+        .keys()
+        .filter(|p| p.ends_with(".svg") && p.contains(".figure-"))
+        .count();
+    assert_eq!(linked, 3, "the full fixture's three figures are linked");
+    assert_eq!(figures, linked, "one file per figure, each linked");
+}
+
 /// The figures crate owns (and snapshots) its SVG; these snapshots are about the page
 /// around it, so each inline `<svg>…</svg>` is replaced by a marker.
 fn without_figure_art(html: &str) -> String {

@@ -15,6 +15,10 @@ use toml::de::DeTable;
 #[derive(Default)]
 pub struct FigureStats {
     pub count: usize,
+    /// The page's output path without `.html` (`more/deep`): figure files are named after it.
+    pub page_stem: String,
+    /// Every figure as a standalone file beside its page: (output path, SVG).
+    pub files: Vec<(String, String)>,
     /// Ids of the models whose traces the figures were drawn from.
     pub models: BTreeSet<String>,
 }
@@ -124,7 +128,11 @@ fn render(
         Ok(figure) => {
             stats.count += 1;
             stats.models.insert(figure.model_id.clone());
-            Some(wrap(kind, stats.count, &figure))
+            let file = format!("{}.figure-{}.svg", stats.page_stem, stats.count);
+            let href = file.rsplit('/').next().unwrap_or(&file).to_string();
+            let html = wrap(kind, stats.count, &figure, &href);
+            stats.files.push((file, standalone(&figure.svg)));
+            Some(html)
         }
         Err(err) => {
             let span = err
@@ -187,7 +195,7 @@ fn key_span(block: &Block, key: &str) -> Range<usize> {
 /// `<figure>` with the SVG, its description for screen readers, the numbers its controls
 /// redraw it from (for the page's script, `tracebook.js`; inert without it), and a caption
 /// that says which model made the trace.
-fn wrap(kind: &str, number: usize, figure: &tracebook_figures::Figure) -> String {
+fn wrap(kind: &str, number: usize, figure: &tracebook_figures::Figure, href: &str) -> String {
     // `<\/` keeps the JSON (numbers and base64 only) from ever closing the script element.
     let live = figure
         .live
@@ -208,11 +216,19 @@ fn wrap(kind: &str, number: usize, figure: &tracebook_figures::Figure) -> String
         "<figure class=\"tb-figure tb-figure-{kind}\" id=\"figure-{number}\">\n\
          <div class=\"tb-figure-art\" role=\"img\" aria-label=\"{alt}\">{svg}</div>\n\
          {live}<figcaption><span class=\"tb-figure-number\">Figure {number}.</span>{caption} \
-         <span class=\"tb-figure-model\">Traced with <code>{model}</code>.</span></figcaption>\n\
+         <span class=\"tb-figure-model\">Traced with <code>{model}</code>.</span> \
+         <a class=\"tb-figure-download\" href=\"{href}\" download>Download SVG</a></figcaption>\n\
          </figure>\n",
         kind = escape::html(kind),
         alt = escape::html(&figure.alt),
         svg = figure.svg,
         model = escape::html(&figure.model_id),
+        href = escape::html(href),
     )
+}
+
+/// A figure as a file of its own: the same SVG with an XML declaration, so image viewers
+/// and editors open it (its style sheet is inside it, so it looks the same).
+fn standalone(svg: &str) -> String {
+    format!("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n{svg}\n")
 }

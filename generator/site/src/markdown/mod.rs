@@ -47,6 +47,8 @@ pub struct RenderedMarkdown {
     pub values: usize,
     /// Models whose traces drew this page's figures.
     pub models: BTreeSet<String>,
+    /// Each figure as a standalone SVG file: (output path, content).
+    pub figure_files: Vec<(String, String)>,
 }
 
 /// Renders a body; problems are returned as diagnostics placed in the file.
@@ -60,7 +62,14 @@ pub fn render(input: &MarkdownInput<'_>) -> (RenderedMarkdown, Vec<Diagnostic>) 
     let events: Vec<Spanned<'_>> = Parser::new_ext(&substituted.text, options())
         .into_offset_iter()
         .collect();
-    let mut stats = figures::FigureStats::default();
+    let mut stats = figures::FigureStats {
+        page_stem: input
+            .output
+            .strip_suffix(".html")
+            .unwrap_or(input.output)
+            .to_string(),
+        ..figures::FigureStats::default()
+    };
     let events = figures::rewrite(
         events,
         &substituted.text,
@@ -83,6 +92,7 @@ pub fn render(input: &MarkdownInput<'_>) -> (RenderedMarkdown, Vec<Diagnostic>) 
     pulldown_cmark::html::push_html(&mut out.html, events.into_iter().map(|(e, _)| e));
     out.toc = toc;
     out.figures = stats.count;
+    out.figure_files = stats.files;
     out.models = stats.models;
     out.values = substituted.values.iter().filter(|v| v.is_some()).count();
     diagnostics.extend(

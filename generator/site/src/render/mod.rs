@@ -82,6 +82,9 @@ pub fn render(
         rendered.links.extend(page.links);
         generated.insert(page.path.clone(), source_of(site, &page.path));
         rendered.files.insert(page.path, page.html.into_bytes());
+        for (path, svg) in page.figure_files {
+            rendered.files.insert(path, svg.into_bytes());
+        }
     }
     rendered.pages = env.series.len() + 1;
     rendered.files.insert(

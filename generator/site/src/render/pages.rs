@@ -23,6 +23,8 @@ pub struct PageOutput {
     pub diagnostics: Vec<Diagnostic>,
     /// An article's entry in the search index.
     pub search: Option<SearchEntry>,
+    /// The page's figures as standalone SVG files: (output path, content).
+    pub figure_files: Vec<(String, String)>,
 }
 
 /// The `n`-th article of the series.
@@ -123,6 +125,7 @@ fn body(env: &RenderEnv<'_>, page: &Page) -> (RenderedMarkdown, PageOutput) {
     let out = PageOutput {
         path: page.output.clone(),
         links: std::mem::take(&mut rendered.links),
+        figure_files: std::mem::take(&mut rendered.figure_files),
         used: scope.into_used(),
         figures: rendered.figures,
         values: rendered.values,

@@ -13,7 +13,7 @@ let site, browser, rust;
 before(async () => {
   site = buildSite(siteRoot);
   browser = await launch();
-  rust = expected(trace, ['1,0,off', '0.5,0,off', '1.5,0,off', '0,0,off', '1.25,0,off', '2,0,off',
+  rust = expected(trace, ['1,0,off', '0.5,0,off', '1.5,0,off', '0,0,off', '1.3,0,off', '2,0,off',
     '0.8,0,0.9', '0.8,3,0.9', '0.8,0,0.5', '1.5,0,0.9', '1,0,0.95', '0.8,12,off']);
 });
 after(async () => { await browser?.close(); site?.remove(); });
@@ -61,7 +61,7 @@ function assertDrawn(got, want, label) {
 test('the temperature slider gives the probabilities Rust computes', async () => {
   const { page, context, problems } = await open(browser, site.dir, 'controls.html');
   await page.waitForSelector('#figure-2[data-tb-ready]');
-  for (const [t, stop] of [['0.5', 10], ['1.5', 30], ['0', 0], ['2', 40], ['1', 20]]) {
+  for (const [t, stop] of [['0.5', 5], ['1.5', 15], ['0', 0], ['2', 20], ['1', 10]]) {
     await slide(page, 2, 'temperature', stop);
     const got = await bars(page, 2);
     assert.equal(got.length, 10);
@@ -81,13 +81,13 @@ test('the temperature slider gives the probabilities Rust computes', async () =>
 test('the temperature figure redraws its last column', async () => {
   const { page, context, problems } = await open(browser, site.dir, 'controls.html');
   await page.waitForSelector('#figure-3[data-tb-ready]');
-  await slide(page, 3, 'temperature', 25);
+  await slide(page, 3, 'temperature', 13);
   const got = await bars(page, 3);
   const last = got.filter((b) => b.col === 2);
   assert.equal(last.length, 8);
-  for (const bar of last) assert.ok(close(bar.value, rust['1.25,0,off'].probs[bar.row]), `row ${bar.row}`);
+  for (const bar of last) assert.ok(close(bar.value, rust['1.3,0,off'].probs[bar.row]), `row ${bar.row}`);
   for (const bar of got.filter((b) => b.col === 0)) assert.ok(close(bar.value, rust['0.5,0,off'].probs[bar.row]));
-  assert.equal(await page.locator('#figure-3 [data-tb-head="2"]').textContent(), 'T = 1.25');
+  assert.equal(await page.locator('#figure-3 [data-tb-head="2"]').textContent(), 'T = 1.3');
   assert.deepEqual(problems, []);
   await context.close();
 });
@@ -108,7 +108,7 @@ test('top-k and top-p keep the right tokens, with the right weights', async () =
   const note = async () => page.locator('#figure-4 [data-tb-note="0"]').textContent();
   assert.match(await note(), new RegExp(`^${rust['0.8,0,0.5'].survivors} of 50,257 tokens survive`));
   // Past the embedded head: thousands of survivors, counted at build time over all V.
-  await slide(page, 4, 'temperature', 30);
+  await slide(page, 4, 'temperature', 15);
   await slide(page, 4, 'top-p', 17);
   const wide = rust['1.5,0,0.9'];
   assert.ok(wide.survivors > 256, `${wide.survivors}`);
@@ -116,7 +116,7 @@ test('top-k and top-p keep the right tokens, with the right weights', async () =
   const shown = wide.survivors.toString().replace(/\B(?=(\d{3})+(?!\d))/g, ',');
   assert.match(await note(), new RegExp(`^${shown} of 50,257 tokens survive`));
   // next-token takes the same rules: top-k 12 at T 0.8 leaves bars 0–9 drawn with p/mass.
-  await slide(page, 2, 'temperature', 16);
+  await slide(page, 2, 'temperature', 8);
   await typeTopK(page, 2, 12);
   assertDrawn(await bars(page, 2), rust['0.8,12,off'], 'next-token top_k 12');
   assert.deepEqual(problems, []);
@@ -129,13 +129,13 @@ test('controls work by keyboard, show focus and announce changes', async () => {
   const slider = page.locator('#figure-2 input[type="range"]').first();
   await slider.focus();
   await page.keyboard.press('ArrowLeft');
-  assert.equal(await slider.getAttribute('aria-valuetext'), 'temperature 0.95');
+  assert.equal(await slider.getAttribute('aria-valuetext'), 'temperature 0.9');
   const outline = await slider.evaluate((e) => getComputedStyle(e).outlineStyle);
   assert.notEqual(outline, 'none');
   const live = page.locator('#figure-2 [aria-live="polite"]');
-  assert.match(await live.textContent(), /^temperature 0\.95: 50,257 tokens survive; the likeliest is drawn with /);
+  assert.match(await live.textContent(), /^temperature 0\.9: 50,257 tokens survive; the likeliest is drawn with /);
   await page.locator('#figure-2 .tb-reset').click();
-  assert.equal(await slider.inputValue(), '20');
+  assert.equal(await slider.inputValue(), '10');
   assert.deepEqual(problems, []);
   await context.close();
 });

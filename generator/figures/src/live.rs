@@ -4,7 +4,7 @@
 //! Temperature rescales every logit, so the softmax at T needs log Σ exp(l / T) over all V
 //! logits, which the top-k logits and the log-sum-exp at T = 1 do not determine. The build
 //! has every logit of the last position (`logits.last`), so for each temperature the slider
-//! stops at (0 to 2 in steps of 0.05, plus the figure's own) it computes that normalizer
+//! stops at (0 to 2 in steps of 0.1, plus the figure's own) it computes that normalizer
 //! exactly, and embeds:
 //!
 //! - `head`: the [`HEAD`] largest logits, largest first (f32, as decoded from the trace);
@@ -74,7 +74,7 @@ impl Live {
     /// The embedded numbers for `logits` (all V), with the figure's own temperatures and
     /// top-p values added to the stops.
     pub fn new(logits: &[f32], own_temps: &[f64], own_top_ps: &[f64]) -> Live {
-        let temps = stops((0..=40).map(|i| f64::from(i) / 20.0), own_temps);
+        let temps = stops((0..=20).map(|i| f64::from(i) / 10.0), own_temps);
         let top_ps = stops((1..=20).map(|i| f64::from(i) / 20.0), own_top_ps);
         let mut order: Vec<usize> = (0..logits.len()).collect();
         order.sort_by(|&a, &b| logits[b].total_cmp(&logits[a]).then(a.cmp(&b)));

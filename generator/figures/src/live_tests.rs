@@ -54,9 +54,9 @@ fn the_head_is_the_largest_logits_in_order() {
     let mut sorted = logits.clone();
     sorted.sort_by(|a, b| b.total_cmp(a));
     assert_eq!(live.head, sorted[..HEAD]);
-    assert_eq!(live.temps.len(), 41);
+    assert_eq!(live.temps.len(), 21);
     assert_eq!(live.top_ps.len(), 20);
-    assert_eq!(live.counts.len(), 41 * 20);
+    assert_eq!(live.counts.len(), 21 * 20);
 }
 
 #[test]
@@ -73,7 +73,7 @@ fn a_small_vocabulary_is_embedded_whole() {
 fn the_fields_are_json_with_base64_arrays() {
     let live = Live::new(&[1.0, 0.5, -1.0], &[], &[0.9]);
     let json = format!("{{{}}}", live.json_fields());
-    assert!(json.starts_with("{\"vocab\":3,\"temps\":[0,0.05,0.1,"));
+    assert!(json.starts_with("{\"vocab\":3,\"temps\":[0,0.1,0.2,"));
     assert!(json.contains("\"tops\":[0.05,0.1,"));
     // 1.0, 0.5, -1.0 as little-endian f32.
     assert!(json.contains("\"head\":\"AACAPwAAAD8AAIC/\""));

@@ -190,7 +190,7 @@ fn the_last_position_embeds_the_numbers_its_controls_need_and_others_do_not() {
         .unwrap()
         .live
         .expect("controls at the last position");
-    assert!(live.starts_with("{\"kind\":\"next-token\",\"rows\":4,\"t\":20,\"k\":0,\"p\":-1,"));
+    assert!(live.starts_with("{\"kind\":\"next-token\",\"rows\":4,\"t\":10,\"k\":0,\"p\":-1,"));
     assert!(live.contains("\"vocab\":40,") && live.ends_with("\"}"));
     assert_eq!(draw("position = 1").unwrap().live, None);
     let svg = draw("k = 4").unwrap().svg;

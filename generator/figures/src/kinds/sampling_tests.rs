@@ -125,9 +125,9 @@ fn the_controls_start_at_the_figures_rules() {
         .unwrap()
         .live
         .unwrap();
-    // Stops: 0.05 to 2 by 0.05 (0.7 is the 15th), top-p 0.05 to 1 plus 0.93 (the 19th).
+    // Stops: 0 to 2 by 0.1 (0.7 is the 8th), top-p 0.05 to 1 plus 0.93 (the 19th).
     assert!(
-        live.starts_with("{\"kind\":\"sampling\",\"rows\":5,\"t\":14,\"k\":3,\"p\":18,"),
+        live.starts_with("{\"kind\":\"sampling\",\"rows\":5,\"t\":7,\"k\":3,\"p\":18,"),
         "{live}"
     );
     assert!(draw("top_k = 39").unwrap().live.is_some());

@@ -8,7 +8,7 @@
 //! trace's top_k).
 //!
 //! On a page with scripts, a temperature slider sets the last column's temperature (0 to
-//! 2 in steps of 0.05, plus the columns' own), from numbers embedded at build time that
+//! 2 in steps of 0.1, plus the columns' own), from numbers embedded at build time that
 //! keep every shown probability exact (see [`crate::live`]).
 
 use super::strips::WIDTH;

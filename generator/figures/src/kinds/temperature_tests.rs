@@ -86,7 +86,7 @@ fn the_slider_starts_at_the_last_column() {
     .unwrap();
     let live = figure.live.unwrap();
     assert!(
-        live.starts_with("{\"kind\":\"temperature\",\"rows\":8,\"cols\":[10,41],\"t\":41,"),
+        live.starts_with("{\"kind\":\"temperature\",\"rows\":8,\"cols\":[5,21],\"t\":21,"),
         "{live}"
     );
     assert!(figure.svg.contains("data-tb-col=\"1\"") && figure.svg.contains("data-tb-rest=\"1\""));

@@ -70,7 +70,7 @@ proptest! {
     #[test]
     fn ids_agree_with_tiktoken(text in text()) {
         let ours: Vec<u32> = tokenizer().encode(&text).unwrap().iter().map(|t| t.id).collect();
-        let theirs: Vec<u32> = r50k().encode_ordinary(&text).into_iter().map(|id| id as u32).collect();
+        let theirs: Vec<u32> = r50k().encode_ordinary(&text);
         prop_assert_eq!(ours, theirs);
     }
 }

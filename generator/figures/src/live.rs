@@ -19,8 +19,16 @@
 //! Rust; the tests check it against [`crate::sampler::sample`] over all V at every stop.
 //! What is left inexact: the masses are stored as f32 (relative error below 6·10⁻⁸), and the
 //! browser's `Math.exp` may differ from Rust's in the last bit.
+//!
+//! Figures on the same prompt (a next-token, a temperature and a sampling figure, or one
+//! prompt shared by many articles) share one computation: [`Live::new`] keeps the last few
+//! in a process-wide cache, keyed by the logits and the stops and checked in full on a hit.
 
-use crate::sampler::log_partition;
+use std::collections::HashMap;
+use std::hash::{DefaultHasher, Hash, Hasher};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use crate::sampler::{scaled_exp, top_p_keeps};
 #[cfg(test)]
 use crate::sampler::{survivors, Rules};
 
@@ -62,6 +70,31 @@ impl View {
     }
 }
 
+/// What [`Live::new`] computes from, bit for bit.
+#[derive(PartialEq, Eq, Hash)]
+struct Key {
+    logits: Vec<u32>,
+    temps: Vec<u64>,
+    top_ps: Vec<u64>,
+}
+
+/// How many results the cache holds (about 0.2 MB each with its key, for GPT-2) before it
+/// starts over.
+const CACHED: usize = 64;
+
+type Cache = Mutex<HashMap<u64, (Key, Arc<Live>)>>;
+static CACHE: OnceLock<Cache> = OnceLock::new();
+
+/// The cache, also after a panic elsewhere (its entries are always whole).
+fn lock(cache: &Cache) -> std::sync::MutexGuard<'_, HashMap<u64, (Key, Arc<Live>)>> {
+    cache
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// Below half an ulp of 1.0: a weight this small added to a sum ≥ 1 leaves it unchanged.
+const NEGLIGIBLE: f64 = f64::EPSILON / 4.0;
+
 /// `extra` added to `grid`, sorted, without duplicates.
 fn stops(grid: impl Iterator<Item = f64>, extra: &[f64]) -> Vec<f64> {
     let mut all: Vec<f64> = grid.chain(extra.iter().copied()).collect();
@@ -72,13 +105,36 @@ fn stops(grid: impl Iterator<Item = f64>, extra: &[f64]) -> Vec<f64> {
 
 impl Live {
     /// The embedded numbers for `logits` (all V), with the figure's own temperatures and
-    /// top-p values added to the stops.
-    pub fn new(logits: &[f32], own_temps: &[f64], own_top_ps: &[f64]) -> Live {
+    /// top-p values added to the stops; computed once per distinct input (see the module doc).
+    pub fn new(logits: &[f32], own_temps: &[f64], own_top_ps: &[f64]) -> Arc<Live> {
+        let key = Key {
+            logits: logits.iter().map(|l| l.to_bits()).collect(),
+            temps: own_temps.iter().map(|t| t.to_bits()).collect(),
+            top_ps: own_top_ps.iter().map(|p| p.to_bits()).collect(),
+        };
+        let mut hasher = DefaultHasher::new();
+        key.hash(&mut hasher);
+        let hash = hasher.finish();
+        let cache = CACHE.get_or_init(Mutex::default);
+        if let Some((_, live)) = lock(cache).get(&hash).filter(|(k, _)| *k == key) {
+            return Arc::clone(live);
+        }
+        let live = Arc::new(Live::compute(logits, own_temps, own_top_ps));
+        let mut cache = lock(cache);
+        if cache.len() >= CACHED {
+            cache.clear();
+        }
+        cache.insert(hash, (key, Arc::clone(&live)));
+        live
+    }
+
+    fn compute(logits: &[f32], own_temps: &[f64], own_top_ps: &[f64]) -> Live {
         let temps = stops((0..=20).map(|i| f64::from(i) / 10.0), own_temps);
         let top_ps = stops((1..=20).map(|i| f64::from(i) / 20.0), own_top_ps);
         let mut order: Vec<usize> = (0..logits.len()).collect();
         order.sort_by(|&a, &b| logits[b].total_cmp(&logits[a]).then(a.cmp(&b)));
         let head: Vec<f32> = order.iter().take(HEAD).map(|&i| logits[i]).collect();
+        let max = order.first().map_or(0.0, |&i| logits[i]);
         let mut z = Vec::with_capacity(temps.len());
         let mut counts = Vec::with_capacity(temps.len() * top_ps.len());
         let mut masses = Vec::with_capacity(temps.len() * top_ps.len());
@@ -89,21 +145,28 @@ impl Live {
                 masses.extend(top_ps.iter().map(|_| 1.0));
                 continue;
             }
-            let total = log_partition(logits, t);
-            z.push(total);
-            let probs: Vec<f64> = order
+            // One exp per token, likeliest first, until the weights (≤ 1, their sum ≥ 1) drop
+            // below half an ulp of 1: every later one would leave the f64 sum unchanged, so
+            // the normalizer is the one over all V, and the probabilities follow from it.
+            let mut probs: Vec<f64> = order
                 .iter()
-                .map(|&i| (f64::from(logits[i]) / t - total).exp())
+                .map(|&i| scaled_exp(logits[i], max, t))
+                .take_while(|&w| w >= NEGLIGIBLE)
                 .collect();
+            let sum: f64 = probs.iter().sum();
+            z.push(f64::from(max) / t + sum.ln());
+            probs.iter_mut().for_each(|p| *p /= sum);
             // One walk for every top-p stop (ascending): the rule of `Rules::keeps`, with
-            // the running total carried from one stop to the next.
+            // the running total carried from one stop to the next. A walk that passes the
+            // last weight kept keeps every token: the rest cannot raise the total.
             let (mut count, mut before) = (0, 0.0);
             for &p in &top_ps {
-                while count < probs.len() && (count == 0 || before < p) {
+                while count < probs.len() && top_p_keeps(p, count, before) {
                     before += probs[count];
                     count += 1;
                 }
-                counts.push(count as u32);
+                let all = count == probs.len();
+                counts.push(if all { logits.len() } else { count } as u32);
                 masses.push(before as f32);
             }
         }

@@ -95,3 +95,20 @@ fn json_strings_escape_quotes_backslashes_controls_and_tags() {
         "\"a\\\"b\\\\c\\u000a\\u003c/script>\""
     );
 }
+
+#[test]
+fn the_same_distribution_and_stops_are_computed_once() {
+    let logits = wide_logits();
+    let first = Live::new(&logits, &[0.37], &[]);
+    assert!(std::sync::Arc::ptr_eq(
+        &first,
+        &Live::new(&logits, &[0.37], &[])
+    ));
+    let other_stops = Live::new(&logits, &[0.38], &[]);
+    assert!(other_stops.temps.contains(&0.38) && !other_stops.temps.contains(&0.37));
+    let mut shifted = logits.clone();
+    shifted[0] += 1.0;
+    let other_logits = Live::new(&shifted, &[0.37], &[]);
+    assert!(!std::sync::Arc::ptr_eq(&first, &other_logits));
+    assert_ne!(first.z, other_logits.z);
+}

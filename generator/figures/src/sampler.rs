@@ -4,8 +4,6 @@
 //! Temperature 0 is greedy. The `temperature` and `sampling` figures draw from it, and the
 //! page's controls are checked against it (see [`crate::live`]).
 
-use crate::candidates::log_sum_exp;
-
 /// The sampler's settings.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Rules {
@@ -21,7 +19,8 @@ impl Rules {
         if self.temperature == 0.0 {
             return rank == 0;
         }
-        self.top_k.is_none_or(|k| rank < k) && self.top_p.is_none_or(|p| rank == 0 || before < p)
+        self.top_k.is_none_or(|k| rank < k)
+            && self.top_p.is_none_or(|p| top_p_keeps(p, rank, before))
     }
 
     pub fn describe(&self) -> String {
@@ -36,6 +35,12 @@ impl Rules {
     }
 }
 
+/// Top-p's rule: keep the likeliest token, and a token while the tokens before it hold less
+/// than `p`. `p` ≥ 1 keeps every token (exactly, whatever the rounding of the running sum).
+pub fn top_p_keeps(p: f64, rank: usize, before: f64) -> bool {
+    rank == 0 || p >= 1.0 || before < p
+}
+
 /// One temperature's probabilities for some tokens, and what the rest share.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Column {
@@ -44,10 +49,17 @@ pub struct Column {
     pub rest: f64,
 }
 
-/// log Σ exp(l / T) over all `logits`, the softmax's normalizer at temperature `t` > 0.
+/// log Σ exp(l / T) over all `logits`, the softmax's normalizer at temperature `t` > 0,
+/// computed in f64 as max/T + ln Σ exp((l − max)/T).
 pub fn log_partition(logits: &[f32], t: f64) -> f64 {
-    let scaled: Vec<f32> = logits.iter().map(|&l| (f64::from(l) / t) as f32).collect();
-    log_sum_exp(&scaled)
+    let max = logits.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+    let sum: f64 = logits.iter().map(|&l| scaled_exp(l, max, t)).sum();
+    f64::from(max) / t + sum.ln()
+}
+
+/// exp((l − max)/T): a logit's unnormalized weight at temperature `t`, at most 1.
+pub fn scaled_exp(l: f32, max: f32, t: f64) -> f64 {
+    ((f64::from(l) - f64::from(max)) / t).exp()
 }
 
 /// p_T of `ids` over all `logits`; T = 0 puts everything on the argmax.

@@ -48,7 +48,7 @@
     var P = p < 0 ? null : d.tops[p];
     for (i = 0; i < n; i++) probs.push(T === 0 ? (i === 0 ? 1 : 0) : Math.exp(H[i] / T - d.Z[t]));
     for (i = 0; i < n; i++) {
-      var keep = T === 0 ? i === 0 : (!k || i < k) && (P === null || i === 0 || before < P);
+      var keep = T === 0 ? i === 0 : (!k || i < k) && (P === null || i === 0 || P >= 1 || before < P);
       if (!keep) break;
       before += probs[i];
       count++;

@@ -3,6 +3,7 @@
 
 use crate::draw::{line, text};
 use crate::format::signed;
+use crate::heatmap::token_key;
 use crate::svg::{number, Element};
 use crate::token_text::Shown;
 
@@ -197,6 +198,20 @@ pub fn bar_column_tagged(
 
 /// Token labels right-aligned at `right`, one per row `pitch` apart from `top`.
 pub fn label_column(labels: &[Shown], right: f64, top: f64, pitch: f64, size: f64) -> Element {
+    token_label_column(labels, None, right, top, pitch, size)
+}
+
+/// [`label_column`] for rows that are tokens `first + i` of prompt `name` (`tokens` =
+/// `Some((name, first))`): each label carries its token's `data-tb-tok` (see
+/// [`crate::heatmap::token_key`]), so the page highlights it with the token.
+pub fn token_label_column(
+    labels: &[Shown],
+    tokens: Option<(&str, usize)>,
+    right: f64,
+    top: f64,
+    pitch: f64,
+    size: f64,
+) -> Element {
     let thickness = (pitch - 6.0).max(4.0);
     let mut group = Element::new("g")
         .class("tbf-m")
@@ -204,7 +219,11 @@ pub fn label_column(labels: &[Shown], right: f64, top: f64, pitch: f64, size: f6
         .attr("text-anchor", "end");
     for (i, label) in labels.iter().enumerate() {
         let y = top + i as f64 * pitch + thickness / 2.0 + size * 0.35;
-        group.push(label.append_to(text(right, y)));
+        let mut at = text(right, y);
+        if let Some((name, first)) = tokens {
+            at = at.attr("data-tb-tok", token_key(name, first + i));
+        }
+        group.push(label.append_to(at));
     }
     group
 }

@@ -7,11 +7,12 @@
 //! most 32).
 
 use super::strips::{window, WIDTH};
-use crate::chart::{label_column, ticks};
+use crate::chart::{ticks, token_label_column};
 use crate::draw::{line, note, rect, text};
 use crate::error::FigureError;
 use crate::figure::Figure;
 use crate::format::{percent, short, signed};
+use crate::heatmap::token_key;
 use crate::options::Options;
 use crate::svg::{text_width, Canvas, Css, Element, Font};
 use crate::token_text::Shown;
@@ -60,7 +61,16 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
         0.0,
         12.0,
     )];
-    body.push(label_column(&labels, BAR_X - 6.0, TOP + 3.0, PITCH, 12.0));
+    // Row r is token shown.start + r + 1: its label and bar highlight with the token.
+    let first = shown.start + 1;
+    body.push(token_label_column(
+        &labels,
+        Some((&prompt.name, first)),
+        BAR_X - 6.0,
+        TOP + 3.0,
+        PITCH,
+        12.0,
+    ));
     let bottom = TOP + rows.len() as f64 * PITCH;
     let mean_x = BAR_X + mean / most * ROOM;
     let value_texts: Vec<String> = rows
@@ -92,7 +102,10 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
     for (r, (&loss, label)) in rows.iter().zip(value_texts).enumerate() {
         let y = TOP + r as f64 * PITCH;
         let length = (loss / most * ROOM).max(0.5);
-        bars.push(rect("", BAR_X, y + 3.0, length, PITCH - 6.0));
+        bars.push(
+            rect("", BAR_X, y + 3.0, length, PITCH - 6.0)
+                .attr("data-tb-tok", token_key(&prompt.name, first + r)),
+        );
         values.push(text(BAR_X + length + 5.0, y + 14.0).text(label));
     }
     body.extend([bars, values]);
@@ -241,6 +254,23 @@ mod tests {
         assert_eq!(texts_in(&figure.svg, "tbf-m").len(), 5);
         assert!(all_texts(&figure.svg).contains(&"showing the last 5 of 30 tokens".to_string()));
         assert_eq!(draw(&[10], "").unwrap_err().key.as_deref(), Some("prompt"));
+    }
+
+    #[test]
+    fn each_row_label_and_bar_names_its_token_for_highlighting() {
+        // 30 tokens, the last 5 losses shown: rows are tokens 25 to 29.
+        let ids: Vec<u32> = (0..30).collect();
+        let figure = draw(&ids, "tokens = 5").unwrap();
+        let doc = roxmltree::Document::parse(&figure.svg).unwrap();
+        let keys = |name: &str| -> Vec<String> {
+            doc.descendants()
+                .filter(|n| n.has_tag_name(name))
+                .filter_map(|n| n.attribute("data-tb-tok").map(str::to_string))
+                .collect()
+        };
+        let expected: Vec<String> = (25..30).map(|i| format!("p:{i}")).collect();
+        assert_eq!(keys("text"), expected);
+        assert_eq!(keys("rect"), expected);
     }
 
     #[test]

@@ -14,9 +14,39 @@ pub struct Figure {
     pub alt: String,
     /// The model the figure's trace came from, e.g. "openai-community/gpt2".
     pub model_id: String,
+    /// How the drawing relates to that model, for the caption.
+    pub source: Source,
     /// For figures with controls: a JSON object of the numbers the page's script redraws
     /// the figure from (see `src/live.rs`); `None` for static figures.
     pub live: Option<String>,
+}
+
+/// Where a figure's numbers come from, so its caption can say so truthfully.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Source {
+    /// Tensors recorded by running the model on the prompt (almost every kind).
+    Traced,
+    /// Only the model's sizes, from the trace's config (`architecture`).
+    Config,
+    /// Computed by the figure itself, for the model's width (`sinusoidal`).
+    Computed,
+    /// The training log the trace carries (`training`).
+    TrainingLog,
+}
+
+impl Source {
+    /// The caption's sentence for model `model` (already escaped as HTML), e.g.
+    /// "Traced with <code>openai-community/gpt2</code>."
+    pub fn sentence(self, model: &str) -> String {
+        match self {
+            Source::Traced => format!("Traced with <code>{model}</code>."),
+            Source::Config => format!("Sizes from the config of <code>{model}</code>."),
+            Source::Computed => {
+                format!("Computed, not traced, at the width of <code>{model}</code>.")
+            }
+            Source::TrainingLog => format!("From the training log of <code>{model}</code>."),
+        }
+    }
 }
 
 impl Figure {
@@ -32,8 +62,15 @@ impl Figure {
             caption,
             alt: canvas.desc,
             model_id: prompt.trace.meta.model.id.clone(),
+            source: Source::Traced,
             live: None,
         }
+    }
+
+    /// Says where the numbers come from when it is not a traced run.
+    pub(crate) fn with_source(mut self, source: Source) -> Figure {
+        self.source = source;
+        self
     }
 
     /// Attaches the JSON object of the figure's controls.

@@ -40,7 +40,7 @@ mod test_traces;
 mod test_wide;
 
 pub use error::FigureError;
-pub use figure::Figure;
+pub use figure::{Figure, Source};
 
 /// The traces a figure can draw from, by prompt name.
 pub trait Traces {

@@ -78,6 +78,35 @@ fn every_figure_is_also_a_standalone_svg_file_its_caption_links_to() {
     assert_eq!(figures, linked, "one file per figure, each linked");
 }
 
+#[test]
+fn captions_say_whether_a_figure_was_traced_computed_or_read_from_the_config() {
+    let site = TempSite::new(&support::sites_dir().join("valid/full"));
+    let page = site.root().join("content/tokens.md");
+    let mut text = std::fs::read_to_string(&page).unwrap();
+    text.push_str(
+        "\n```figure sinusoidal\nprompt = \"robots\"\n```\n\n```figure architecture\nprompt = \"robots\"\n```\n",
+    );
+    std::fs::write(&page, text).unwrap();
+    build_into(&site, "public").unwrap_or_else(|d| panic!("{d}"));
+    let html = std::fs::read_to_string(site.root().join("public/tokens.html")).unwrap();
+    let captions: Vec<&str> = html
+        .match_indices("<span class=\"tb-figure-model\">")
+        .map(|(at, tag)| {
+            let rest = &html[at + tag.len()..];
+            &rest[..rest.find("</span>").unwrap()]
+        })
+        .collect();
+    let model = "<code>test/tiny-gpt2</code>";
+    assert_eq!(
+        captions,
+        [
+            format!("Traced with {model}."),
+            format!("Computed, not traced, at the width of {model}."),
+            format!("Sizes from the config of {model}."),
+        ]
+    );
+}
+
 /// The figures crate owns (and snapshots) its SVG; these snapshots are about the page
 /// around it, so each inline `<svg>…</svg>` is replaced by a marker.
 fn without_figure_art(html: &str) -> String {

@@ -9,7 +9,7 @@
 use super::strips::WIDTH;
 use crate::draw::{arrow, labelled_box, line, note, rect, text};
 use crate::error::FigureError;
-use crate::figure::Figure;
+use crate::figure::{Figure, Source};
 use crate::format::{count, thousands};
 use crate::options::Options;
 use crate::svg::{Canvas, Css, Element};
@@ -135,7 +135,7 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
         desc: describe(&config, &p, n),
         css: Css::default(),
     };
-    Ok(Figure::new(canvas, body, caption, &prompt))
+    Ok(Figure::new(canvas, body, caption, &prompt).with_source(Source::Config))
 }
 
 /// The repeated block, from `top`: the residual stream down the left, two sublayers

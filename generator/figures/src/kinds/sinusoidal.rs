@@ -9,7 +9,7 @@
 
 use super::strips::{self, DimPick, StripFigure};
 use crate::error::FigureError;
-use crate::figure::Figure;
+use crate::figure::{Figure, Source};
 use crate::format::thousands;
 use crate::options::Options;
 use crate::strip::StripRow;
@@ -94,7 +94,7 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
         desc,
         css,
     };
-    Ok(Figure::new(canvas, body, caption, &prompt))
+    Ok(Figure::new(canvas, body, caption, &prompt).with_source(Source::Computed))
 }
 
 /// The wavelength of dimension `j` in positions, 2π·10000^(2i/d): "6.3", "1,234".

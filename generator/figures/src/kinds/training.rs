@@ -11,7 +11,7 @@ use super::strips::WIDTH;
 use crate::chart::{ticks, x_axis, Axis};
 use crate::draw::{line, note, text};
 use crate::error::FigureError;
-use crate::figure::Figure;
+use crate::figure::{Figure, Source};
 use crate::format::{count, short, signed};
 use crate::options::Options;
 use crate::svg::{number, text_width, Canvas, Css, Element, Font};
@@ -136,7 +136,7 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
         desc: describe(run, &meta.model.id),
         css: Css::default(),
     };
-    Ok(Figure::new(canvas, body, caption, &prompt))
+    Ok(Figure::new(canvas, body, caption, &prompt).with_source(Source::TrainingLog))
 }
 
 /// The vertical axis: a baseline, tick labels and faint grid lines.

@@ -216,13 +216,13 @@ fn wrap(kind: &str, number: usize, figure: &tracebook_figures::Figure, href: &st
         "<figure class=\"tb-figure tb-figure-{kind}\" id=\"figure-{number}\">\n\
          <div class=\"tb-figure-art\" role=\"img\" aria-label=\"{alt}\">{svg}</div>\n\
          {live}<figcaption><span class=\"tb-figure-number\">Figure {number}.</span>{caption} \
-         <span class=\"tb-figure-model\">Traced with <code>{model}</code>.</span> \
+         <span class=\"tb-figure-model\">{source}</span> \
          <a class=\"tb-figure-download\" href=\"{href}\" download>Download SVG</a></figcaption>\n\
          </figure>\n",
         kind = escape::html(kind),
         alt = escape::html(&figure.alt),
         svg = figure.svg,
-        model = escape::html(&figure.model_id),
+        source = figure.source.sentence(&escape::html(&figure.model_id)),
         href = escape::html(href),
     )
 }

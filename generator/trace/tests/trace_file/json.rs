@@ -88,3 +88,17 @@ fn stored_values_count_every_tensor() {
     assert_eq!(trace.shape("embed"), Some(&[3usize, 8][..]));
     assert_eq!(trace.shape("nope"), None);
 }
+
+/// Found by fuzzing (`trace`): a config number such as `1e-307` read, written and read again
+/// came back one unit in the last place off, so the second write differed from the first.
+#[test]
+fn numbers_in_the_metadata_survive_any_number_of_round_trips() {
+    let text = include_str!("regressions/epsilon-1e-307.json");
+    let once = Trace::from_json(text).unwrap().to_json();
+    let twice = Trace::from_json(&once).unwrap().to_json();
+    assert_eq!(twice, once);
+    assert_eq!(
+        Trace::from_json(&once).unwrap().meta.model.config.layer_norm_epsilon,
+        1e-307
+    );
+}

@@ -23,7 +23,7 @@ impl Value {
             Value::Number(x) => significant(f64::from(*x), 4),
             Value::Shape(dims) => dims
                 .iter()
-                .map(usize::to_string)
+                .map(|&d| grouped(d))
                 .collect::<Vec<_>>()
                 .join("×"),
         }
@@ -36,6 +36,19 @@ impl Value {
             _ => "tb-value tb-number",
         }
     }
+}
+
+/// `50257` → `50,257`: a size, with its thousands grouped as the figures write them.
+fn grouped(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// Line breaks and tabs as `\n` and `\t`, so a token stays on one line.
@@ -121,6 +134,8 @@ mod tests {
     #[test]
     fn values_read_naturally() {
         assert_eq!(Value::Shape(vec![12, 768]).text(), "12×768");
+        assert_eq!(Value::Shape(vec![1, 50257]).text(), "1×50,257");
+        assert_eq!(Value::Shape(vec![1000, 0, 1234567]).text(), "1,000×0×1,234,567");
         assert_eq!(Value::Token("\n".into()).text(), "\\n");
         assert_eq!(Value::Integer(-3).text(), "-3");
         assert_eq!(Value::Number(0.5).text(), "0.5000");

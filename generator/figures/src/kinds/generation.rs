@@ -20,7 +20,7 @@ use crate::options::Options;
 use crate::svg::{text_width, Canvas, Css, Element, Font};
 use crate::token_text::{cut, one_line, visible, Shown};
 use crate::Traces;
-use tracebook_trace::GenerationStep;
+use tracebook_trace::{GenerationStep, PromptSpec};
 
 pub const KIND: &str = "generation";
 
@@ -48,20 +48,25 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
     let shown = &generation[..steps.min(generation.len())];
     let text_prompt = one_line(&prompt.trace.meta.prompt.text);
     let continuation: String = generation.iter().map(|s| s.text.as_str()).collect();
-    let mut body = headline(&text_prompt, &one_line(&continuation));
+    let sampler = sampler_rules(&prompt.trace.meta.prompt);
+    let mut body = headline(&text_prompt, &one_line(&continuation), sampler.is_some());
     body.extend(rows(shown, alternatives));
     let mut bottom = TOP + shown.len() as f64 * PITCH + 6.0;
+    let mut notes = Vec::new();
     if shown.len() < generation.len() {
-        bottom += 12.0;
-        body.push(note(
-            format!(
-                "showing the first {} of {} steps",
-                shown.len(),
-                generation.len()
-            ),
-            0.0,
-            bottom,
+        notes.push(format!(
+            "showing the first {} of {} steps",
+            shown.len(),
+            generation.len()
         ));
+    }
+    if let Some(rules) = sampler {
+        notes.push(format!("sampled: {rules}"));
+        notes.push("the bars: the model's own p, at temperature 1".to_string());
+    }
+    for line in notes {
+        bottom += 12.0;
+        body.push(note(line, 0.0, bottom));
     }
     let canvas = Canvas {
         kind: KIND,
@@ -87,7 +92,7 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
 
 /// The end of the prompt, muted, then the continuation in the accent colour, on one line
 /// (cut from the left when long); and the column titles.
-fn headline(prompt_text: &str, continuation: &str) -> Vec<Element> {
+fn headline(prompt_text: &str, continuation: &str, sampled: bool) -> Vec<Element> {
     let room = WIDTH - text_width(continuation, Font::Mono, 12.0).min(WIDTH * 0.6);
     let mut tail: Vec<char> = Vec::new();
     let mut used = text_width("…", Font::Mono, 12.0);
@@ -113,9 +118,27 @@ fn headline(prompt_text: &str, continuation: &str) -> Vec<Element> {
         );
     let mut heads = Element::new("g").class("tbf-s tbf-dim");
     heads.push(text(0.0, TOP - 10.0).text("step"));
-    heads.push(text(126.0, TOP - 10.0).text("chosen, probability"));
+    let column = if sampled {
+        "chosen, p (T = 1)"
+    } else {
+        "chosen, probability"
+    };
+    heads.push(text(126.0, TOP - 10.0).text(column));
     heads.push(text(272.0, TOP - 10.0).text("likeliest others"));
     vec![line, heads]
+}
+
+/// The sampler's settings ("temperature 0.8, top_k 40, seed 1") when the continuation was
+/// sampled; `None` when it was greedy (no temperature, or 0), where the chosen token is the
+/// likeliest and its bar is the probability it was chosen with.
+fn sampler_rules(spec: &PromptSpec) -> Option<String> {
+    let spec = &spec.options;
+    let t = spec.temperature.filter(|&t| t > 0.0)?;
+    let mut parts = vec![format!("temperature {t}")];
+    parts.extend(spec.top_k.map(|k| format!("top_k {k}")));
+    parts.extend(spec.top_p.map(|p| format!("top_p {p}")));
+    parts.extend(spec.seed.map(|s| format!("seed {s}")));
+    Some(parts.join(", "))
 }
 
 fn rows(steps: &[GenerationStep], alternatives: usize) -> Vec<Element> {
@@ -126,16 +149,15 @@ fn rows(steps: &[GenerationStep], alternatives: usize) -> Vec<Element> {
     let bars: Vec<Bar> = steps
         .iter()
         .map(|s| {
-            let rank = rank(s);
-            let suffix = if rank == 1 {
-                String::new()
-            } else {
-                format!(" (#{rank})")
+            let suffix = match rank(s) {
+                1 => String::new(),
+                r if r <= s.top.len() => format!(" (#{r})"),
+                _ => format!(" (past #{})", s.top.len()),
             };
             Bar {
                 value: f64::from(s.prob),
                 text: format!("{}{suffix}", percent(f64::from(s.prob))),
-                strong: rank == 1,
+                strong: rank(s) == 1,
             }
         })
         .collect();
@@ -176,11 +198,10 @@ fn describe(prompt_text: &str, continuation: &str, steps: &[GenerationStep]) -> 
     let list: Vec<String> = steps
         .iter()
         .map(|s| {
-            let rank = rank(s);
-            let note = if rank == 1 {
-                String::new()
-            } else {
-                format!(", its #{rank} candidate")
+            let note = match rank(s) {
+                1 => String::new(),
+                r if r <= s.top.len() => format!(", its #{r} candidate"),
+                _ => format!(", not among its {} likeliest", s.top.len()),
             };
             format!("{:?} ({}{note})", s.text, percent(f64::from(s.prob)))
         })

@@ -74,3 +74,42 @@ fn a_prompt_without_generation_says_how_to_add_it() {
 fn snapshot() {
     insta::assert_snapshot!(draw("").unwrap().svg);
 }
+
+#[test]
+fn a_sampled_continuation_says_its_rules_and_what_the_bars_are() {
+    let greedy = all_texts(&draw("").unwrap().svg);
+    assert!(greedy.contains(&"chosen, probability".to_string()));
+    assert!(!greedy.iter().any(|t| t.starts_with("sampled")));
+    let mut trace = tiny_trace();
+    trace.meta.prompt.options.temperature = Some(0.8);
+    trace.meta.prompt.options.top_k = Some(40);
+    trace.meta.prompt.options.seed = Some(7);
+    let traces = TestTraces::with("p", trace);
+    let figure = render(&options("prompt = \"p\"\nsteps = 2"), &traces).unwrap();
+    let texts = all_texts(&figure.svg);
+    assert!(texts.contains(&"chosen, p (T = 1)".to_string()));
+    assert!(texts.contains(&"showing the first 2 of 3 steps".to_string()));
+    assert!(
+        texts.contains(&"sampled: temperature 0.8, top_k 40, seed 7".to_string()),
+        "{texts:?}"
+    );
+    assert!(texts.contains(&"the bars: the model's own p, at temperature 1".to_string()));
+}
+
+#[test]
+fn a_token_chosen_from_outside_the_recorded_candidates_says_so() {
+    let mut trace = tiny_trace();
+    let step = &mut trace.meta.generation[1];
+    let kept = step.top.len();
+    step.top.retain(|c| c.id != step.id);
+    step.top.truncate(kept - 1);
+    let kept = step.top.len();
+    let prob = step.prob;
+    let traces = TestTraces::with("p", trace);
+    let figure = render(&options("prompt = \"p\""), &traces).unwrap();
+    let label = format!("{} (past #{kept})", percent(f64::from(prob)));
+    assert!(all_texts(&figure.svg).contains(&label), "{label}");
+    assert!(figure
+        .alt
+        .contains(&format!("not among its {kept} likeliest")));
+}

@@ -77,7 +77,10 @@ mod tests {
             first.tokenizer().unwrap(),
             second.tokenizer().unwrap()
         ));
-        assert!(std::ptr::eq(first.vocab().unwrap(), second.vocab().unwrap()));
+        assert!(std::ptr::eq(
+            first.vocab().unwrap(),
+            second.vocab().unwrap()
+        ));
         assert_eq!(first.vocab().unwrap().id(" robots"), Some(14193));
     }
 }

@@ -135,7 +135,10 @@ mod tests {
     fn values_read_naturally() {
         assert_eq!(Value::Shape(vec![12, 768]).text(), "12×768");
         assert_eq!(Value::Shape(vec![1, 50257]).text(), "1×50,257");
-        assert_eq!(Value::Shape(vec![1000, 0, 1234567]).text(), "1,000×0×1,234,567");
+        assert_eq!(
+            Value::Shape(vec![1000, 0, 1234567]).text(),
+            "1,000×0×1,234,567"
+        );
         assert_eq!(Value::Token("\n".into()).text(), "\\n");
         assert_eq!(Value::Integer(-3).text(), "-3");
         assert_eq!(Value::Number(0.5).text(), "0.5000");

@@ -98,7 +98,12 @@ fn numbers_in_the_metadata_survive_any_number_of_round_trips() {
     let twice = Trace::from_json(&once).unwrap().to_json();
     assert_eq!(twice, once);
     assert_eq!(
-        Trace::from_json(&once).unwrap().meta.model.config.layer_norm_epsilon,
+        Trace::from_json(&once)
+            .unwrap()
+            .meta
+            .model
+            .config
+            .layer_norm_epsilon,
         1e-307
     );
 }

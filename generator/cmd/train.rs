@@ -79,6 +79,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
+    candle_elementwise_on_the_calling_thread();
     let settings = settings(&args)?;
     let run = TrainRun {
         corpus: args.corpus.clone(),
@@ -92,6 +93,19 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     bar.finish();
     summary(&log, &run.out);
     Ok(())
+}
+
+/// candle runs elementwise ops on a spinning thread pool of its own, beside rayon's (which runs
+/// the matmuls and the loss). On a machine with few cores the two pools' busy-waiting threads
+/// outnumber the cores, and each of the many small ops of a training step then waits for a
+/// worker the scheduler has set aside: with candle's pool, a step took twice the time and
+/// twice the CPU. Unless the user set `CANDLE_NUM_THREADS`, candle's pool gets no workers and
+/// its ops run on the calling thread; rayon's pool is unchanged. Call before any candle op
+/// (the pool starts with the first) and before other threads exist.
+fn candle_elementwise_on_the_calling_thread() {
+    if std::env::var_os("CANDLE_NUM_THREADS").is_none() {
+        std::env::set_var("CANDLE_NUM_THREADS", "1");
+    }
 }
 
 /// The saved settings when resuming (else the defaults), overridden by every option given.

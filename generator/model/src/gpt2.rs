@@ -213,10 +213,22 @@ impl Gpt2 {
     /// Logits `[T, V]` for the token ids; `rec` sees every tensor of the trace table except the
     /// logits summaries, which the caller derives from the returned logits.
     pub fn forward(&self, ids: &[u32], rec: &mut dyn Recorder) -> Result<Tensor> {
-        let t = ids.len();
-        let ids_t = Tensor::new(ids, &Device::Cpu)?;
-        let embed = self.wte.index_select(&ids_t, 0)?;
+        let embed = self.token_embeddings(ids)?;
         rec.record("embed", &embed)?;
+        let resid = self.residual_stream(&embed, rec)?;
+        self.unembed(&resid, rec)
+    }
+
+    /// The rows of `wte` for the token ids: `[T, d]`.
+    pub fn token_embeddings(&self, ids: &[u32]) -> Result<Tensor> {
+        let ids_t = Tensor::new(ids, &Device::Cpu)?;
+        Ok(self.wte.index_select(&ids_t, 0)?)
+    }
+
+    /// The residual stream after the last block, `[T, d]`, from the token embeddings: adds the
+    /// position embeddings and runs every block.
+    pub fn residual_stream(&self, embed: &Tensor, rec: &mut dyn Recorder) -> Result<Tensor> {
+        let t = embed.dim(0)?;
         let pos_embed = self.wpe.narrow(0, 0, t)?;
         rec.record("pos_embed", &pos_embed)?;
         let mask = causal_mask(t)?;
@@ -224,14 +236,24 @@ impl Gpt2 {
         for (l, block) in self.blocks.iter().enumerate() {
             x = block.forward(&x, &mask, l, rec)?;
         }
-        self.unembed(&x, rec)
+        Ok(x)
+    }
+
+    /// The final LayerNorm of the residual stream: the `[T, d]` states the unembedding reads.
+    pub fn final_norm(&self, resid: &Tensor, rec: &mut dyn Recorder) -> Result<Tensor> {
+        self.ln_f.forward(resid, "ln_final", rec)
     }
 
     /// The final LayerNorm and the unembedding (tied to wte): residual stream `[T, d]` to logits
     /// `[T, V]`. The logit lens applies it to the stream after every block.
     pub fn unembed(&self, resid: &Tensor, rec: &mut dyn Recorder) -> Result<Tensor> {
-        let x = self.ln_f.forward(resid, "ln_final", rec)?;
+        let x = self.final_norm(resid, rec)?;
         Ok(self.wte.matmul(&x.t()?)?.t()?)
+    }
+
+    /// The token embedding `[V, d]`, which is also the unembedding.
+    pub fn wte(&self) -> &Tensor {
+        &self.wte
     }
 }
 

@@ -10,6 +10,7 @@ pub mod error;
 pub mod folder;
 pub mod log;
 pub mod loss;
+pub mod memory;
 pub mod observer;
 pub mod params;
 pub mod rng;

@@ -92,6 +92,11 @@ impl Params {
         self.names.iter().map(String::as_str).zip(&self.vars)
     }
 
+    /// Where the weight called `name` is in checkpoint order.
+    pub fn position(&self, name: &str) -> Option<usize> {
+        self.names.iter().position(|n| n == name)
+    }
+
     pub fn vars(&self) -> &[Var] {
         &self.vars
     }

@@ -7,6 +7,7 @@ use super::corpus::Corpus;
 use super::error::{TrainError, TrainResult};
 use super::folder;
 use super::log::{CorpusInfo, SnapshotRecord, StepRecord, TrainingLog, LOG_FILE, LOG_FORMAT};
+use super::memory::keep_freed_buffers;
 use super::observer::{Observer, Start};
 use super::params::Params;
 use super::rng::Rng;
@@ -37,6 +38,7 @@ pub struct TrainRun {
 pub fn train(run: &TrainRun, observer: &mut dyn Observer) -> TrainResult<TrainingLog> {
     let s = &run.settings;
     s.validate()?;
+    keep_freed_buffers();
     if !run.resume && !folder::is_free(&run.out) {
         return Err(occupied(run));
     }

@@ -10,7 +10,9 @@ import { chromium } from 'playwright-core';
 
 export const here = fileURLToPath(new URL('.', import.meta.url));
 export const repo = resolve(here, '../..');
-const bin = (name) => process.env[`TRACEBOOK_${name.toUpperCase()}`] || join(repo, 'target/release', name);
+// Cargo's target folder: CARGO_TARGET_DIR when set (as cargo itself reads it), else target/.
+const target = process.env.CARGO_TARGET_DIR ? resolve(process.env.CARGO_TARGET_DIR) : join(repo, 'target');
+const bin = (name) => process.env[`TRACEBOOK_${name.toUpperCase()}`] || join(target, 'release', name);
 export const tracebook = bin('tracebook');
 export const reference = bin('examples/sampler_reference');
 

@@ -1,7 +1,9 @@
 //! `figure attention-grid`: attention patterns as small multiples, one tile per head:
 //! every head of one layer (`layer` given), or every layer × head of the model. Each tile
-//! is a query × key heatmap over the prompt's last tokens, the causal triangle faint and
-//! the weights in blue; the alt text sorts the heads into the shapes people look for.
+//! is a query × key heatmap over the prompt's last tokens (with the first token in front
+//! when the window leaves it out, since heads often rest their attention there), the causal
+//! triangle faint and the weights in blue; the alt text sorts the heads into the shapes
+//! people look for.
 //!
 //! Options: `prompt`, `caption`, `layer` (default: every layer), `tokens` (last tokens
 //! per tile: for one layer default 12, at most 24; for every layer default 8, at most 10).
@@ -16,7 +18,6 @@ use crate::options::{Layer, Options};
 use crate::prompt::{Checked, Prompt};
 use crate::svg::{number, Canvas, Element, Ramp};
 use crate::Traces;
-use std::ops::Range;
 
 pub const KIND: &str = "attention-grid";
 
@@ -24,7 +25,9 @@ pub const KIND: &str = "attention-grid";
 struct Grid {
     layers: Vec<usize>,
     patterns: Vec<Checked>,
-    shown: Range<usize>,
+    /// The token positions shown, ascending: the last ones, and the first token in front of
+    /// them when the window leaves it out (heads often rest on it).
+    shown: Vec<usize>,
     columns: usize,
     tile: f64,
     cell: f64,
@@ -33,6 +36,11 @@ struct Grid {
 }
 
 impl Grid {
+    /// Whether the first token is set in front of a later run (positions 0, then n − k…).
+    fn gap(&self) -> bool {
+        self.shown.len() > 1 && self.shown[1] > 1
+    }
+
     fn heads(&self) -> usize {
         self.patterns[0].shape[0]
     }
@@ -73,16 +81,25 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
         .iter()
         .map(|l| prompt.shaped(&format!("blocks.{l}.attn.pattern"), &[heads, n, n]))
         .collect::<Result<Vec<_>, _>>()?;
-    let grid = layout(layers, patterns, window(n, tokens as usize));
+    let grid = layout(layers, patterns, positions(n, tokens as usize));
     let ramp = Ramp::unit();
     let mut body = labels(&grid);
     body.extend(tiles(&grid, &ramp));
-    // Where each tile's cells are, for the page's token highlighting.
+    // Where each tile's cells are, for the page's token highlighting: the consecutive run of
+    // the last tokens (after the first token's row and column when it is set in front).
+    let run = grid.shown.len() - usize::from(grid.gap());
+    let skip = (grid.shown.len() - run) as f64 * grid.cell;
     for row in 0..grid.layers.len() {
         for head in 0..heads {
-            let origin = grid.origin(row, head);
-            let (first, n) = (grid.shown.start, grid.shown.len());
-            body.push(grid_marker(&prompt.name, first, n, origin, grid.cell));
+            let (x, y) = grid.origin(row, head);
+            let first = grid.shown[grid.shown.len() - run];
+            body.push(grid_marker(
+                &prompt.name,
+                first,
+                run,
+                (x + skip, y + skip),
+                grid.cell,
+            ));
         }
     }
     let bottom = grid.origin(grid.layers.len() - 1, heads - 1).1 + grid.tile + 14.0;
@@ -101,10 +118,17 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
         bottom,
     ));
     let mut height = bottom + heatmap::LEGEND_HEIGHT + 6.0;
-    let mut what = vec![format!(
-        "each tile: queries ↓ × keys →, the last {} of {n} tokens",
-        grid.shown.len()
-    )];
+    let mut what = vec![if grid.gap() {
+        format!(
+            "each tile: queries ↓ × keys →, the first token, then the last {} of {n}",
+            grid.shown.len() - 1
+        )
+    } else {
+        format!(
+            "each tile: queries ↓ × keys →, the last {} of {n} tokens",
+            grid.shown.len()
+        )
+    }];
     if layer.is_none() {
         what.push(format!(
             "rows: layers 0–{}; columns: heads 0–{}",
@@ -133,7 +157,17 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
     Ok(Figure::new(canvas, body, caption, &prompt))
 }
 
-fn layout(layers: Vec<usize>, patterns: Vec<Checked>, shown: Range<usize>) -> Grid {
+/// The positions a tile shows for `n` tokens and at most `max`: all of them, or the first
+/// token and the last `max − 1`.
+fn positions(n: usize, max: usize) -> Vec<usize> {
+    let last = window(n, max);
+    if last.start == 0 || max < 2 {
+        return last.collect();
+    }
+    std::iter::once(0).chain(window(n, max - 1)).collect()
+}
+
+fn layout(layers: Vec<usize>, patterns: Vec<Checked>, shown: Vec<usize>) -> Grid {
     let heads = patterns[0].shape[0];
     let one_layer = layers.len() == 1;
     let columns = if one_layer { heads.min(4) } else { heads };
@@ -185,12 +219,12 @@ fn tiles(grid: &Grid, ramp: &Ramp) -> Vec<Element> {
         for head in 0..grid.heads() {
             let (x, y) = grid.origin(row, head);
             triangles.push_str(&format!("M{} {}", number(x, 1), number(y, 1)));
-            for _ in grid.shown.clone() {
+            for _ in &grid.shown {
                 triangles.push_str(&format!("h{0}v{0}", number(c, 1)));
             }
             triangles.push_str(&format!("H{}Z", number(x, 1)));
-            for (i, q) in grid.shown.clone().enumerate() {
-                for (j, k) in grid.shown.clone().enumerate().take(i + 1) {
+            for (i, &q) in grid.shown.iter().enumerate() {
+                for (j, &k) in grid.shown.iter().enumerate().take(i + 1) {
                     let bin = ramp.bin_of_unit(pattern.at(&[head, q, k]));
                     if bin > 0 {
                         cells.add(bin, x + j as f64 * c, y + i as f64 * c, c);
@@ -210,19 +244,23 @@ fn tiles(grid: &Grid, ramp: &Ramp) -> Vec<Element> {
 /// Where each head's last query looks, and how many heads have the familiar shapes.
 fn describe(prompt: &Prompt<'_>, grid: &Grid) -> String {
     let tokens = &prompt.trace.meta.tokens;
-    let last = grid.shown.end - 1;
+    let last = grid.shown[grid.shown.len() - 1];
     let heads = grid.heads();
     let mut out = format!(
-        "Attention patterns of {} heads ({} layer{} × {heads} heads) over the last {} tokens.",
+        "Attention patterns of {} heads ({} layer{} × {heads} heads) over {}.",
         grid.layers.len() * heads,
         grid.layers.len(),
         if grid.layers.len() == 1 { "" } else { "s" },
-        grid.shown.len()
+        if grid.gap() {
+            format!("the first and the last {} tokens", grid.shown.len() - 1)
+        } else {
+            format!("the last {} tokens", grid.shown.len())
+        }
     );
     let (mut first, mut previous) = (0, 0);
     for pattern in &grid.patterns {
         for head in 0..heads {
-            let queries: Vec<usize> = grid.shown.clone().filter(|&q| q > 0).collect();
+            let queries: Vec<usize> = grid.shown.iter().copied().filter(|&q| q > 0).collect();
             let mean = |key: &dyn Fn(usize) -> usize| {
                 let total: f64 = queries
                     .iter()
@@ -243,7 +281,8 @@ fn describe(prompt: &Prompt<'_>, grid: &Grid) -> String {
             .map(|h| {
                 let k = grid
                     .shown
-                    .clone()
+                    .iter()
+                    .copied()
                     .max_by(|&a, &b| {
                         pattern
                             .at(&[h, last, a])

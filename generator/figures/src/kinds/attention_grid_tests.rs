@@ -26,16 +26,17 @@ fn cell_size(svg: &str) -> f64 {
         .unwrap()
 }
 
-/// Bins of every weight of at least 0.1 in the lower triangles of `layers` × 2 heads.
-fn expected_bins(layers: &[usize], first: usize, n: usize) -> Vec<String> {
+/// Bins of every weight of at least 0.1 in the lower triangles of `layers` × 2 heads, over
+/// the token positions `shown`.
+fn expected_bins(layers: &[usize], shown: &[usize]) -> Vec<String> {
     let ramp = Ramp::unit();
     let mut bins = Vec::new();
     for &layer in layers {
         for head in 0..2 {
-            for q in first..n {
+            for &q in shown {
                 let row = pattern_row(layer, head, q);
-                for w in &row[first..=q] {
-                    let bin = ramp.bin_of_unit(*w);
+                for &k in shown.iter().filter(|&&k| k <= q) {
+                    let bin = ramp.bin_of_unit(row[k]);
                     if bin > 0 {
                         bins.push(ramp.class(bin));
                     }
@@ -57,7 +58,7 @@ fn one_layer_draws_a_titled_tile_per_head_with_its_weights() {
         .map(|c| c.class)
         .collect();
     drawn.sort();
-    assert_eq!(drawn, expected_bins(&[1], 0, 4));
+    assert_eq!(drawn, expected_bins(&[1], &[0, 1, 2, 3]));
 }
 
 #[test]
@@ -71,14 +72,14 @@ fn without_a_layer_every_layer_is_a_row_of_heads() {
         .map(|c| c.class)
         .collect();
     drawn.sort();
-    assert_eq!(drawn, expected_bins(&[0, 1], 0, 4));
+    assert_eq!(drawn, expected_bins(&[0, 1], &[0, 1, 2, 3]));
     // One causal triangle per tile.
     let triangles = figure.svg.matches('Z').count();
     assert_eq!(triangles, 4);
 }
 
 #[test]
-fn tokens_keeps_the_last_ones() {
+fn tokens_keeps_the_first_and_the_last_ones() {
     let ids: Vec<u32> = (0..10).collect();
     let figure = draw(&ids, "layer = 0\ntokens = 3").unwrap();
     let cell = cell_size(&figure.svg);
@@ -87,8 +88,37 @@ fn tokens_keeps_the_last_ones() {
         .map(|c| c.class)
         .collect();
     drawn.sort();
-    assert_eq!(drawn, expected_bins(&[0], 7, 10));
-    assert!(figure.svg.contains("the last 3 of 10 tokens"));
+    assert_eq!(drawn, expected_bins(&[0], &[0, 8, 9]));
+    assert!(figure
+        .svg
+        .contains("the first token, then the last 2 of 10"));
+    assert!(figure.alt.contains("over the first and the last 2 tokens"));
+    // Highlighting covers the run of the last tokens, one cell in from the tile's corner.
+    let marker = figure.svg.split("data-tb-grid=\"").nth(1).unwrap();
+    let fields: Vec<f64> = marker
+        .split('"')
+        .next()
+        .unwrap()
+        .split(' ')
+        .skip(1)
+        .map(|f| f.parse().unwrap())
+        .collect();
+    let corner: Vec<f64> = figure
+        .svg
+        .split("d=\"M")
+        .nth(1)
+        .unwrap()
+        .split('h')
+        .next()
+        .unwrap()
+        .split(' ')
+        .map(|f| f.parse().unwrap())
+        .collect();
+    assert!(marker.starts_with("p 8 2 "), "{marker}");
+    assert_eq!(fields[2..], [corner[0] + cell, corner[1] + cell, cell]);
+    // When everything fits, no token is set apart.
+    let all = draw(&ids[..3], "layer = 0\ntokens = 3").unwrap();
+    assert!(all.svg.contains("the last 3 of 3 tokens"));
     assert_eq!(
         draw(&ids, "tokens = 25").unwrap_err().key.as_deref(),
         Some("tokens")

@@ -22,10 +22,9 @@
 //!
 //! Figures on the same prompt (a next-token, a temperature and a sampling figure, or one
 //! prompt shared by many articles) share one computation: [`Live::new`] keeps the last few
-//! in a process-wide cache, keyed by the logits and the stops and checked in full on a hit.
+//! in a process-wide cache, keyed by the logits and the stops, bit for bit.
 
 use std::collections::HashMap;
-use std::hash::{DefaultHasher, Hash, Hasher};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::sampler::{scaled_exp, top_p_keeps};
@@ -82,12 +81,12 @@ struct Key {
 /// starts over.
 const CACHED: usize = 64;
 
-type Cache = Mutex<HashMap<u64, (Key, Arc<Live>)>>;
-static CACHE: OnceLock<Cache> = OnceLock::new();
+static CACHE: OnceLock<Mutex<HashMap<Key, Arc<Live>>>> = OnceLock::new();
 
 /// The cache, also after a panic elsewhere (its entries are always whole).
-fn lock(cache: &Cache) -> std::sync::MutexGuard<'_, HashMap<u64, (Key, Arc<Live>)>> {
-    cache
+fn cache() -> std::sync::MutexGuard<'static, HashMap<Key, Arc<Live>>> {
+    CACHE
+        .get_or_init(Mutex::default)
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
@@ -112,19 +111,15 @@ impl Live {
             temps: own_temps.iter().map(|t| t.to_bits()).collect(),
             top_ps: own_top_ps.iter().map(|p| p.to_bits()).collect(),
         };
-        let mut hasher = DefaultHasher::new();
-        key.hash(&mut hasher);
-        let hash = hasher.finish();
-        let cache = CACHE.get_or_init(Mutex::default);
-        if let Some((_, live)) = lock(cache).get(&hash).filter(|(k, _)| *k == key) {
+        if let Some(live) = cache().get(&key) {
             return Arc::clone(live);
         }
         let live = Arc::new(Live::compute(logits, own_temps, own_top_ps));
-        let mut cache = lock(cache);
+        let mut cache = cache();
         if cache.len() >= CACHED {
             cache.clear();
         }
-        cache.insert(hash, (key, Arc::clone(&live)));
+        cache.insert(key, Arc::clone(&live));
         live
     }
 

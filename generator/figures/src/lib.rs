@@ -41,6 +41,7 @@ mod test_wide;
 
 pub use error::FigureError;
 pub use figure::{Figure, Source};
+pub use format::thousands;
 
 /// The traces a figure can draw from, by prompt name.
 pub trait Traces {

@@ -17,6 +17,7 @@ use crate::figure::Figure;
 use crate::format::percent;
 use crate::live::json_string;
 use crate::options::Options;
+use crate::sampler::Rules;
 use crate::svg::{text_width, Canvas, Css, Element, Font};
 use crate::token_text::{cut, one_line, visible, Shown};
 use crate::Traces;
@@ -132,13 +133,17 @@ fn headline(prompt_text: &str, continuation: &str, sampled: bool) -> Vec<Element
 /// sampled; `None` when it was greedy (no temperature, or 0), where the chosen token is the
 /// likeliest and its bar is the probability it was chosen with.
 fn sampler_rules(spec: &PromptSpec) -> Option<String> {
-    let spec = &spec.options;
-    let t = spec.temperature.filter(|&t| t > 0.0)?;
-    let mut parts = vec![format!("temperature {t}")];
-    parts.extend(spec.top_k.map(|k| format!("top_k {k}")));
-    parts.extend(spec.top_p.map(|p| format!("top_p {p}")));
-    parts.extend(spec.seed.map(|s| format!("seed {s}")));
-    Some(parts.join(", "))
+    let options = &spec.options;
+    let rules = Rules {
+        temperature: options.temperature.filter(|&t| t > 0.0)?,
+        top_k: options.top_k,
+        top_p: options.top_p,
+    }
+    .describe();
+    Some(match options.seed {
+        Some(seed) => format!("{rules}, seed {seed}"),
+        None => rules,
+    })
 }
 
 fn rows(steps: &[GenerationStep], alternatives: usize) -> Vec<Element> {

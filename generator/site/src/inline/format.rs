@@ -21,9 +21,10 @@ impl Value {
             Value::Token(text) => visible(text),
             Value::Probability(p) => percent(*p),
             Value::Number(x) => significant(f64::from(*x), 4),
+            // Sizes with their thousands grouped, as the figures write them.
             Value::Shape(dims) => dims
                 .iter()
-                .map(|&d| grouped(d))
+                .map(|&d| tracebook_figures::thousands(d))
                 .collect::<Vec<_>>()
                 .join("×"),
         }
@@ -36,19 +37,6 @@ impl Value {
             _ => "tb-value tb-number",
         }
     }
-}
-
-/// `50257` → `50,257`: a size, with its thousands grouped as the figures write them.
-fn grouped(n: usize) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 /// Line breaks and tabs as `\n` and `\t`, so a token stays on one line.

@@ -19,6 +19,14 @@ fn run(args: &[&str], root: &Path) -> Output {
         .unwrap()
 }
 
+/// `tracebook trace --model MODEL --prompt PROMPT --out OUT`, then `extra`, run in `root`.
+fn trace_prompt(model: &str, prompt: &str, out: &Path, extra: &[&str], root: &Path) -> Output {
+    let out = out.to_str().unwrap();
+    let mut args = vec!["trace", "--model", model, "--prompt", prompt, "--out", out];
+    args.extend_from_slice(extra);
+    run(&args, root)
+}
+
 fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
@@ -53,18 +61,11 @@ fn files_in(dir: &Path) -> Vec<String> {
 fn ad_hoc_trace_then_inspect_prints_exact_f32_values() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("t.json");
-    let o = run(
-        &[
-            "trace",
-            "--model",
-            model().to_str().unwrap(),
-            "--prompt",
-            "The robots will bring",
-            "--out",
-            out.to_str().unwrap(),
-            "--precision",
-            "f32",
-        ],
+    let o = trace_prompt(
+        model().to_str().unwrap(),
+        "The robots will bring",
+        &out,
+        &["--precision", "f32"],
         dir.path(),
     );
     assert!(o.status.success(), "{}", stderr(&o));
@@ -97,18 +98,7 @@ fn bad_prompts_fail_cleanly_and_leave_no_file() {
         ("", "the prompt is empty"),
         (long.as_str(), "context of 1024"),
     ] {
-        let o = run(
-            &[
-                "trace",
-                "--model",
-                model().to_str().unwrap(),
-                "--prompt",
-                prompt,
-                "--out",
-                out.to_str().unwrap(),
-            ],
-            dir.path(),
-        );
+        let o = trace_prompt(model().to_str().unwrap(), prompt, &out, &[], dir.path());
         assert!(!o.status.success());
         assert!(stderr(&o).contains(expected), "{}", stderr(&o));
         assert_eq!(
@@ -122,16 +112,11 @@ fn bad_prompts_fail_cleanly_and_leave_no_file() {
 #[test]
 fn a_missing_model_folder_is_named() {
     let dir = tempfile::tempdir().unwrap();
-    let o = run(
-        &[
-            "trace",
-            "--model",
-            "./no-such-model",
-            "--prompt",
-            "hi",
-            "--out",
-            "t.json",
-        ],
+    let o = trace_prompt(
+        "./no-such-model",
+        "hi",
+        Path::new("t.json"),
+        &[],
         dir.path(),
     );
     assert!(!o.status.success());
@@ -241,16 +226,11 @@ fn a_model_trained_by_tracebook_puts_its_training_run_in_the_trace() {
         serde_json::from_slice(&std::fs::read(&log_path).unwrap()).unwrap();
     let trained = model_with_log(dir.path(), &std::fs::read(&log_path).unwrap());
     let out = dir.path().join("t.json");
-    let o = run(
-        &[
-            "trace",
-            "--model",
-            trained.to_str().unwrap(),
-            "--prompt",
-            "The robots will bring",
-            "--out",
-            out.to_str().unwrap(),
-        ],
+    let o = trace_prompt(
+        trained.to_str().unwrap(),
+        "The robots will bring",
+        &out,
+        &[],
         dir.path(),
     );
     assert!(o.status.success(), "{}", stderr(&o));
@@ -295,16 +275,11 @@ fn a_broken_training_log_is_a_clear_error() {
     let dir = tempfile::tempdir().unwrap();
     let trained = model_with_log(dir.path(), b"{ not json");
     let out = dir.path().join("t.json");
-    let o = run(
-        &[
-            "trace",
-            "--model",
-            trained.to_str().unwrap(),
-            "--prompt",
-            "The robots",
-            "--out",
-            out.to_str().unwrap(),
-        ],
+    let o = trace_prompt(
+        trained.to_str().unwrap(),
+        "The robots",
+        &out,
+        &[],
         dir.path(),
     );
     assert!(!o.status.success());

@@ -41,13 +41,15 @@ mod properties;
 mod tests {
     use super::{escape_attr, escape_text};
 
-    fn text(s: &str) -> String {
+    /// `s` escaped as element text (also used by the property tests).
+    pub(super) fn text(s: &str) -> String {
         let mut out = String::new();
         escape_text(&mut out, s);
         out
     }
 
-    fn attr(s: &str) -> String {
+    /// `s` escaped as an attribute value.
+    pub(super) fn attr(s: &str) -> String {
         let mut out = String::new();
         escape_attr(&mut out, s);
         out

@@ -2,20 +2,9 @@
 //! result always parses as XML, and the parser reads back the input (with the characters
 //! XML cannot carry replaced by U+FFFD).
 
-use super::{allowed_in_xml, escape_attr, escape_text};
+use super::allowed_in_xml;
+use super::tests::{attr, text};
 use proptest::prelude::*;
-
-fn text(s: &str) -> String {
-    let mut out = String::new();
-    escape_text(&mut out, s);
-    out
-}
-
-fn attr(s: &str) -> String {
-    let mut out = String::new();
-    escape_attr(&mut out, s);
-    out
-}
 
 /// What an XML parser should read back: the input, minus what XML cannot carry.
 fn readable(s: &str) -> String {

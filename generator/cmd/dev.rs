@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
-use tracebook_model::testmodel::{write_test_model, KeyLayout, TestModelSpec};
+use tracebook_model::testmodel::{write_test_model, KeyLayout, StoredDtype, TestModelSpec, SHAPES};
 use tracebook_model::{Model, NoRecorder, TensorRecorder};
 
 #[derive(clap::Args, Debug)]
@@ -17,7 +17,8 @@ pub enum DevCommand {
     TestModel {
         /// Where to write config.json, model.safetensors and tokenizer.json.
         dir: PathBuf,
-        /// tiny (2 layers, 4 heads, 64 wide) or small (GPT-2 small's shape).
+        /// tiny (2 layers, 4 heads, 64 wide), or GPT-2's sizes: small (12×12×768),
+        /// medium (24×16×1024), large (36×20×1280), xl (48×25×1600).
         #[arg(long, default_value = "tiny")]
         shape: String,
         /// Write keys as `h.0...` (bare) or `transformer.h.0...` (save_pretrained).
@@ -25,6 +26,16 @@ pub enum DevCommand {
         layout: String,
         #[arg(long)]
         seed: Option<u64>,
+        /// Set a config.json field, e.g. `--set activation_function=gelu`
+        /// `--set tie_word_embeddings=false` (repeatable; values are JSON or bare strings).
+        #[arg(long = "set", value_name = "FIELD=VALUE")]
+        set: Vec<String>,
+        /// How the weights are stored: f32, f16 or bf16.
+        #[arg(long, default_value = "f32")]
+        dtype: String,
+        /// Split the weights over N shard files with a model.safetensors.index.json.
+        #[arg(long, default_value_t = 1)]
+        shards: usize,
     },
     /// Time forward passes (traced and plain) on a prompt of N tokens; prints medians in ms.
     BenchForward {
@@ -44,12 +55,30 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             shape,
             layout,
             seed,
+            set,
+            dtype,
+            shards,
         } => {
-            let mut spec = match shape.as_str() {
-                "tiny" => TestModelSpec::tiny(),
-                "small" => TestModelSpec::small(),
-                other => anyhow::bail!("unknown shape {other:?}: use tiny or small"),
+            let Some(mut spec) = TestModelSpec::shape(&shape) else {
+                let names: Vec<&str> = SHAPES.iter().map(|s| s.0).collect();
+                anyhow::bail!("unknown shape {shape:?}: use {}", names.join(", "));
             };
+            for assignment in &set {
+                let (field, value) = assignment
+                    .split_once('=')
+                    .ok_or_else(|| anyhow::anyhow!("--set {assignment:?}: write FIELD=VALUE"))?;
+                spec.config = spec
+                    .config
+                    .with(field, value)
+                    .map_err(|e| anyhow::anyhow!("--set {assignment}: {e}"))?;
+            }
+            spec.dtype = match dtype.as_str() {
+                "f32" => StoredDtype::F32,
+                "f16" => StoredDtype::F16,
+                "bf16" => StoredDtype::BF16,
+                other => anyhow::bail!("unknown dtype {other:?}: use f32, f16 or bf16"),
+            };
+            spec.shards = shards;
             spec.layout = match layout.as_str() {
                 "bare" => KeyLayout::Bare,
                 "transformer" => KeyLayout::Transformer,

@@ -72,7 +72,7 @@ pub fn load_model(root: &Path, spec: &str, offline: bool) -> anyhow::Result<Mode
     eprintln!(
         "loading model {} from {}",
         files.id,
-        files.weights.display()
+        files.describe_weights()
     );
     Ok(Model::load(files)?)
 }

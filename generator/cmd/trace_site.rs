@@ -1,7 +1,7 @@
 //! `tracebook trace` over a site: every prompt of tracebook.toml and content/, missing or stale only.
 
 use super::trace::{human_bytes, needs_writing, progress, write_one, Args};
-use anyhow::{bail, Context};
+use anyhow::bail;
 use std::path::Path;
 use tracebook_model::{resolve, Model};
 use tracebook_site::{collect_prompts, NamedPrompt};
@@ -43,9 +43,7 @@ pub fn run(root: &Path, args: &Args) -> anyhow::Result<()> {
     };
     let spec = args.model.as_deref().unwrap_or(&site.config.model.id);
     let files = resolve(spec, root, !args.offline)?;
-    let sha = DigestCache::user()
-        .sha256(&files.weights)
-        .with_context(|| format!("reading {}", files.weights.display()))?;
+    let sha = files.weights_sha256(&DigestCache::user())?;
 
     let mut todo = Vec::new();
     for prompt in &prompts {
@@ -71,7 +69,7 @@ pub fn run(root: &Path, args: &Args) -> anyhow::Result<()> {
     eprintln!(
         "loading model {} from {}",
         files.id,
-        files.weights.display()
+        files.describe_weights()
     );
     let model = Model::load_hashed(files, sha)?;
     let bar = progress(todo.len() as u64);

@@ -14,7 +14,6 @@ Usage (in a venv outside the repo: pip install torch transformers tokenizers saf
 import argparse
 import hashlib
 import json
-import math
 
 import torch
 import transformers
@@ -93,7 +92,10 @@ def capture(model, ids):
     for l, pattern in enumerate(out.attentions):
         b = f"blocks.{l}"
         # The scores as eager attention computes them, before the causal mask.
-        got[f"{b}.attn.scores"] = got[f"{b}.attn.q"] @ got[f"{b}.attn.k"].transpose(-1, -2) / math.sqrt(dh)
+        scaling = dh ** -0.5 if cfg.scale_attn_weights else 1.0
+        if cfg.scale_attn_by_inverse_layer_idx:
+            scaling /= float(l + 1)
+        got[f"{b}.attn.scores"] = got[f"{b}.attn.q"] @ got[f"{b}.attn.k"].transpose(-1, -2) * scaling
         got[f"{b}.attn.pattern"] = pattern[0]
     logits = out.logits[0]
     got["logits.last"] = logits[-1]

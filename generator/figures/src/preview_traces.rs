@@ -49,8 +49,10 @@ fn gpt2_like(pieces: &[(u32, &str)], top: &Top<'_>) -> Trace {
                 n_positions: 1024,
                 vocab_size: GPT2_VOCAB,
                 layer_norm_epsilon: 1e-5,
+                activation_function: "gelu_new".into(),
             },
             weights_sha256: "0".repeat(64),
+            weights_dtype: "f32".into(),
         },
         prompt,
         options: TraceOptions {

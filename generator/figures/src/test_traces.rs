@@ -130,8 +130,10 @@ pub fn trace_with(ids: &[u32], precision: Precision) -> Trace {
                 n_positions: 64,
                 vocab_size: VOCAB,
                 layer_norm_epsilon: 1e-5,
+                activation_function: "gelu_new".into(),
             },
             weights_sha256: "0".repeat(64),
+            weights_dtype: "f32".into(),
         },
         prompt: PromptSpec::new(text),
         options: TraceOptions {

@@ -1,11 +1,14 @@
 //! `config.json` of a GPT-2 family checkpoint: the sizes the forward pass is built from.
 
+use crate::activation::Activation;
 use crate::error::{ModelError, Result};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 use tracebook_trace::ModelShape;
 
-/// The fields of a Hugging Face GPT-2 `config.json` that the forward pass uses.
+/// The fields of a Hugging Face GPT-2 `config.json` that change what the forward pass computes,
+/// with `transformers`' defaults. Each is either computed exactly as `transformers` does or
+/// refused by `validate`; fields that only matter for training or for other heads are ignored.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Gpt2Config {
     pub vocab_size: usize,
@@ -16,21 +19,77 @@ pub struct Gpt2Config {
     #[serde(default = "default_epsilon")]
     pub layer_norm_epsilon: f64,
     #[serde(default = "default_activation")]
-    pub activation_function: String,
+    pub activation_function: Activation,
     /// Inner MLP width; `None` means 4 × n_embd, as in GPT-2.
     #[serde(default)]
     pub n_inner: Option<usize>,
+    /// Divide attention scores by √dh (GPT-2 does).
+    #[serde(default = "yes")]
+    pub scale_attn_weights: bool,
+    /// Also divide layer L's attention scores by L + 1.
+    #[serde(default)]
+    pub scale_attn_by_inverse_layer_idx: bool,
+    /// Compute attention scores in f32 with the scale applied first; tracebook always computes
+    /// in f32, so this changes nothing beyond float rounding.
+    #[serde(default)]
+    pub reorder_and_upcast_attn: bool,
+    /// The unembedding is `wte` (true) or its own `lm_head.weight` (false).
+    #[serde(default = "yes")]
+    pub tie_word_embeddings: bool,
+    /// Blocks that also attend to an encoder's output: refused.
+    #[serde(default)]
+    pub add_cross_attention: bool,
+    /// `gpt2` for every GPT-2 checkpoint; anything else is another architecture.
+    #[serde(default)]
+    pub model_type: Option<String>,
 }
 
 fn default_epsilon() -> f64 {
     1e-5
 }
 
-fn default_activation() -> String {
-    "gelu_new".to_string()
+fn default_activation() -> Activation {
+    Activation::GeluNew
+}
+
+fn yes() -> bool {
+    true
 }
 
 impl Gpt2Config {
+    /// GPT-2's architecture at the given sizes, with GPT-2's vocabulary and every other field
+    /// at its GPT-2 value.
+    pub fn gpt2(n_layer: usize, n_head: usize, n_embd: usize, n_positions: usize) -> Gpt2Config {
+        Gpt2Config {
+            vocab_size: 50257,
+            n_positions,
+            n_embd,
+            n_layer,
+            n_head,
+            layer_norm_epsilon: default_epsilon(),
+            activation_function: default_activation(),
+            n_inner: None,
+            scale_attn_weights: true,
+            scale_attn_by_inverse_layer_idx: false,
+            reorder_and_upcast_attn: false,
+            tie_word_embeddings: true,
+            add_cross_attention: false,
+            model_type: Some("gpt2".into()),
+        }
+    }
+
+    /// This config with `field` of its config.json set to `value` (JSON, or a bare string),
+    /// checked as `load` checks a file: how tests and `dev test-model --set` make variants.
+    pub fn with(&self, field: &str, value: &str) -> std::result::Result<Gpt2Config, String> {
+        let mut json = serde_json::to_value(self).map_err(|e| e.to_string())?;
+        let parsed = serde_json::from_str(value)
+            .unwrap_or_else(|_| serde_json::Value::String(value.to_string()));
+        json[field] = parsed;
+        let config: Gpt2Config = serde_json::from_value(json).map_err(|e| e.to_string())?;
+        config.validate()?;
+        Ok(config)
+    }
+
     /// Read and validate `config.json`.
     pub fn load(path: &Path) -> Result<Gpt2Config> {
         let text = std::fs::read_to_string(path).map_err(|e| ModelError::io(path, e))?;
@@ -43,7 +102,9 @@ impl Gpt2Config {
         config.validate().map_err(|message| ModelError::Config {
             path: path.to_path_buf(),
             message,
-            hint: "fix the sizes so they match the checkpoint".to_string(),
+            hint: "tracebook traces GPT-2 family checkpoints exactly as transformers runs them, \
+                   or not at all; use the config.json that came with the weights"
+                .to_string(),
         })?;
         Ok(config)
     }
@@ -62,20 +123,42 @@ impl Gpt2Config {
         if self.n_positions == 0 {
             return Err("n_positions must be positive".into());
         }
-        if !matches!(
-            self.activation_function.as_str(),
-            "gelu_new" | "gelu_pytorch_tanh" | "gelu"
-        ) {
+        if let Some(kind) = self.model_type.as_deref().filter(|k| *k != "gpt2") {
             return Err(format!(
-                "activation_function {:?} is not supported (gelu_new, gelu_pytorch_tanh or gelu)",
-                self.activation_function
+                "model_type is {kind:?}: this is not a GPT-2 checkpoint (tracebook reads \
+                 model_type \"gpt2\" only)"
             ));
+        }
+        if self.add_cross_attention {
+            return Err(
+                "add_cross_attention is true: the blocks of this checkpoint also attend \
+                        to an encoder's output (it is the decoder half of an encoder-decoder \
+                        model), which a prompt alone cannot supply"
+                    .into(),
+            );
+        }
+        if self.n_inner == Some(0) {
+            return Err("n_inner must be positive (or null for 4 × n_embd)".into());
         }
         Ok(())
     }
 
     pub fn head_dim(&self) -> usize {
         self.n_embd / self.n_head
+    }
+
+    /// What layer `l`'s attention scores `q·k` are multiplied by, computed as `transformers`
+    /// computes its one scaling factor: `dh^-0.5` (if `scale_attn_weights`), then divided by
+    /// `l + 1` (if `scale_attn_by_inverse_layer_idx`).
+    pub fn attention_scale(&self, l: usize) -> f64 {
+        let mut scale = 1.0;
+        if self.scale_attn_weights {
+            scale = (self.head_dim() as f64).powf(-0.5);
+        }
+        if self.scale_attn_by_inverse_layer_idx {
+            scale /= (l + 1) as f64;
+        }
+        scale
     }
 
     pub fn inner(&self) -> usize {
@@ -91,6 +174,7 @@ impl Gpt2Config {
             n_positions: self.n_positions,
             vocab_size: self.vocab_size,
             layer_norm_epsilon: self.layer_norm_epsilon,
+            activation_function: self.activation_function.name().to_string(),
         }
     }
 
@@ -111,8 +195,10 @@ impl Gpt2Config {
             "attn_pdrop": 0.0,
             "embd_pdrop": 0.0,
             "resid_pdrop": 0.0,
-            "scale_attn_weights": true,
-            "tie_word_embeddings": true,
+            "scale_attn_weights": self.scale_attn_weights,
+            "scale_attn_by_inverse_layer_idx": self.scale_attn_by_inverse_layer_idx,
+            "reorder_and_upcast_attn": self.reorder_and_upcast_attn,
+            "tie_word_embeddings": self.tie_word_embeddings,
             "bos_token_id": 50256,
             "eos_token_id": 50256,
         });

@@ -2,25 +2,30 @@
 //!
 //! Shapes follow the trace table: `T` tokens, `d` width, `H` heads, `dh = d / H`; one sequence.
 
+use crate::activation::Activation;
 use crate::config::Gpt2Config;
 use crate::error::Result;
 use crate::recorder::Recorder;
 use crate::weights::Weights;
 use candle_core::{Device, Tensor, D};
 
-/// LayerNorm with its statistics exposed, as `ln1`, `ln2` and `ln_final` are traced.
+/// LayerNorm with its statistics exposed, as `ln1` and `ln2` are traced (`ln_final` records
+/// its output only).
 struct LayerNorm {
     weight: Tensor,
     bias: Tensor,
     eps: f64,
+    /// Record `mean` and `std` beside `normalized`.
+    statistics: bool,
 }
 
 impl LayerNorm {
-    fn load(w: &Weights, prefix: &str, eps: f64) -> Result<Self> {
+    fn load(w: &Weights, prefix: &str, eps: f64, statistics: bool) -> Result<Self> {
         Ok(Self {
             weight: w.get(&format!("{prefix}.weight"))?,
             bias: w.get(&format!("{prefix}.bias"))?,
             eps,
+            statistics,
         })
     }
 
@@ -33,7 +38,7 @@ impl LayerNorm {
             .broadcast_div(&std)?
             .broadcast_mul(&self.weight)?
             .broadcast_add(&self.bias)?;
-        if rec.enabled() && name != "ln_final" {
+        if rec.enabled() && self.statistics {
             rec.record(&format!("{name}.mean"), &mean.squeeze(D::Minus1)?)?;
             rec.record(&format!("{name}.std"), &std.squeeze(D::Minus1)?)?;
         }
@@ -65,6 +70,8 @@ struct Attention {
     c_attn: Conv1D,
     c_proj: Conv1D,
     n_head: usize,
+    /// What `q·k` is multiplied by (see `Gpt2Config::attention_scale`).
+    scale: f64,
     /// candle's fused softmax kernel has no backward pass; training uses the composed one.
     differentiable: bool,
 }
@@ -91,7 +98,7 @@ impl Attention {
         rec.record(&format!("{b}.attn.q"), &q)?;
         rec.record(&format!("{b}.attn.k"), &k)?;
         rec.record(&format!("{b}.attn.v"), &v)?;
-        let scores = (q.matmul(&k.t()?)? / (dh as f64).sqrt())?;
+        let scores = (q.matmul(&k.t()?)? * self.scale)?;
         rec.record(&format!("{b}.attn.scores"), &scores)?;
         let masked = scores.broadcast_add(mask)?;
         let pattern = if self.differentiable {
@@ -110,14 +117,14 @@ impl Attention {
 struct Mlp {
     c_fc: Conv1D,
     c_proj: Conv1D,
+    act: Activation,
 }
 
 impl Mlp {
     fn forward(&self, x: &Tensor, b: &str, rec: &mut dyn Recorder) -> Result<Tensor> {
         let pre = self.c_fc.forward(x)?;
         rec.record(&format!("{b}.mlp.pre"), &pre)?;
-        // candle's gelu is the tanh approximation, which is GPT-2's gelu_new.
-        let post = pre.gelu()?;
+        let post = self.act.apply(&pre)?;
         rec.record(&format!("{b}.mlp.post"), &post)?;
         self.c_proj.forward(&post)
     }
@@ -135,17 +142,19 @@ impl Block {
         let p = format!("h.{l}");
         let eps = config.layer_norm_epsilon;
         Ok(Self {
-            ln_1: LayerNorm::load(w, &format!("{p}.ln_1"), eps)?,
+            ln_1: LayerNorm::load(w, &format!("{p}.ln_1"), eps, true)?,
             attn: Attention {
                 c_attn: Conv1D::load(w, &format!("{p}.attn.c_attn"))?,
                 c_proj: Conv1D::load(w, &format!("{p}.attn.c_proj"))?,
                 n_head: config.n_head,
+                scale: config.attention_scale(l),
                 differentiable,
             },
-            ln_2: LayerNorm::load(w, &format!("{p}.ln_2"), eps)?,
+            ln_2: LayerNorm::load(w, &format!("{p}.ln_2"), eps, true)?,
             mlp: Mlp {
                 c_fc: Conv1D::load(w, &format!("{p}.mlp.c_fc"))?,
                 c_proj: Conv1D::load(w, &format!("{p}.mlp.c_proj"))?,
+                act: config.activation_function,
             },
         })
     }
@@ -173,10 +182,13 @@ impl Block {
     }
 }
 
-/// A GPT-2 family language model (GPT2LMHeadModel with tied embeddings).
+/// A GPT-2 family language model (GPT2LMHeadModel).
 pub struct Gpt2 {
     config: Gpt2Config,
     wte: Tensor,
+    /// The unembedding `[V, d]`: `wte` itself when the embeddings are tied (GPT-2), else
+    /// the checkpoint's `lm_head.weight`.
+    lm_head: Tensor,
     wpe: Tensor,
     blocks: Vec<Block>,
     ln_f: LayerNorm,
@@ -197,12 +209,19 @@ impl Gpt2 {
         let blocks = (0..config.n_layer)
             .map(|l| Block::load(weights, l, config, differentiable))
             .collect::<Result<Vec<_>>>()?;
+        let wte = weights.get("wte.weight")?;
+        let lm_head = if config.tie_word_embeddings {
+            wte.clone()
+        } else {
+            weights.get("lm_head.weight")?
+        };
         Ok(Gpt2 {
             config: config.clone(),
-            wte: weights.get("wte.weight")?,
+            wte,
+            lm_head,
             wpe: weights.get("wpe.weight")?,
             blocks,
-            ln_f: LayerNorm::load(weights, "ln_f", config.layer_norm_epsilon)?,
+            ln_f: LayerNorm::load(weights, "ln_f", config.layer_norm_epsilon, false)?,
         })
     }
 
@@ -244,16 +263,21 @@ impl Gpt2 {
         self.ln_f.forward(resid, "ln_final", rec)
     }
 
-    /// The final LayerNorm and the unembedding (tied to wte): residual stream `[T, d]` to logits
-    /// `[T, V]`. The logit lens applies it to the stream after every block.
+    /// The final LayerNorm and the unembedding: residual stream `[T, d]` to logits `[T, V]`.
+    /// The logit lens applies it to the stream after every block.
     pub fn unembed(&self, resid: &Tensor, rec: &mut dyn Recorder) -> Result<Tensor> {
         let x = self.final_norm(resid, rec)?;
-        Ok(self.wte.matmul(&x.t()?)?.t()?)
+        Ok(self.lm_head.matmul(&x.t()?)?.t()?)
     }
 
-    /// The token embedding `[V, d]`, which is also the unembedding.
+    /// The token embedding `[V, d]`.
     pub fn wte(&self) -> &Tensor {
         &self.wte
+    }
+
+    /// The unembedding `[V, d]` (the token embedding when they are tied).
+    pub fn lm_head(&self) -> &Tensor {
+        &self.lm_head
     }
 }
 

@@ -1,6 +1,7 @@
 //! GPT-2 in candle: config, memory-mapped weights in either key layout, the forward pass with a
 //! recorder, generation, model sources (folder, Hugging Face cache, hub) and tracing into traces.
 
+pub mod activation;
 pub mod config;
 pub mod derived;
 pub mod error;

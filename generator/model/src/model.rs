@@ -15,6 +15,8 @@ pub struct Model {
     pub gpt2: Gpt2,
     pub tokenizer: Tokenizer,
     pub weights_sha256: String,
+    /// How the weights were stored (`f32`, `f16`, `bf16`); tracing computes in f32.
+    pub weights_dtype: String,
     /// The run that made the weights, from a `training_log.json` beside them.
     pub training: Option<TrainingSummary>,
 }
@@ -22,9 +24,7 @@ pub struct Model {
 impl Model {
     /// Read config, weights and tokenizer (the model folder's tokenizer.json, else GPT-2's built in).
     pub fn load(files: ModelFiles) -> Result<Model> {
-        let weights_sha256 = DigestCache::none()
-            .sha256(&files.weights)
-            .map_err(|e| ModelError::io(&files.weights, e))?;
+        let weights_sha256 = files.weights_sha256(&DigestCache::none())?;
         Model::load_hashed(files, weights_sha256)
     }
 
@@ -32,6 +32,7 @@ impl Model {
     pub fn load_hashed(files: ModelFiles, weights_sha256: String) -> Result<Model> {
         let config = Gpt2Config::load(&files.config)?;
         let weights = Weights::load(&files.weights, &config)?;
+        let weights_dtype = weights.stored_dtype();
         let gpt2 = Gpt2::new(&weights, &config)?;
         drop(weights);
         let tokenizer = match &files.tokenizer {
@@ -45,6 +46,7 @@ impl Model {
             gpt2,
             tokenizer,
             weights_sha256,
+            weights_dtype,
             training,
         })
     }
@@ -55,6 +57,7 @@ impl Model {
             id: self.files.id.clone(),
             config: self.config.shape(),
             weights_sha256: self.weights_sha256.clone(),
+            weights_dtype: self.weights_dtype.clone(),
         }
     }
 }
@@ -62,7 +65,7 @@ impl Model {
 /// The summary of the `training_log.json` beside the weights, if there is one; a log that
 /// is there but unreadable is an error, not a silently missing figure.
 fn training_summary(files: &ModelFiles) -> Result<Option<TrainingSummary>> {
-    let Some(path) = files.weights.parent().map(|dir| dir.join(LOG_FILE)) else {
+    let Some(path) = files.dir().map(|dir| dir.join(LOG_FILE)) else {
         return Ok(None);
     };
     if !path.is_file() {

@@ -3,6 +3,7 @@
 use crate::error::{ModelError, Result};
 use hf_hub::{api::sync::ApiBuilder, Cache, Repo};
 use std::path::{Path, PathBuf};
+use tracebook_trace::{shard_names, weight_files, DigestCache, WEIGHTS_FILE, WEIGHTS_INDEX};
 
 /// The files of one GPT-2 family checkpoint on this machine.
 #[derive(Debug, Clone, PartialEq)]
@@ -10,13 +11,38 @@ pub struct ModelFiles {
     /// How the model is named in traces: the hub id, or the folder as the author wrote it.
     pub id: String,
     pub config: PathBuf,
-    pub weights: PathBuf,
+    /// `model.safetensors`, or the shards of a sharded checkpoint in index order.
+    pub weights: Vec<PathBuf>,
     /// `tokenizer.json` if the checkpoint has one; otherwise the built-in GPT-2 tokenizer is used.
     pub tokenizer: Option<PathBuf>,
 }
 
-const REQUIRED: [&str; 2] = ["config.json", "model.safetensors"];
+const REQUIRED: [&str; 2] = ["config.json", WEIGHTS_FILE];
 const TOKENIZER: &str = "tokenizer.json";
+const PYTORCH_WEIGHTS: &str = "pytorch_model.bin";
+
+impl ModelFiles {
+    /// The folder the weights are in (where a `training_log.json` would be).
+    pub fn dir(&self) -> Option<&Path> {
+        self.weights.first().and_then(|w| w.parent())
+    }
+
+    /// The weights' identity as traces record it (see `DigestCache::weights_sha256`).
+    pub fn weights_sha256(&self, cache: &DigestCache) -> Result<String> {
+        cache
+            .weights_sha256(&self.weights)
+            .map_err(|e| ModelError::io(self.weights.first().cloned().unwrap_or_default(), e))
+    }
+
+    /// The weights' location for messages: the file, or the first shard and how many more.
+    pub fn describe_weights(&self) -> String {
+        match self.weights.as_slice() {
+            [one] => one.display().to_string(),
+            [first, rest @ ..] => format!("{} and {} more shard(s)", first.display(), rest.len()),
+            [] => "(no weights)".into(),
+        }
+    }
+}
 
 /// Resolve `spec` (a folder, relative to `base` when not absolute, or a hub id like
 /// `openai-community/gpt2`) to files on this machine, downloading from the hub if needed and allowed.
@@ -41,37 +67,81 @@ pub fn resolve(spec: &str, base: &Path, allow_download: bool) -> Result<ModelFil
     download(spec)
 }
 
-/// A Hugging Face style folder: config.json, model.safetensors, tokenizer.json (optional).
+/// A Hugging Face style folder: config.json, model.safetensors (or a sharded checkpoint's
+/// index and shards), tokenizer.json (optional).
 pub fn from_dir(id: &str, dir: &Path) -> Result<ModelFiles> {
-    let missing: Vec<&str> = REQUIRED
-        .into_iter()
-        .filter(|f| !dir.join(f).is_file())
-        .collect();
-    if !missing.is_empty() {
+    let weights = weight_files(dir).map_err(|e| ModelError::io(dir.join(WEIGHTS_INDEX), e))?;
+    let config = dir.join("config.json");
+    let weights = match weights {
+        Some(files) if config.is_file() => files,
+        _ if dir.join(PYTORCH_WEIGHTS).is_file() && weights.is_none() => {
+            return Err(pytorch_only(dir))
+        }
+        _ => {
+            let mut missing = Vec::new();
+            if !config.is_file() {
+                missing.push("config.json");
+            }
+            if weights.is_none() {
+                missing.push(WEIGHTS_FILE);
+            }
+            return Err(ModelError::Source(format!(
+                "model folder {} has no {}\n  hint: a model folder holds {} (or a sharded \
+                 checkpoint's {WEIGHTS_INDEX} and its shards), and optionally {TOKENIZER} (as \
+                 written by `save_pretrained` or downloaded from the Hugging Face hub)",
+                dir.display(),
+                missing.join(" and no "),
+                REQUIRED.join(" and ")
+            )));
+        }
+    };
+    if let Some(absent) = weights.iter().find(|w| !w.is_file()) {
         return Err(ModelError::Source(format!(
-            "model folder {} has no {}\n  hint: a model folder holds {}, and optionally {TOKENIZER} \
-             (as written by `save_pretrained` or downloaded from the Hugging Face hub)",
-            dir.display(),
-            missing.join(" and no "),
-            REQUIRED.join(" and ")
+            "{} names the shard {}, which is not in the folder\n  hint: copy every shard the \
+             index names beside it (an interrupted download leaves some out)",
+            dir.join(WEIGHTS_INDEX).display(),
+            absent.file_name().unwrap_or_default().to_string_lossy()
         )));
     }
     let tokenizer = Some(dir.join(TOKENIZER)).filter(|p| p.is_file());
     Ok(ModelFiles {
         id: id.to_string(),
-        config: dir.join("config.json"),
-        weights: dir.join("model.safetensors"),
+        config,
+        weights,
         tokenizer,
     })
+}
+
+/// A folder with PyTorch pickles only: tracebook reads safetensors, and says how to convert.
+fn pytorch_only(dir: &Path) -> ModelError {
+    ModelError::Source(format!(
+        "model folder {} has {PYTORCH_WEIGHTS} but no {WEIGHTS_FILE}: tracebook reads safetensors \
+         only (a pickle can run code when it is loaded)\n  hint: convert it once with \
+         transformers: python -c \"from transformers import GPT2LMHeadModel as M; \
+         M.from_pretrained('{dir}').save_pretrained('{dir}', safe_serialization=True)\"",
+        dir.display(),
+        dir = dir.display()
+    ))
 }
 
 /// The files of hub model `id` if all required ones are in the Hugging Face cache.
 pub fn from_cache(id: &str, cache: &Cache) -> Option<ModelFiles> {
     let repo = cache.repo(Repo::model(id.to_string()));
+    let weights = match repo.get(WEIGHTS_FILE) {
+        Some(file) => vec![file],
+        None => {
+            let index = std::fs::read_to_string(repo.get(WEIGHTS_INDEX)?).ok()?;
+            shard_names(&index)
+                .ok()?
+                .iter()
+                .map(|name| repo.get(name))
+                .collect::<Option<Vec<_>>>()?
+        }
+    };
     Some(ModelFiles {
         id: id.to_string(),
         config: repo.get("config.json")?,
-        weights: repo.get("model.safetensors")?,
+        weights,
         tokenizer: repo.get(TOKENIZER),
     })
 }
@@ -86,10 +156,24 @@ fn download(id: &str) -> Result<ModelFiles> {
         repo.get(file)
             .map_err(|e| not_available(id, &e.to_string()))
     };
+    let config = get("config.json")?;
+    let weights = match repo.get(WEIGHTS_FILE) {
+        Ok(file) => vec![file],
+        Err(single) => match repo.get(WEIGHTS_INDEX) {
+            Ok(index) => {
+                let text =
+                    std::fs::read_to_string(&index).map_err(|e| ModelError::io(&index, e))?;
+                let names = shard_names(&text)
+                    .map_err(|m| ModelError::Source(format!("{}: {m}", index.display())))?;
+                names.iter().map(|n| get(n)).collect::<Result<Vec<_>>>()?
+            }
+            Err(_) => return Err(not_available(id, &single.to_string())),
+        },
+    };
     Ok(ModelFiles {
         id: id.to_string(),
-        config: get("config.json")?,
-        weights: get("model.safetensors")?,
+        config,
+        weights,
         tokenizer: repo.get(TOKENIZER).ok(),
     })
 }

@@ -9,6 +9,7 @@ use crate::weights::expected;
 use safetensors::tensor::{Dtype, TensorView};
 use std::path::Path;
 use tracebook_tokenizer::Tokenizer;
+use tracebook_trace::{WEIGHTS_FILE, WEIGHTS_INDEX};
 
 /// Which key layout to write (both exist in the wild).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -19,43 +20,59 @@ pub enum KeyLayout {
     Transformer,
 }
 
+/// How the weights are stored on disk (the forward pass always computes in f32).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StoredDtype {
+    F32,
+    F16,
+    BF16,
+}
+
 #[derive(Debug, Clone)]
 pub struct TestModelSpec {
     pub config: Gpt2Config,
     pub seed: u64,
     pub layout: KeyLayout,
+    pub dtype: StoredDtype,
+    /// Split the weights over this many `model-0000i-of-0000n.safetensors` files with a
+    /// `model.safetensors.index.json`, as `save_pretrained` does for large models (1: one file).
+    pub shards: usize,
 }
+
+/// The shapes `dev test-model --shape` knows: (name, layers, heads, width).
+pub const SHAPES: [(&str, usize, usize, usize); 5] = [
+    ("tiny", 2, 4, 64),
+    ("small", 12, 12, 768),
+    ("medium", 24, 16, 1024),
+    ("large", 36, 20, 1280),
+    ("xl", 48, 25, 1600),
+];
 
 impl TestModelSpec {
     /// 2 layers, 4 heads, 64 wide, GPT-2's full vocabulary and context.
     pub fn tiny() -> Self {
-        Self::with_sizes(2, 4, 64)
+        Self::shape("tiny").expect("a known shape")
     }
 
     /// GPT-2 small's shape: 12 layers, 12 heads, 768 wide (124M parameters).
     pub fn small() -> Self {
-        Self::with_sizes(12, 12, 768)
+        Self::shape("small").expect("a known shape")
     }
 
-    fn with_sizes(n_layer: usize, n_head: usize, n_embd: usize) -> Self {
-        TestModelSpec {
-            config: Gpt2Config {
-                vocab_size: 50257,
-                n_positions: 1024,
-                n_embd,
-                n_layer,
-                n_head,
-                layer_norm_epsilon: 1e-5,
-                activation_function: "gelu_new".into(),
-                n_inner: None,
-            },
+    /// One of `SHAPES` by name: tiny, small, or GPT-2 medium, large and XL's sizes.
+    pub fn shape(name: &str) -> Option<Self> {
+        let &(_, n_layer, n_head, n_embd) = SHAPES.iter().find(|s| s.0 == name)?;
+        Some(TestModelSpec {
+            config: Gpt2Config::gpt2(n_layer, n_head, n_embd, 1024),
             seed: 0x7261_6365_626f_6f6b,
             layout: KeyLayout::Transformer,
-        }
+            dtype: StoredDtype::F32,
+            shards: 1,
+        })
     }
 }
 
-/// Write config.json, model.safetensors (f32) and tokenizer.json into `dir`.
+/// Write config.json, model.safetensors (or shards and their index) and tokenizer.json into `dir`.
 pub fn write_test_model(dir: &Path, spec: &TestModelSpec) -> Result<()> {
     std::fs::create_dir_all(dir).map_err(|e| ModelError::io(dir, e))?;
     let config_path = dir.join("config.json");
@@ -71,29 +88,66 @@ pub fn write_test_model(dir: &Path, spec: &TestModelSpec) -> Result<()> {
         .into_iter()
         .map(|(name, shape)| {
             let values = init_values(&name, &shape, &spec.config, &mut rng);
-            let bytes = values.iter().flat_map(|v| v.to_le_bytes()).collect();
-            (format!("{prefix}{name}"), shape, bytes)
+            let key = if name.starts_with("lm_head.") {
+                name
+            } else {
+                format!("{prefix}{name}")
+            };
+            (key, shape, encode(&values, spec.dtype))
         })
         .collect();
-    let views = tensors
-        .iter()
-        .map(|(name, shape, bytes)| {
-            let view = TensorView::new(Dtype::F32, shape.clone(), bytes)
+    let dtype = match spec.dtype {
+        StoredDtype::F32 => Dtype::F32,
+        StoredDtype::F16 => Dtype::F16,
+        StoredDtype::BF16 => Dtype::BF16,
+    };
+    let shards = spec.shards.clamp(1, tensors.len());
+    let per_shard = tensors.len().div_ceil(shards);
+    let mut weight_map = serde_json::Map::new();
+    for (i, chunk) in tensors.chunks(per_shard).enumerate() {
+        let file = if shards == 1 {
+            WEIGHTS_FILE.to_string()
+        } else {
+            format!("model-{:05}-of-{:05}.safetensors", i + 1, shards)
+        };
+        let views = chunk.iter().map(|(name, shape, bytes)| {
+            weight_map.insert(name.clone(), file.clone().into());
+            let view = TensorView::new(dtype, shape.clone(), bytes)
                 .expect("shape and byte length agree by construction");
             (name.clone(), view)
-        })
-        .collect::<Vec<_>>();
-    let weights_path = dir.join("model.safetensors");
-    safetensors::serialize_to_file(views, None, &weights_path).map_err(|e| {
-        ModelError::Safetensors {
-            path: weights_path.clone(),
-            message: e.to_string(),
-        }
-    })?;
+        });
+        let path = dir.join(&file);
+        safetensors::serialize_to_file(views.collect::<Vec<_>>(), None, &path).map_err(|e| {
+            ModelError::Safetensors {
+                path: path.clone(),
+                message: e.to_string(),
+            }
+        })?;
+    }
+    if shards > 1 {
+        let index = serde_json::json!({ "metadata": {}, "weight_map": weight_map });
+        let path = dir.join(WEIGHTS_INDEX);
+        std::fs::write(&path, index.to_string()).map_err(|e| ModelError::io(&path, e))?;
+    }
 
     let tokenizer_path = dir.join("tokenizer.json");
     let json = Tokenizer::builtin_gpt2()?.to_json()?;
     std::fs::write(&tokenizer_path, json).map_err(|e| ModelError::io(&tokenizer_path, e))
+}
+
+/// The values as little-endian bytes of `dtype` (rounded to nearest for the half types).
+fn encode(values: &[f32], dtype: StoredDtype) -> Vec<u8> {
+    match dtype {
+        StoredDtype::F32 => values.iter().flat_map(|v| v.to_le_bytes()).collect(),
+        StoredDtype::F16 => values
+            .iter()
+            .flat_map(|v| half::f16::from_f32(*v).to_le_bytes())
+            .collect(),
+        StoredDtype::BF16 => values
+            .iter()
+            .flat_map(|v| half::bf16::from_f32(*v).to_le_bytes())
+            .collect(),
+    }
 }
 
 /// Values scaled so activations stay O(1) and attention is neither uniform nor one-hot;
@@ -105,7 +159,7 @@ fn init_values(name: &str, shape: &[usize], config: &Gpt2Config, rng: &mut Split
         Some("weight") if name.contains("ln_") => (1.0, 0.3),
         Some("bias") if name.contains("ln_") => (0.0, 0.2),
         Some("bias") => (0.0, 0.1),
-        _ if name.starts_with("wte") => (0.0, 0.5),
+        _ if name.starts_with("wte") || name.starts_with("lm_head") => (0.0, 0.5),
         _ if name.starts_with("wpe") => (0.0, 0.2),
         _ if name.contains("c_attn") => (0.0, 1.5 / d.sqrt()),
         _ if name.contains("mlp.c_proj") => (0.0, 0.5 / (4.0 * d).sqrt()),

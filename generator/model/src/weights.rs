@@ -18,28 +18,60 @@ const PREFIXES: [&str; 2] = ["", "transformer."];
 pub struct Weights {
     path: PathBuf,
     tensors: HashMap<String, Tensor>,
+    /// How the tensors were stored (`f32`, `f16`, `bf16`), in file order, once each.
+    stored: Vec<String>,
 }
 
-impl Weights {
-    /// Load and check the weights named by `config`.
-    pub fn load(path: &Path, config: &Gpt2Config) -> Result<Weights> {
+/// One memory-mapped safetensors file.
+struct Shard {
+    path: PathBuf,
+    mmap: memmap2::Mmap,
+}
+
+impl Shard {
+    fn open(path: &Path) -> Result<Shard> {
         let file = std::fs::File::open(path).map_err(|e| ModelError::io(path, e))?;
         // SAFETY: the map is read-only and private; tracebook never writes the file while it runs.
         let mmap = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| ModelError::io(path, e))?;
-        let st = SafeTensors::deserialize(&mmap).map_err(|e| ModelError::Safetensors {
+        Ok(Shard {
             path: path.to_path_buf(),
+            mmap,
+        })
+    }
+
+    fn parse(&self) -> Result<SafeTensors<'_>> {
+        SafeTensors::deserialize(&self.mmap).map_err(|e| ModelError::Safetensors {
+            path: self.path.clone(),
             message: e.to_string(),
-        })?;
-        let prefix = detect_prefix(&st, path)?;
+        })
+    }
+}
+
+impl Weights {
+    /// Load and check the weights named by `config` from one `model.safetensors` or from the
+    /// shards of a sharded checkpoint (every tensor in one of them).
+    pub fn load(paths: &[PathBuf], config: &Gpt2Config) -> Result<Weights> {
+        let shards = paths
+            .iter()
+            .map(|p| Shard::open(p))
+            .collect::<Result<Vec<_>>>()?;
+        let parsed = shards
+            .iter()
+            .map(Shard::parse)
+            .collect::<Result<Vec<_>>>()?;
+        let path = paths.first().cloned().unwrap_or_default();
+        let prefix = detect_prefix(&parsed, &path)?;
         let mut tensors = HashMap::new();
+        let mut stored = Vec::new();
         for (name, shape) in expected(config) {
-            let key = format!("{prefix}{name}");
-            let view = st
-                .tensor(&key)
-                .map_err(|_| missing(path, &st, &name, config))?;
+            let key = key_of(prefix, &name);
+            let Some(i) = parsed.iter().position(|st| st.tensor(&key).is_ok()) else {
+                return Err(missing(&path, &parsed, &name, config));
+            };
+            let (shard, view) = (&shards[i], parsed[i].tensor(&key).expect("found above"));
             if view.shape() != shape.as_slice() {
                 return Err(ModelError::Weights {
-                    path: path.to_path_buf(),
+                    path: shard.path.clone(),
                     message: format!(
                         "tensor {key} has shape {:?}, but config.json implies {:?}",
                         view.shape(),
@@ -49,17 +81,32 @@ impl Weights {
                 });
             }
             let values = to_f32(view.dtype(), view.data()).ok_or_else(|| ModelError::Weights {
-                path: path.to_path_buf(),
+                path: shard.path.clone(),
                 message: format!("tensor {key} has dtype {:?}", view.dtype()),
                 hint: "tracebook reads F32, F16 and BF16 weights".into(),
             })?;
-            release(&mmap, view.data());
+            let dtype = format!("{:?}", view.dtype()).to_lowercase();
+            if !stored.contains(&dtype) {
+                stored.push(dtype);
+            }
+            release(&shard.mmap, view.data());
             tensors.insert(name, Tensor::from_vec(values, shape, &Device::Cpu)?);
         }
         Ok(Weights {
-            path: path.to_path_buf(),
+            path,
             tensors,
+            stored,
         })
+    }
+
+    /// How the weights were stored on disk: `f32`, `f16`, `bf16`, or several joined by `+`
+    /// (some uploads keep LayerNorms in f32). Tracing always computes in f32.
+    pub fn stored_dtype(&self) -> String {
+        if self.stored.is_empty() {
+            "f32".into()
+        } else {
+            self.stored.join("+")
+        }
     }
 
     /// Tensors already in memory, by canonical name; a training run passes its variables, whose
@@ -68,6 +115,7 @@ impl Weights {
         Weights {
             path: PathBuf::from("(in-memory weights)"),
             tensors,
+            stored: Vec::new(),
         }
     }
 
@@ -112,13 +160,30 @@ pub fn expected(config: &Gpt2Config) -> Vec<(String, Vec<usize>)> {
             names.push((format!("{p}{suffix}"), shape));
         }
     }
+    if !config.tie_word_embeddings {
+        names.push(("lm_head.weight".to_string(), vec![config.vocab_size, d]));
+    }
     names
 }
 
-fn detect_prefix(st: &SafeTensors, path: &Path) -> Result<&'static str> {
+/// The key of canonical tensor `name` in a file whose transformer keys carry `prefix`; the
+/// language-model head sits beside the transformer, so it never carries one.
+fn key_of(prefix: &str, name: &str) -> String {
+    if name.starts_with("lm_head.") {
+        name.to_string()
+    } else {
+        format!("{prefix}{name}")
+    }
+}
+
+fn detect_prefix(shards: &[SafeTensors], path: &Path) -> Result<&'static str> {
     PREFIXES
         .into_iter()
-        .find(|p| st.names().iter().any(|n| **n == format!("{p}wte.weight")))
+        .find(|p| {
+            shards
+                .iter()
+                .any(|st| st.names().iter().any(|n| **n == format!("{p}wte.weight")))
+        })
         .ok_or_else(|| ModelError::Weights {
             path: path.to_path_buf(),
             message: "no token embedding (wte.weight or transformer.wte.weight) in this file".into(),
@@ -127,16 +192,21 @@ fn detect_prefix(st: &SafeTensors, path: &Path) -> Result<&'static str> {
         })
 }
 
-fn missing(path: &Path, st: &SafeTensors, name: &str, config: &Gpt2Config) -> ModelError {
+fn missing(path: &Path, shards: &[SafeTensors], name: &str, config: &Gpt2Config) -> ModelError {
     let layers = (0..)
         .take_while(|l| {
             let needle = format!("h.{l}.");
-            st.names()
+            shards
                 .iter()
+                .flat_map(|st| st.names())
                 .any(|n| n.starts_with(&needle) || n.contains(&format!(".{needle}")))
         })
         .count();
-    let message = if layers != config.n_layer {
+    let message = if name == "lm_head.weight" {
+        "tensor lm_head.weight is missing, but config.json says tie_word_embeddings = false \
+         (the unembedding is its own matrix)"
+            .to_string()
+    } else if layers != config.n_layer {
         format!(
             "tensor {name} is missing: the file holds {layers} layers but config.json says n_layer = {}",
             config.n_layer

@@ -57,7 +57,7 @@ fn check(spec: TestModelSpec, fixture_name: &str) {
     write_test_model(dir.path(), &spec).unwrap();
     let files = tracebook_model::source::from_dir("test", dir.path()).unwrap();
     assert_eq!(
-        sha256_file(&files.weights).unwrap(),
+        sha256_file(&files.weights[0]).unwrap(),
         fixture.weights_sha256,
         "the test model's weights changed; regenerate {fixture_name} with tests/reference/make_fixtures.py"
     );

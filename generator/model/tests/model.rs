@@ -343,7 +343,7 @@ fn hub_ids_resolve_from_the_hugging_face_cache() {
     std::fs::write(refs.join("main"), "0123abcd").unwrap();
     let cache = hf_hub::Cache::new(home.path().join("hub"));
     let files = source::from_cache("openai-community/gpt2", &cache).unwrap();
-    assert_eq!(files.weights, snapshot.join("model.safetensors"));
+    assert_eq!(files.weights, [snapshot.join("model.safetensors")]);
     assert_eq!(files.id, "openai-community/gpt2");
     assert!(source::from_cache("openai-community/gpt2-xl", &cache).is_none());
 }
@@ -361,6 +361,118 @@ fn a_missing_folder_and_an_unreachable_hub_say_what_to_do() {
     assert!(err.contains("not in the Hugging Face cache"), "{err}");
     assert!(
         err.contains("config.json, model.safetensors") && err.contains("--model DIR"),
+        "{err}"
+    );
+}
+
+/// A config a checkpoint may carry that tracebook cannot compute exactly is refused by name,
+/// with the reason; the loader never runs a different computation in silence.
+#[test]
+fn configs_tracebook_cannot_compute_exactly_are_refused_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = dir.path();
+    write_test_model(m, &TestModelSpec::tiny()).unwrap();
+    let config = std::fs::read_to_string(m.join("config.json")).unwrap();
+    let refused = [
+        (
+            r#""activation_function": "gelu_new""#,
+            r#""activation_function": "prelu""#,
+            "\"prelu\" has learned parameters",
+        ),
+        (
+            r#""activation_function": "gelu_new""#,
+            r#""activation_function": "gelu_fancy""#,
+            "\"gelu_fancy\" is not one tracebook computes; supported: gelu_new",
+        ),
+        (
+            r#""model_type": "gpt2""#,
+            r#""model_type": "gpt_neo""#,
+            "model_type is \"gpt_neo\": this is not a GPT-2 checkpoint",
+        ),
+        (
+            r#""model_type": "gpt2""#,
+            r#""model_type": "gpt2", "add_cross_attention": true"#,
+            "add_cross_attention is true",
+        ),
+    ];
+    for (from, to, expected) in refused {
+        assert!(config.contains(from), "{config}");
+        std::fs::write(m.join("config.json"), config.replace(from, to)).unwrap();
+        let err = load_err(m);
+        assert!(
+            err.contains(expected) && err.contains("config.json"),
+            "{to}: {err}"
+        );
+    }
+}
+
+#[test]
+fn an_untied_head_without_its_weights_and_a_pickle_only_folder_say_what_to_do() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = dir.path();
+    write_test_model(m, &TestModelSpec::tiny()).unwrap();
+    let config = std::fs::read_to_string(m.join("config.json")).unwrap();
+    std::fs::write(
+        m.join("config.json"),
+        config.replace(
+            r#""tie_word_embeddings": true"#,
+            r#""tie_word_embeddings": false"#,
+        ),
+    )
+    .unwrap();
+    let err = load_err(m);
+    assert!(
+        err.contains("lm_head.weight is missing") && err.contains("tie_word_embeddings = false"),
+        "{err}"
+    );
+
+    std::fs::rename(m.join("model.safetensors"), m.join("pytorch_model.bin")).unwrap();
+    let err = load_err(m);
+    assert!(
+        err.contains("has pytorch_model.bin but no model.safetensors")
+            && err.contains("save_pretrained")
+            && err.contains("safe_serialization=True"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_sharded_checkpoint_with_a_shard_missing_names_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = dir.path();
+    let spec = TestModelSpec {
+        shards: 2,
+        ..TestModelSpec::tiny()
+    };
+    write_test_model(m, &spec).unwrap();
+    assert!(!m.join("model.safetensors").exists());
+    let whole = Model::load(source::from_dir("m", m).unwrap()).unwrap();
+    let single = tempfile::tempdir().unwrap();
+    write_test_model(single.path(), &TestModelSpec::tiny()).unwrap();
+    let one = Model::load(source::from_dir("m", single.path()).unwrap()).unwrap();
+    let (mut a, mut b) = (NoRecorder, NoRecorder);
+    let ids = [464, 14193, 481];
+    let sharded = whole
+        .gpt2
+        .forward(&ids, &mut a)
+        .unwrap()
+        .to_vec2::<f32>()
+        .unwrap();
+    let unsharded = one
+        .gpt2
+        .forward(&ids, &mut b)
+        .unwrap()
+        .to_vec2::<f32>()
+        .unwrap();
+    assert_eq!(sharded, unsharded, "the same weights, split in two files");
+    assert_ne!(whole.weights_sha256, one.weights_sha256);
+
+    std::fs::remove_file(m.join("model-00002-of-00002.safetensors")).unwrap();
+    let err = source::from_dir("m", m).unwrap_err().to_string();
+    assert!(
+        err.contains(
+            "names the shard model-00002-of-00002.safetensors, which is not in the folder"
+        ),
         "{err}"
     );
 }

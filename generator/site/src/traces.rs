@@ -125,9 +125,6 @@ fn broken(text: &str, root: &Path) -> TraceStatus {
 /// The sha256 of the model's weights when `model_id` is a folder of the site holding them
 /// (cached by path, size and mtime); elsewhere the sha256 a trace records is trusted.
 fn local_weights_sha256(root: &Path, model_id: &str) -> Option<String> {
-    let weights = root.join(model_id).join("model.safetensors");
-    if !weights.is_file() {
-        return None;
-    }
-    DigestCache::user().sha256(&weights).ok()
+    let weights = tracebook_trace::weight_files(&root.join(model_id)).ok()??;
+    DigestCache::user().weights_sha256(&weights).ok()
 }

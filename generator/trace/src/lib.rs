@@ -22,7 +22,9 @@ mod trace;
 
 pub use atomic::write_atomic;
 pub use codec::Encoding;
-pub use digest::{sha256_file, DigestCache};
+pub use digest::{
+    sha256_file, shard_names, weight_files, DigestCache, WEIGHTS_FILE, WEIGHTS_INDEX,
+};
 pub use error::{Origin, TraceError};
 pub use kind::TensorKind;
 pub use meta::{

@@ -17,6 +17,25 @@ pub struct ModelShape {
     pub n_positions: usize,
     pub vocab_size: usize,
     pub layer_norm_epsilon: f64,
+    /// The MLP's activation as config.json names it; absent means GPT-2's `gelu_new`.
+    #[serde(default = "gelu_new", skip_serializing_if = "is_gelu_new")]
+    pub activation_function: String,
+}
+
+fn gelu_new() -> String {
+    "gelu_new".into()
+}
+
+fn is_gelu_new(name: &String) -> bool {
+    name == "gelu_new"
+}
+
+fn f32_name() -> String {
+    "f32".into()
+}
+
+fn is_f32(name: &String) -> bool {
+    name == "f32"
 }
 
 /// Which model made a trace: its id as the site names it, its sizes, and the sha256 of its weights.
@@ -24,8 +43,13 @@ pub struct ModelShape {
 pub struct ModelInfo {
     pub id: String,
     pub config: ModelShape,
-    /// Lowercase hex sha256 of the weights file.
+    /// Lowercase hex sha256 of the weights file (of a sharded checkpoint: see
+    /// `DigestCache::weights_sha256`).
     pub weights_sha256: String,
+    /// How the weights were stored: `f32` (absent), `f16`, `bf16`, or several joined by `+`.
+    /// Traces are always computed in f32.
+    #[serde(default = "f32_name", skip_serializing_if = "is_f32")]
+    pub weights_dtype: String,
 }
 
 /// A prompt token: vocabulary id, text, and its byte span `start..end` in the prompt text.

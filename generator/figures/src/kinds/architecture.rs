@@ -257,6 +257,7 @@ mod tests {
             n_positions: 1024,
             vocab_size: 50257,
             layer_norm_epsilon: 1e-5,
+            activation_function: "gelu_new".into(),
         };
         let p = Parameters::of(&config);
         assert_eq!(p.total, 124_439_808);

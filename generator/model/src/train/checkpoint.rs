@@ -160,7 +160,7 @@ pub fn load(out: &Path, config: &Gpt2Config) -> TrainResult<Restored> {
     let weights = if state.keys().any(|k| k.starts_with("param.")) {
         None
     } else {
-        Some(Weights::load(&out.join("model.safetensors"), config)?)
+        Some(Weights::load(&[out.join("model.safetensors")], config)?)
     };
     let mut tensors = BTreeMap::new();
     let (mut first, mut second) = (Vec::new(), Vec::new());

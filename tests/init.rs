@@ -192,3 +192,53 @@ fn quiet_prints_nothing_and_verbose_prints_stage_timings() {
         "no colour when stderr is not a terminal"
     );
 }
+
+/// A newcomer's first hour, from an empty folder outside any checkout, with no network (the
+/// hub endpoint points at a closed port on 127.0.0.1): init, a new article with a figure of a new
+/// prompt, trace with the model built into tracebook, check and build.
+#[test]
+fn the_first_hour_works_offline_from_an_empty_folder() {
+    let temp = tempfile::tempdir().unwrap();
+    let run = |dir: &Path, args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_tracebook"))
+            .current_dir(dir)
+            .args(args)
+            .env("HOME", temp.path().join("home"))
+            .env("XDG_CACHE_HOME", temp.path().join("cache"))
+            .env("HF_HOME", temp.path().join("hf"))
+            .env("HF_ENDPOINT", "http://127.0.0.1:9")
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "tracebook {}: {}{}",
+            args.join(" "),
+            text(&out.stdout),
+            text(&out.stderr)
+        );
+        text(&out.stdout) + &text(&out.stderr)
+    };
+    run(temp.path(), &["init", "x"]);
+    let site = temp.path().join("x");
+    // The sample trace was made by the built-in weights: nothing to trace, nothing stale.
+    run(&site, &["check"]);
+    run(&site, &["new", "a"]);
+    let article = site.join("content/a.md");
+    let written = std::fs::read_to_string(&article).unwrap();
+    let example = "# [prompts]\n# example = \"The robots will bring\"\n";
+    assert!(written.contains(example), "{written}");
+    let body = written.replace(example, "[prompts]\ncat = \"The cat sat on the\"\n")
+        + "\nThe last token is \"{{ token cat -1 }}\".\n\n```figure next-token\nprompt = \"cat\"\ncaption = \"What comes next.\"\n```\n";
+    std::fs::write(&article, body).unwrap();
+    let traced = run(&site, &["trace"]);
+    assert!(traced.contains("wrote 1 trace"), "{traced}");
+    assert!(site.join("traces/cat.json").is_file());
+    run(&site, &["check"]);
+    run(&site, &["build"]);
+    let page = std::fs::read_to_string(site.join("public/a.html")).unwrap();
+    assert!(
+        page.contains("<svg") && page.contains("tracebook-tiny-en"),
+        "{page}"
+    );
+}

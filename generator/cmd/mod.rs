@@ -1,6 +1,7 @@
 //! One module per subcommand; each parses nothing itself and calls into a library crate.
 
 mod build;
+mod builtin_model;
 mod check;
 mod dev;
 mod init;

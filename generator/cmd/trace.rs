@@ -1,9 +1,10 @@
 //! `tracebook trace`: run the model on prompts and write their traces.
 
+use super::builtin_model::resolve_model;
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::{Path, PathBuf};
-use tracebook_model::{resolve, trace, Model, TraceRequest};
+use tracebook_model::{trace, Model, TraceRequest};
 use tracebook_trace::{Expected, Precision, PromptOptions, PromptSpec, Trace, TraceOptions};
 
 #[derive(clap::Args, Debug)]
@@ -68,7 +69,7 @@ fn ad_hoc(root: &Path, args: &Args, text: &str, out: &Path) -> anyhow::Result<()
 
 /// Resolve and load a model, saying what is happening (loading can take seconds).
 pub fn load_model(root: &Path, spec: &str, offline: bool) -> anyhow::Result<Model> {
-    let files = resolve(spec, root, !offline)?;
+    let files = resolve_model(spec, root, !offline)?;
     eprintln!(
         "loading model {} from {}",
         files.id,

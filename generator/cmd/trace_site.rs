@@ -1,9 +1,10 @@
 //! `tracebook trace` over a site: every prompt of tracebook.toml and content/, missing or stale only.
 
+use super::builtin_model::resolve_model;
 use super::trace::{human_bytes, needs_writing, progress, write_one, Args};
 use anyhow::bail;
 use std::path::Path;
-use tracebook_model::{resolve, Model};
+use tracebook_model::Model;
 use tracebook_site::{collect_prompts, NamedPrompt};
 use tracebook_trace::{DigestCache, Expected, TraceOptions};
 
@@ -42,7 +43,17 @@ pub fn run(root: &Path, args: &Args) -> anyhow::Result<()> {
         top_k: args.top_k.unwrap_or(site.config.trace.top_k),
     };
     let spec = args.model.as_deref().unwrap_or(&site.config.model.id);
-    let files = resolve(spec, root, !args.offline)?;
+    let files = resolve_model(spec, root, !args.offline)?;
+    if spec != site.config.model.id {
+        eprintln!(
+            "note: tracing with --model {spec:?}, but tracebook.toml names [model] id = {:?}: \
+             `tracebook build` and `check` will call these traces stale until you set\n  \
+             [model]\n  id = {spec:?}\nin {} (the model a site names is the one its traces \
+             must come from)",
+            site.config.model.id,
+            root.join(tracebook_site::CONFIG_FILE).display()
+        );
+    }
     let sha = files.weights_sha256(&DigestCache::user())?;
 
     let mut todo = Vec::new();

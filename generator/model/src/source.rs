@@ -53,9 +53,12 @@ pub fn resolve(spec: &str, base: &Path, allow_download: bool) -> Result<ModelFil
     }
     if looks_like_path(spec) {
         return Err(ModelError::Source(format!(
-            "model folder {} does not exist\n  hint: a model folder holds {}, and optionally {TOKENIZER}",
+            "model folder {} does not exist\n  hint: copy a model folder there (it holds {}, \
+             and optionally {TOKENIZER}), name one that exists, or use the model built into \
+             tracebook: [model] id = \"{}\"",
             dir.display(),
-            REQUIRED.join(" and ")
+            REQUIRED.join(" and "),
+            tracebook_trace::TINY_MODEL_ID
         )));
     }
     if let Some(files) = from_cache(spec, &Cache::from_env()) {

@@ -123,8 +123,13 @@ fn broken(text: &str, root: &Path) -> TraceStatus {
 }
 
 /// The sha256 of the model's weights when `model_id` is a folder of the site holding them
-/// (cached by path, size and mtime); elsewhere the sha256 a trace records is trusted.
+/// (cached by path, size and mtime) or the model built into tracebook; elsewhere (hub ids) the
+/// sha256 a trace records is trusted.
 fn local_weights_sha256(root: &Path, model_id: &str) -> Option<String> {
-    let weights = tracebook_trace::weight_files(&root.join(model_id)).ok()??;
+    let dir = root.join(model_id);
+    if !dir.is_dir() && model_id == tracebook_trace::TINY_MODEL_ID {
+        return Some(tracebook_trace::TINY_MODEL_SHA256.to_string());
+    }
+    let weights = tracebook_trace::weight_files(&dir).ok()??;
     DigestCache::user().weights_sha256(&weights).ok()
 }

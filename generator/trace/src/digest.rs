@@ -9,6 +9,15 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
+/// tracebook's folder in the user's cache: `$XDG_CACHE_HOME/tracebook`, else
+/// `~/.cache/tracebook`; `None` when neither variable is set.
+pub fn user_cache_dir() -> Option<PathBuf> {
+    std::env::var_os("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
+        .map(|base| base.join("tracebook"))
+}
+
 /// The weight files of a model folder: its `model.safetensors`, or the shards that its
 /// `model.safetensors.index.json` maps tensors to (each once, in name order). `None` when the
 /// folder has neither; an index that cannot be read is an error naming it.
@@ -94,11 +103,8 @@ pub struct DigestCache {
 impl DigestCache {
     /// `$XDG_CACHE_HOME/tracebook/sha256.json`, else `~/.cache/tracebook/sha256.json`.
     pub fn user() -> DigestCache {
-        let base = std::env::var_os("XDG_CACHE_HOME")
-            .map(PathBuf::from)
-            .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")));
         DigestCache {
-            file: base.map(|b| b.join("tracebook").join("sha256.json")),
+            file: user_cache_dir().map(|dir| dir.join("sha256.json")),
         }
     }
 

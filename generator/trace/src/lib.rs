@@ -5,6 +5,7 @@
 //! compact codec and its error bounds are specified in `docs/trace-format.md`.
 
 mod atomic;
+mod builtin;
 mod codec;
 mod digest;
 mod error;
@@ -21,9 +22,11 @@ mod tensor;
 mod trace;
 
 pub use atomic::write_atomic;
+pub use builtin::{TINY_MODEL_ID, TINY_MODEL_SHA256};
 pub use codec::Encoding;
 pub use digest::{
-    sha256_file, shard_names, weight_files, DigestCache, WEIGHTS_FILE, WEIGHTS_INDEX,
+    sha256_file, shard_names, user_cache_dir, weight_files, DigestCache, WEIGHTS_FILE,
+    WEIGHTS_INDEX,
 };
 pub use error::{Origin, TraceError};
 pub use kind::TensorKind;

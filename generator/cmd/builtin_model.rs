@@ -1,0 +1,102 @@
+//! The model built into the binary, `tracebook-tiny-en`: its files are embedded at compile time
+//! (14.5 MB of f32 weights, the same bytes as `models/tracebook-tiny-en`), and written once into
+//! the user's cache when a command needs a folder, so any site can trace with it offline.
+//!
+//! Model ids resolve in this order: a folder relative to the site (or absolute) when it exists;
+//! this built-in name; a Hugging Face hub id, from the cache or downloaded.
+
+use anyhow::Context;
+use std::path::{Path, PathBuf};
+use tracebook_model::{resolve, ModelFiles};
+use tracebook_trace::{user_cache_dir, TINY_MODEL_ID, TINY_MODEL_SHA256};
+
+/// The embedded files, by name, as the model folder holds them.
+const FILES: [(&str, &[u8]); 4] = [
+    (
+        "config.json",
+        include_bytes!("../../models/tracebook-tiny-en/config.json"),
+    ),
+    (
+        "model.safetensors",
+        include_bytes!("../../models/tracebook-tiny-en/model.safetensors"),
+    ),
+    (
+        "tokenizer.json",
+        include_bytes!("../../models/tracebook-tiny-en/tokenizer.json"),
+    ),
+    (
+        "training_log.json",
+        include_bytes!("../../models/tracebook-tiny-en/training_log.json"),
+    ),
+];
+
+/// Resolve `spec` as the site names a model: a folder, the built-in name, or a hub id.
+pub fn resolve_model(spec: &str, root: &Path, allow_download: bool) -> anyhow::Result<ModelFiles> {
+    if spec == TINY_MODEL_ID && !root.join(spec).is_dir() {
+        let dir = materialize()?;
+        return Ok(tracebook_model::source::from_dir(TINY_MODEL_ID, &dir)?);
+    }
+    Ok(resolve(spec, root, allow_download)?)
+}
+
+/// The built-in model's folder in the user's cache, written (atomically, once per version of
+/// the weights) if it is not there yet.
+fn materialize() -> anyhow::Result<PathBuf> {
+    let base = user_cache_dir()
+        .or_else(|| Some(std::env::temp_dir().join("tracebook")))
+        .expect("a temporary folder always exists");
+    let dir = base
+        .join("models")
+        .join(format!("{TINY_MODEL_ID}-{}", &TINY_MODEL_SHA256[..12]));
+    if FILES.iter().all(|(name, bytes)| {
+        std::fs::metadata(dir.join(name)).is_ok_and(|m| m.len() == bytes.len() as u64)
+    }) {
+        return Ok(dir);
+    }
+    let parent = dir.parent().expect("a models folder");
+    std::fs::create_dir_all(parent)
+        .with_context(|| format!("cannot create the folder {}", parent.display()))?;
+    let staging = tempfile::Builder::new()
+        .prefix(".tracebook-tiny-en-")
+        .tempdir_in(parent)
+        .with_context(|| format!("cannot write into {}", parent.display()))?;
+    for (name, bytes) in FILES {
+        let path = staging.path().join(name);
+        std::fs::write(&path, bytes).with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    let staged = staging.keep();
+    if std::fs::rename(&staged, &dir).is_err() {
+        // Another process wrote it first (or a broken copy is in the way): keep a whole one.
+        let _ = std::fs::remove_dir_all(&dir);
+        if let Err(e) = std::fs::rename(&staged, &dir) {
+            let _ = std::fs::remove_dir_all(&staged);
+            if !dir.join("model.safetensors").is_file() {
+                return Err(e).with_context(|| format!("cannot write {}", dir.display()));
+            }
+        }
+    }
+    Ok(dir)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_embedded_weights_are_the_ones_sites_are_told_of() {
+        use sha2::Digest;
+        let weights = FILES
+            .iter()
+            .find(|(n, _)| *n == "model.safetensors")
+            .unwrap()
+            .1;
+        let digest: String = sha2::Sha256::digest(weights)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        assert_eq!(
+            digest, TINY_MODEL_SHA256,
+            "update tracebook_trace::TINY_MODEL_SHA256"
+        );
+    }
+}

@@ -149,20 +149,26 @@ pub fn from_cache(id: &str, cache: &Cache) -> Option<ModelFiles> {
     })
 }
 
+/// Download attempts per file after a dropped connection; each resumes where the last stopped.
+const RETRIES: usize = 3;
+
 fn download(id: &str) -> Result<ModelFiles> {
     let api = ApiBuilder::from_env()
-        .with_progress(true)
+        .with_retries(RETRIES)
         .build()
         .map_err(|e| not_available(id, &e.to_string()))?;
+    let cache = Cache::from_env().repo(Repo::model(id.to_string()));
     let repo = api.model(id.to_string());
-    let get = |file: &str| {
-        repo.get(file)
-            .map_err(|e| not_available(id, &e.to_string()))
+    let get = |file: &str| match cache.get(file) {
+        Some(path) => Ok(path),
+        None => repo
+            .download_with_progress(file, progress::Download::new())
+            .map_err(|e| download_error(id, file, e)),
     };
     let config = get("config.json")?;
-    let weights = match repo.get(WEIGHTS_FILE) {
+    let weights = match get(WEIGHTS_FILE) {
         Ok(file) => vec![file],
-        Err(single) => match repo.get(WEIGHTS_INDEX) {
+        Err(single) => match get(WEIGHTS_INDEX) {
             Ok(index) => {
                 let text =
                     std::fs::read_to_string(&index).map_err(|e| ModelError::io(&index, e))?;
@@ -170,15 +176,108 @@ fn download(id: &str) -> Result<ModelFiles> {
                     .map_err(|m| ModelError::Source(format!("{}: {m}", index.display())))?;
                 names.iter().map(|n| get(n)).collect::<Result<Vec<_>>>()?
             }
-            Err(_) => return Err(not_available(id, &single.to_string())),
+            Err(_) => return Err(single),
         },
     };
     Ok(ModelFiles {
         id: id.to_string(),
         config,
         weights,
-        tokenizer: repo.get(TOKENIZER).ok(),
+        tokenizer: get(TOKENIZER).ok(),
     })
+}
+
+/// What went wrong fetching `file` of `id`, in the author's terms.
+fn download_error(id: &str, file: &str, error: hf_hub::api::sync::ApiError) -> ModelError {
+    use hf_hub::api::sync::ApiError;
+    let status = match &error {
+        ApiError::RequestError(e) => match e.as_ref() {
+            ureq::Error::StatusCode(code) => Some(*code),
+            _ => None,
+        },
+        _ => None,
+    };
+    match status {
+        Some(401 | 403) => ModelError::Source(format!(
+            "the Hugging Face hub refused {file} of model {id:?} (HTTP {}): the repository is \
+             gated or private\n  hint: accept its terms on the hub with your account, then set \
+             HF_TOKEN to an access token (or run `huggingface-cli login`) and trace again",
+            status.unwrap_or_default()
+        )),
+        Some(404) if file == "config.json" => ModelError::Source(format!(
+            "the Hugging Face hub has no model {id:?} (HTTP 404 for its config.json)\n  hint: \
+             check the id's spelling (owner/name, as in the model page's address), or, if it \
+             is a folder on this machine, write its path (e.g. ./{id})"
+        )),
+        _ => not_available(id, &format!("{file}: {error}")),
+    }
+}
+
+mod progress {
+    //! Download progress: a bar on a terminal, one line per file elsewhere (CI logs, tests).
+
+    use std::io::IsTerminal;
+
+    pub struct Download {
+        bar: Option<indicatif::ProgressBar>,
+        name: String,
+        size: usize,
+    }
+
+    impl Download {
+        pub fn new() -> Download {
+            Download {
+                bar: None,
+                name: String::new(),
+                size: 0,
+            }
+        }
+    }
+
+    impl hf_hub::api::Progress for Download {
+        fn init(&mut self, size: usize, filename: &str) {
+            if self.bar.is_some() || !self.name.is_empty() {
+                // A resumed attempt: the same file again.
+                return;
+            }
+            self.name = filename.to_string();
+            self.size = size;
+            if std::io::stderr().is_terminal() {
+                let bar = indicatif::ProgressBar::new(size as u64);
+                bar.set_style(
+                    indicatif::ProgressStyle::with_template(
+                        "{msg} [{bar:30}] {bytes}/{total_bytes} {bytes_per_sec}",
+                    )
+                    .expect("a valid template")
+                    .progress_chars("=> "),
+                );
+                bar.set_message(format!("downloading {filename}"));
+                self.bar = Some(bar);
+            } else {
+                eprintln!(
+                    "downloading {filename} ({})",
+                    indicatif::HumanBytes(size as u64)
+                );
+            }
+        }
+
+        fn update(&mut self, size: usize) {
+            if let Some(bar) = &self.bar {
+                bar.inc(size as u64);
+            }
+        }
+
+        fn finish(&mut self) {
+            match &self.bar {
+                Some(bar) => bar.finish_and_clear(),
+                None => eprintln!(
+                    "downloaded {} ({})",
+                    self.name,
+                    indicatif::HumanBytes(self.size as u64)
+                ),
+            }
+        }
+    }
 }
 
 fn looks_like_path(spec: &str) -> bool {

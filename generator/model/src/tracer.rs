@@ -89,7 +89,9 @@ fn tokenize(model: &Model, request: &TraceRequest) -> Result<Vec<Token>> {
             "{name} is empty\n  hint: give it some text, e.g. \"The robots will bring\""
         )));
     }
-    let tokens = model.tokenizer.encode(&request.prompt.text)?;
+    let tokens = model
+        .tokenizer
+        .encode_as(&request.prompt.text, request.prompt.options.special_tokens)?;
     let limit = model.config.n_positions;
     let needed = tokens.len() + request.prompt.options.generate;
     if needed > limit {

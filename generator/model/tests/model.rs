@@ -222,6 +222,7 @@ fn sampling_is_reproducible_by_seed() {
                 top_k: Some(40),
                 top_p: Some(0.95),
                 seed: Some(seed),
+                special_tokens: false,
             },
         );
         let t = trace(&model, &request(&spec)).unwrap();
@@ -475,4 +476,33 @@ fn a_sharded_checkpoint_with_a_shard_missing_names_it() {
         ),
         "{err}"
     );
+}
+
+#[test]
+fn special_tokens_are_text_unless_a_prompt_opts_in_and_the_trace_records_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = tiny(dir.path(), KeyLayout::Transformer);
+    let text = "One story ends.<|endoftext|>Another";
+    let plain = prompt(text, PromptOptions::default());
+    let t = trace(&model, &request(&plain)).unwrap();
+    assert!(t.meta.tokens.iter().all(|t| t.id != 50256));
+    assert!(!t.meta.prompt.options.special_tokens);
+    let opted = prompt(
+        text,
+        PromptOptions {
+            special_tokens: true,
+            ..Default::default()
+        },
+    );
+    let t = trace(&model, &request(&opted)).unwrap();
+    let eot: Vec<_> = t.meta.tokens.iter().filter(|t| t.id == 50256).collect();
+    assert_eq!(eot.len(), 1, "{:?}", t.meta.tokens);
+    assert_eq!(eot[0].text, "<|endoftext|>");
+    assert_eq!(&text[eot[0].start..eot[0].end], "<|endoftext|>");
+    assert!(
+        t.meta.prompt.options.special_tokens,
+        "the trace records the choice"
+    );
+    let json = serde_json::to_string(&t.meta.prompt).unwrap();
+    assert!(json.contains("\"special_tokens\":true"), "{json}");
 }

@@ -4,7 +4,8 @@
 //! Prompt text is always ordinary text: a special token's spelling such as `<|endoftext|>`
 //! inside a prompt is tokenized like any other characters, as tiktoken's `encode_ordinary`
 //! does, so an author cannot inject control tokens by accident. The special tokens stay in
-//! the vocabulary, so `decode` and `token_text` still spell them out.
+//! the vocabulary, so `decode` and `token_text` still spell them out. A prompt that means
+//! them (`special_tokens = true`, to explain document boundaries) goes through `encode_as`.
 
 use std::fmt;
 use std::path::Path;
@@ -95,12 +96,22 @@ impl Tokenizer {
     /// The tokens of `text`: id, text, and byte span `[start, end)` in `text`. No special
     /// tokens are added and none are recognised in the text (see the module docs).
     pub fn encode(&self, text: &str) -> Result<Vec<Token>, TokenizerError> {
-        let encoding = self
-            .inner
-            .encode(text, false)
-            .map_err(|e| TokenizerError::Encode {
-                message: format!("{e}"),
-            })?;
+        self.encode_as(text, false)
+    }
+
+    /// As `encode`, but with `special` the spellings of special tokens (`<|endoftext|>`) are
+    /// read as those tokens, for a prompt that opts in (`special_tokens = true`).
+    pub fn encode_as(&self, text: &str, special: bool) -> Result<Vec<Token>, TokenizerError> {
+        let encoded = if special {
+            let mut recognising = self.inner.clone();
+            recognising.set_encode_special_tokens(false);
+            recognising.encode(text, false)
+        } else {
+            self.inner.encode(text, false)
+        };
+        let encoding = encoded.map_err(|e| TokenizerError::Encode {
+            message: format!("{e}"),
+        })?;
         let ids = encoding.get_ids();
         let exact = self
             .token_bytes

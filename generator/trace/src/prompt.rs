@@ -21,6 +21,14 @@ pub struct PromptOptions {
     /// Sampling seed, so sampled continuations are reproducible.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seed: Option<u64>,
+    /// Read special tokens' spellings (`<|endoftext|>`) as the special tokens; by default a
+    /// prompt is ordinary text and they are spelled out like any other characters.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub special_tokens: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !b
 }
 
 impl PromptOptions {
@@ -52,6 +60,10 @@ impl PromptOptions {
         push("top_k", self.top_k.map(|v| v.to_string()));
         push("top_p", self.top_p.map(|v| v.to_string()));
         push("seed", self.seed.map(|v| v.to_string()));
+        push(
+            "special_tokens",
+            self.special_tokens.then(|| "true".to_string()),
+        );
         parts.join(", ")
     }
 }
@@ -89,6 +101,8 @@ struct PromptTable {
     top_p: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     seed: Option<u64>,
+    #[serde(default, skip_serializing_if = "is_false")]
+    special_tokens: bool,
 }
 
 impl From<PromptTable> for PromptSpec {
@@ -101,6 +115,7 @@ impl From<PromptTable> for PromptSpec {
                 top_k: t.top_k,
                 top_p: t.top_p,
                 seed: t.seed,
+                special_tokens: t.special_tokens,
             },
         }
     }
@@ -116,6 +131,7 @@ impl Serialize for PromptSpec {
             top_k: o.top_k,
             top_p: o.top_p,
             seed: o.seed,
+            special_tokens: o.special_tokens,
         }
         .serialize(serializer)
     }
@@ -135,7 +151,7 @@ impl<'de> Visitor<'de> for PromptVisitor {
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str(
             "a prompt: a string, or a table with `text` and optionally \
-             generate, temperature, top_k, top_p, seed",
+             generate, temperature, top_k, top_p, seed, special_tokens",
         )
     }
 

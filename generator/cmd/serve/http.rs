@@ -61,8 +61,9 @@ fn respond(target: &str, out_dir: &Path, live: &Live) -> Response {
     }
 }
 
-/// The file a URL path names under `out_dir`; a folder means its index.html. None for paths
-/// that would leave the folder.
+/// The file a URL path names under `out_dir`; a folder means its index.html, and a path
+/// with no such file but a `.html` one beside it means that page (`/attention` serves
+/// `attention.html`, as GitHub Pages does). None for paths that would leave the folder.
 fn file_for(out_dir: &Path, url_path: &str) -> Option<PathBuf> {
     let decoded = percent_decode(url_path)?;
     let relative = Path::new(decoded.trim_start_matches('/'));
@@ -73,11 +74,17 @@ fn file_for(out_dir: &Path, url_path: &str) -> Option<PathBuf> {
         return None;
     }
     let file = out_dir.join(relative);
-    Some(if decoded.ends_with('/') || file.is_dir() {
-        file.join("index.html")
-    } else {
-        file
-    })
+    if decoded.ends_with('/') || file.is_dir() {
+        return Some(file.join("index.html"));
+    }
+    let page = file.with_extension("html");
+    Some(
+        if !file.exists() && file.extension().is_none() && page.is_file() {
+            page
+        } else {
+            file
+        },
+    )
 }
 
 fn not_found(out_dir: &Path, live: &Live) -> Response {
@@ -187,6 +194,21 @@ mod tests {
         assert_eq!(file_for(out, "/").unwrap(), out.join("index.html"));
         assert_eq!(file_for(out, "/a%20b.html").unwrap(), out.join("a b.html"));
         assert!(file_for(out, "/../secret").is_none());
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("attention.html"), "a").unwrap();
+        std::fs::write(dir.path().join("notes"), "n").unwrap();
+        let d = dir.path();
+        assert_eq!(file_for(d, "/attention").unwrap(), d.join("attention.html"));
+        assert_eq!(
+            file_for(d, "/notes").unwrap(),
+            d.join("notes"),
+            "a file as named wins"
+        );
+        assert_eq!(
+            file_for(d, "/missing").unwrap(),
+            d.join("missing"),
+            "then a 404"
+        );
         assert!(file_for(out, "/%2e%2e/secret").is_none());
     }
 

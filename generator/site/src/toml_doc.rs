@@ -84,7 +84,30 @@ pub fn error_at(
 ) -> Diagnostic {
     let span = err.span().unwrap_or(fallback..fallback);
     let message = plain_words(&err.message().trim().replace('\n', "; "));
-    file.error(offset + span.start..offset + span.end, message)
+    let at = offset + span.start..offset + span.end;
+    // A bare word (`weight = twenty`) reads to the TOML parser as a misspelt `true` or `false`
+    // ("invalid boolean") or a misspelt number; say what it is instead.
+    let word =
+        bare_word(&file.text[offset + span.start..]).filter(|_| message.starts_with("invalid"));
+    if let Some(word) = word.filter(|w| !matches!(*w, "true" | "false")) {
+        return file
+            .error(at, format!("`{word}` is not a TOML value"))
+            .with_hint(format!(
+                "write a number (weight = 20), true or false, or text in quotes (\"{word}\")"
+            ));
+    }
+    file.error(at, message)
+}
+
+/// The bare word (letters, digits, `_`, `-`, starting with a letter) at the start of `text`,
+/// when the word is what a TOML value cannot be.
+fn bare_word(text: &str) -> Option<&str> {
+    let end = text
+        .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-'))
+        .unwrap_or(text.len());
+    let word = &text[..end];
+    let first = word.chars().next()?;
+    (first.is_alphabetic() && !matches!(word, "inf" | "nan")).then_some(word)
 }
 
 /// serde's type names in words authors use.
@@ -116,6 +139,24 @@ pub fn entry<'t, 'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_bare_word_is_called_one_not_an_invalid_boolean() {
+        let file = SourceFile::from_text("a.md", "+++\nweight = twenty\n+++\n");
+        let err = TomlDoc::parse(&file, 4..20).err().unwrap().to_string();
+        assert!(err.contains("`twenty` is not a TOML value"), "{err}");
+        assert!(
+            err.contains("weight = 20") && err.contains("\"twenty\""),
+            "{err}"
+        );
+        assert!(!err.contains("boolean"), "{err}");
+        let file = SourceFile::from_text("a.md", "+++\nweight = 2x\n+++\n");
+        let err = TomlDoc::parse(&file, 4..16).err().unwrap().to_string();
+        assert!(
+            !err.contains("not a TOML value"),
+            "a number's typo keeps TOML's words: {err}"
+        );
+    }
 
     #[test]
     fn syntax_errors_point_into_the_embedded_document() {

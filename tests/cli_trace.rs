@@ -87,6 +87,28 @@ fn ad_hoc_trace_then_inspect_prints_exact_f32_values() {
     let values: Vec<f32> = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(values.len(), 4);
     assert!(values.iter().all(|v| *v > 0.0));
+
+    // Ids print as integers with their token text, one row per position.
+    let file = out.to_str().unwrap();
+    let o = run(
+        &["inspect", file, "--tensor", "logits.topk_ids"],
+        dir.path(),
+    );
+    let rows = String::from_utf8(o.stdout).unwrap();
+    assert_eq!(rows.lines().count(), 4, "{rows}");
+    let first = rows.lines().next().unwrap();
+    assert!(
+        first.starts_with("[0] ") && !first.contains(".0"),
+        "{first}"
+    );
+    assert!(first.contains(" \""), "token text beside each id: {first}");
+    let o = run(
+        &["inspect", file, "--tensor", "logits.topk_ids", "--json"],
+        dir.path(),
+    );
+    let json: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let id = json["data"][0].as_u64().expect("an integer id");
+    assert!(json["token_texts"][id.to_string()].is_string(), "{json}");
 }
 
 #[test]

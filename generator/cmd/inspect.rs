@@ -1,7 +1,8 @@
-//! `tracebook inspect`: list a trace's tensors, or print one as plain JSON numbers.
+//! `tracebook inspect`: list a trace's tensors, or print one as plain JSON numbers. Token ids
+//! (the `*_ids` tensors) print as integers, with each id's token text beside it.
 
 use std::path::PathBuf;
-use tracebook_trace::Trace;
+use tracebook_trace::{TensorKind, Trace};
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -20,11 +21,23 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let out = match &args.tensor {
         Some(name) => {
             let tensor = trace.tensor(name)?;
-            if args.json {
-                serde_json::json!({ "name": name, "shape": tensor.shape, "data": tensor.data })
-                    .to_string()
-            } else {
-                serde_json::to_string(&tensor.data)?
+            let ids = TensorKind::of(name) == TensorKind::Index;
+            let data: Vec<serde_json::Value> =
+                tensor.data.iter().map(|&v| number(v, ids)).collect();
+            match (args.json, ids) {
+                (true, true) => serde_json::json!({
+                    "name": name,
+                    "shape": tensor.shape,
+                    "data": data,
+                    "token_texts": token_texts(&trace, &tensor.data),
+                })
+                .to_string(),
+                (true, false) => {
+                    serde_json::json!({ "name": name, "shape": tensor.shape, "data": data })
+                        .to_string()
+                }
+                (false, true) => id_rows(&trace, &tensor.shape, &tensor.data),
+                (false, false) => serde_json::to_string(&data)?,
             }
         }
         None if args.json => listing_json(&trace).to_string(),
@@ -75,4 +88,46 @@ fn listing_text(trace: &Trace) -> String {
         out += &format!("{name:width$}  {:<14} {encoding}\n", dims.join("×"));
     }
     out
+}
+
+/// An id as an integer; any other value as the number it is.
+fn number(value: f32, id: bool) -> serde_json::Value {
+    if id && value.fract() == 0.0 && value >= 0.0 && value <= u32::MAX as f32 {
+        serde_json::Value::from(value as u32)
+    } else {
+        serde_json::Value::from(value)
+    }
+}
+
+/// The text of every id among `data`, by id.
+fn token_texts(trace: &Trace, data: &[f32]) -> serde_json::Map<String, serde_json::Value> {
+    data.iter()
+        .filter_map(|&v| {
+            let id = v as u32;
+            let text = trace.meta.token_texts.get(&id)?;
+            Some((id.to_string(), serde_json::Value::from(text.as_str())))
+        })
+        .collect()
+}
+
+/// One line per row of an id tensor: `[position] id "text", ...`, rows along the first axis.
+fn id_rows(trace: &Trace, shape: &[usize], data: &[f32]) -> String {
+    let width = shape.last().copied().unwrap_or(data.len()).max(1);
+    data.chunks(width)
+        .enumerate()
+        .map(|(row, ids)| {
+            let items: Vec<String> = ids
+                .iter()
+                .map(|&v| {
+                    let id = v as u32;
+                    match trace.meta.token_texts.get(&id) {
+                        Some(text) => format!("{id} {text:?}"),
+                        None => id.to_string(),
+                    }
+                })
+                .collect();
+            format!("[{row}] {}", items.join(", "))
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }

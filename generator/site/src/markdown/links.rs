@@ -1,6 +1,7 @@
 //! Links and images: `other.md#anchor` becomes the relative link to that page's HTML, absolute
 //! paths are refused, and every internal target is recorded so it can be checked once all
-//! pages exist.
+//! pages exist. The `href` and `src` of the author's raw HTML are recorded too (kept as
+//! written), so a broken one is reported at its line and column.
 
 use super::{BodyRef, Spanned};
 use crate::paths;
@@ -88,11 +89,66 @@ pub fn rewrite<'s>(
                         id,
                     })
                 }
+                Event::Html(html) => {
+                    raw_html_links(&html, &range, cx, problems, links);
+                    Event::Html(html)
+                }
+                Event::InlineHtml(html) => {
+                    raw_html_links(&html, &range, cx, problems, links);
+                    Event::InlineHtml(html)
+                }
                 other => other,
             };
             (event, range)
         })
         .collect()
+}
+
+/// Records the internal `href`s and `src`s of raw HTML the author wrote (not markup tracebook
+/// generated in its place, such as figures), each at its own line and column.
+fn raw_html_links(
+    html: &str,
+    range: &std::ops::Range<usize>,
+    cx: &LinkContext<'_>,
+    problems: &mut Vec<Problem>,
+    links: &mut Vec<LinkRef>,
+) {
+    let Some(written) = cx.body.text.get(range.clone()) else {
+        return;
+    };
+    let Some(at) = written.find(html) else {
+        return;
+    };
+    for attr in crate::html_scan::attributes(html) {
+        if !(attr.name.eq_ignore_ascii_case("href") || attr.name.eq_ignore_ascii_case("src")) {
+            continue;
+        }
+        let start = range.start + at + attr.offset;
+        let place = start..start + attr.value.len().max(1);
+        let before = links.len();
+        let rewritten = resolve(&attr.value, &place, cx, problems, links);
+        // The HTML is kept as written, so the page links to the href the author wrote.
+        if let Some(link) = links.get_mut(before) {
+            link.href = attr.value.clone();
+        }
+        if let Some(href) = rewritten.filter(|h| *h != attr.value) {
+            if let Some(link) = links.get_mut(before) {
+                link.check = false;
+            }
+            problems.push(
+                Problem::new(
+                    place,
+                    format!(
+                        "raw HTML links to `{}`, which the site does not have",
+                        attr.value
+                    ),
+                )
+                .with_hint(format!(
+                    "only markdown links to articles are rewritten; in HTML write `{href}`"
+                )),
+            );
+        }
+    }
 }
 
 /// The href to write instead of `dest`, or None to keep it (external links). Every internal

@@ -105,10 +105,12 @@ pub fn check_article_links(index: &OutputIndex<'_>, links: &[LinkRef], out: &mut
 
 /// Checks every other relative `href` and `src` in the output's HTML (those from templates).
 pub fn check_template_links(index: &OutputIndex<'_>, site: &RenderedSite, out: &mut Diagnostics) {
-    let from_articles: BTreeSet<(&str, &str)> = site
+    // Compared decoded: the markdown renderer percent-encodes the href it writes (`my url`
+    // becomes `my%20url`), and an article's link is checked, and reported, where it is written.
+    let from_articles: BTreeSet<(&str, String)> = site
         .links
         .iter()
-        .map(|l| (l.page.as_str(), l.href.as_str()))
+        .map(|l| (l.page.as_str(), paths::decode(&l.href)))
         .collect();
     for (page, bytes) in site
         .files
@@ -120,7 +122,8 @@ pub fn check_template_links(index: &OutputIndex<'_>, site: &RenderedSite, out: &
             .into_iter()
             .chain(attribute_values(&html, "src"));
         for href in refs {
-            if from_articles.contains(&(page.as_str(), href.as_str())) || is_external(&href) {
+            if from_articles.contains(&(page.as_str(), paths::decode(&href))) || is_external(&href)
+            {
                 continue;
             }
             let (path, fragment) = href

@@ -6,6 +6,7 @@ mod headings;
 mod highlight;
 mod links;
 mod math;
+mod quotes;
 mod scan;
 mod values;
 
@@ -62,6 +63,7 @@ pub fn render(input: &MarkdownInput<'_>) -> (RenderedMarkdown, Vec<Diagnostic>) 
     let events: Vec<Spanned<'_>> = Parser::new_ext(&substituted.text, options())
         .into_offset_iter()
         .collect();
+    let events = quotes::rewrite(events);
     let mut stats = figures::FigureStats {
         page_stem: input
             .output

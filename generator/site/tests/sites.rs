@@ -63,9 +63,41 @@ fn every_figure_is_also_a_standalone_svg_file_its_caption_links_to() {
                 .strip_prefix("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n")
                 .expect("an XML declaration");
             assert!(svg.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""));
+            let doc = roxmltree::Document::parse(svg).expect("well-formed SVG");
+            // The drawing is the page's: its title element is the same.
+            let title = doc.descendants().find(|n| n.has_tag_name("title")).unwrap();
+            let title_text = title.text().unwrap();
             assert!(
-                html.contains(svg.trim_end()),
+                html.contains(&format!(">{title_text}</title>")),
                 "{href} is the figure the page shows"
+            );
+            // The caption and the model credit travel with the file.
+            let footer: Vec<&str> = doc
+                .descendants()
+                .filter(|n| n.has_tag_name("text"))
+                .filter(|n| {
+                    n.parent()
+                        .is_some_and(|p| p.attribute("class") == Some("tb-standalone-caption"))
+                })
+                .filter_map(|n| n.text())
+                .collect();
+            let footer = footer.join(" ");
+            assert!(footer.contains("test/tiny-gpt2"), "{href}: {footer}");
+            let page_caption = html[..html.find(&format!("href=\"{href}\"")).unwrap()]
+                .rsplit("<span class=\"tb-figure-number\">")
+                .next()
+                .unwrap();
+            let words = page_caption
+                .split("</span>")
+                .nth(1)
+                .unwrap_or("")
+                .split('<')
+                .next()
+                .unwrap()
+                .trim();
+            assert!(
+                footer.contains(words),
+                "{href}: caption {words:?} not in {footer:?}"
             );
             linked += 1;
         }

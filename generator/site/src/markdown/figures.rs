@@ -131,7 +131,7 @@ fn render(
             let file = format!("{}.figure-{}.svg", stats.page_stem, stats.count);
             let href = file.rsplit('/').next().unwrap_or(&file).to_string();
             let html = wrap(kind, stats.count, &figure, &href);
-            stats.files.push((file, standalone(&figure.svg)));
+            stats.files.push((file, standalone(&figure)));
             Some(html)
         }
         Err(err) => {
@@ -227,8 +227,74 @@ fn wrap(kind: &str, number: usize, figure: &tracebook_figures::Figure, href: &st
     )
 }
 
-/// A figure as a file of its own: the same SVG with an XML declaration, so image viewers
-/// and editors open it (its style sheet is inside it, so it looks the same).
-fn standalone(svg: &str) -> String {
+/// A figure as a file of its own, for slides and papers: the same SVG with an XML declaration,
+/// so image viewers and editors open it (its style sheet is inside it), and its caption and the
+/// sentence naming the model drawn below it, so the credit travels with the picture.
+fn standalone(figure: &tracebook_figures::Figure) -> String {
+    let credit = figure
+        .source
+        .sentence(&figure.model_id)
+        .replace("<code>", "")
+        .replace("</code>", "");
+    let text = match figure.caption.as_deref() {
+        Some(caption) => format!("{caption} {credit}"),
+        None => credit,
+    };
+    let svg = with_footer(&figure.svg, &text).unwrap_or_else(|| figure.svg.clone());
     format!("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n{svg}\n")
+}
+
+/// `svg` made taller by the lines of `text`, drawn under the figure; None when the root has no
+/// `viewBox="0 0 W H"` to extend.
+fn with_footer(svg: &str, text: &str) -> Option<String> {
+    const LINE: f64 = 15.0;
+    let start = svg.find("viewBox=\"")? + "viewBox=\"".len();
+    let end = start + svg[start..].find('"')?;
+    let numbers: Vec<f64> = svg[start..end]
+        .split_whitespace()
+        .map(|n| n.parse().ok())
+        .collect::<Option<_>>()?;
+    let [x, y, width, height] = numbers[..] else {
+        return None;
+    };
+    // About 6.2 px per character at 11 px sans-serif.
+    let per_line = ((width - 16.0) / 6.2).max(20.0) as usize;
+    let lines = text_lines(text, per_line);
+    let footer = 10.0 + LINE * lines.len() as f64;
+    let mut out = format!(
+        "{}viewBox=\"{x} {y} {width} {}\"{}",
+        &svg[..start - "viewBox=\"".len()],
+        height + footer,
+        &svg[end + 1..]
+    );
+    let close = out.rfind("</svg>")?;
+    let mut g = String::from(
+        "<g class=\"tb-standalone-caption\" font-family=\"system-ui, sans-serif\" font-size=\"11\" fill=\"#555\">",
+    );
+    for (i, line) in lines.iter().enumerate() {
+        g.push_str(&format!(
+            "<text x=\"{}\" y=\"{}\">{}</text>",
+            x + 8.0,
+            y + height + 6.0 + LINE * (i as f64 + 0.8),
+            escape::html(line)
+        ));
+    }
+    g.push_str("</g>");
+    out.insert_str(close, &g);
+    Some(out)
+}
+
+/// `text` in lines of at most `width` characters, broken at spaces.
+fn text_lines(text: &str, width: usize) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    for word in text.split_whitespace() {
+        match lines.last_mut() {
+            Some(line) if line.chars().count() + 1 + word.chars().count() <= width => {
+                line.push(' ');
+                line.push_str(word);
+            }
+            _ => lines.push(word.to_string()),
+        }
+    }
+    lines
 }

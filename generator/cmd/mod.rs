@@ -4,6 +4,7 @@ mod build;
 mod builtin_model;
 mod check;
 mod dev;
+mod figures;
 mod init;
 mod inspect;
 mod new;
@@ -47,6 +48,8 @@ pub enum Command {
     Check(check::Args),
     /// Run the model on the site's prompts (or one --prompt) and write traces.
     Trace(trace::Args),
+    /// List the figure kinds, or print one kind's options, defaults and an example block.
+    Figures(figures::Args),
     /// List a trace's tensors, or print one as JSON numbers.
     Inspect(inspect::Args),
     /// Train a small GPT-2-architecture model on a text file.
@@ -64,6 +67,7 @@ pub fn run(cli: Cli, ui: &ui::Ui) -> anyhow::Result<()> {
         Command::Build(args) => build::run(&cli.root, ui, args),
         Command::Check(args) => check::run(&cli.root, ui, args),
         Command::Trace(args) => trace::run(&cli.root, args),
+        Command::Figures(args) => figures::run(args),
         Command::Inspect(args) => inspect::run(args),
         Command::Train(args) => train::run(*args),
         Command::Dev(args) => dev::run(args),

@@ -17,6 +17,7 @@ mod live;
 mod options;
 mod panels;
 mod prompt;
+pub mod reference;
 pub mod sampler;
 mod strip;
 mod svg;

@@ -169,10 +169,17 @@ fn kind(block: &Block) -> Result<&str, Problem> {
     };
     if !kinds.contains(&kind) {
         let at = block.info.find(kind).map_or(0, |i| i) + block.info_span.start;
-        let hint = suggest::hint(kind, kinds, "figure kinds are");
+        let all = format!(
+            "`tracebook figures` lists all {} with their options",
+            kinds.len()
+        );
+        let hint = match suggest::hint(kind, kinds, "figure kinds are") {
+            Some(hint) => format!("{hint} ({all})"),
+            None => all,
+        };
         return Err(
             Problem::new(at..at + kind.len(), format!("unknown figure kind `{kind}`"))
-                .with_optional_hint(hint),
+                .with_hint(hint),
         );
     }
     Ok(kind)

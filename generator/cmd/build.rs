@@ -13,6 +13,9 @@ pub struct Args {
 pub fn run(root: &Path, ui: &Ui, args: Args) -> anyhow::Result<()> {
     match tracebook_site::build(root, args.out.as_deref()) {
         Ok(report) => {
+            if !report.warnings.is_empty() {
+                eprintln!("{}", report.warnings);
+            }
             ui.timings("build", &report.timings);
             ui.say(&report);
             Ok(())

@@ -9,6 +9,9 @@ pub struct Args {}
 pub fn run(root: &Path, ui: &Ui, _args: Args) -> anyhow::Result<()> {
     match tracebook_site::check(root) {
         Ok(report) => {
+            if !report.warnings.is_empty() {
+                eprintln!("{}", report.warnings);
+            }
             ui.timings("check", &report.timings);
             ui.say(&report);
             Ok(())

@@ -4,6 +4,7 @@ mod build;
 mod builtin_model;
 mod check;
 mod dev;
+mod eject;
 mod figures;
 mod init;
 mod inspect;
@@ -48,6 +49,8 @@ pub enum Command {
     Check(check::Args),
     /// Run the model on the site's prompts (or one --prompt) and write traces.
     Trace(trace::Args),
+    /// Copy the built-in templates into templates/ to edit them (never overwrites).
+    EjectTemplates(eject::Args),
     /// List the figure kinds, or print one kind's options, defaults and an example block.
     Figures(figures::Args),
     /// List a trace's tensors, or print one as JSON numbers.
@@ -66,6 +69,7 @@ pub fn run(cli: Cli, ui: &ui::Ui) -> anyhow::Result<()> {
         Command::Serve(args) => serve::run(&cli.root, ui, args),
         Command::Build(args) => build::run(&cli.root, ui, args),
         Command::Check(args) => check::run(&cli.root, ui, args),
+        Command::EjectTemplates(args) => eject::run(&cli.root, ui, args),
         Command::Trace(args) => trace::run(&cli.root, args),
         Command::Figures(args) => figures::run(args),
         Command::Inspect(args) => inspect::run(args),

@@ -1,6 +1,6 @@
 //! `build` and `check`: load, render in memory, check links; then write (build) or not (check).
 
-use crate::diagnostic::Diagnostics;
+use crate::diagnostic::{Diagnostic, Diagnostics};
 use crate::linkcheck::{self, OutputIndex};
 use crate::output;
 use crate::render::{self, RenderedSite};
@@ -24,6 +24,8 @@ pub struct BuildReport {
     pub elapsed: Duration,
     /// How long each stage took, in order (load, traces, render, links, write).
     pub timings: Vec<(&'static str, Duration)>,
+    /// Problems that did not stop the build.
+    pub warnings: Diagnostics,
 }
 
 /// What a successful check looked at.
@@ -36,6 +38,8 @@ pub struct CheckReport {
     pub elapsed: Duration,
     /// How long each stage took, in order (load, traces, render, links).
     pub timings: Vec<(&'static str, Duration)>,
+    /// Problems that do not stop a build.
+    pub warnings: Diagnostics,
 }
 
 /// Renders the site at `root` into `out` (default `root/public`), replacing it only if
@@ -47,6 +51,7 @@ pub fn build(root: &Path, out: Option<&Path>) -> Result<BuildReport, Diagnostics
     let out_dir = out.map_or_else(|| root.join("public"), Path::to_path_buf);
     let bytes = output::write_atomic(&out_dir, &rendered.files)?;
     timings.lap("write");
+    let warnings = theme_warnings(&rendered);
     Ok(BuildReport {
         out_dir,
         pages: rendered.pages,
@@ -56,7 +61,39 @@ pub fn build(root: &Path, out: Option<&Path>) -> Result<BuildReport, Diagnostics
         bytes,
         elapsed: started.elapsed(),
         timings: timings.stages,
+        warnings,
     })
+}
+
+/// Pages of a replaced theme that no longer say which model their figures come from.
+fn theme_warnings(rendered: &RenderedSite) -> Diagnostics {
+    let mut out = Diagnostics::new();
+    let silent: Vec<&str> = rendered
+        .files
+        .iter()
+        .filter(|(path, _)| path.ends_with(".html") && path.as_str() != "404.html")
+        .filter(|(_, bytes)| !String::from_utf8_lossy(bytes).contains("tb-model-credit"))
+        .map(|(path, _)| path.as_str())
+        .collect();
+    if let Some(first) = silent.first() {
+        out.push(
+            Diagnostic::file(
+                "templates/base.html",
+                format!(
+                    "{} page(s), such as {first}, do not name the model their figures and numbers \
+                     come from",
+                    silent.len()
+                ),
+            )
+            .with_hint(
+                "keep {% include \"partials/model-credit.html\" %} in your base.html (readers \
+                 must be able to tell GPT-2 from another model); to change its words, override \
+                 templates/partials/model-credit.html instead",
+            )
+            .as_warning(),
+        );
+    }
+    out
 }
 
 /// Everything `build` checks (content, traces, templates, every link and anchor); writes nothing.
@@ -71,6 +108,7 @@ pub fn check(root: &Path) -> Result<CheckReport, Diagnostics> {
         links: rendered.links.len(),
         elapsed: started.elapsed(),
         timings: timings.stages,
+        warnings: theme_warnings(&rendered),
     })
 }
 
@@ -148,12 +186,16 @@ impl fmt::Display for CheckReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "checked {} pages, {} figures, {} inline values and {} links in {} ms: no problems",
+            "checked {} pages, {} figures, {} inline values and {} links in {} ms: {}",
             self.pages,
             self.figures,
             self.values,
             self.links,
-            self.elapsed.as_millis()
+            self.elapsed.as_millis(),
+            match self.warnings.len() {
+                0 => "no problems".to_string(),
+                n => format!("no errors, {n} warning(s)"),
+            }
         )
     }
 }

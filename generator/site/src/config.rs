@@ -21,6 +21,11 @@ pub struct SiteConfig {
     pub base_url: Option<String>,
     pub model: ModelSettings,
     pub trace: TraceOptions,
+    /// Style sheets (paths in the output, e.g. files of static/) every page loads after
+    /// tracebook.css.
+    pub extra_css: Vec<String>,
+    /// Raw HTML added to every page's `<head>` (a favicon, a font, analytics).
+    pub extra_head: String,
 }
 
 /// `[model]`: which model traces are made with.
@@ -39,6 +44,10 @@ struct RawConfig {
     model: ModelSettings,
     #[serde(default)]
     trace: TraceOptions,
+    #[serde(default)]
+    extra_css: Vec<String>,
+    #[serde(default)]
+    extra_head: String,
 }
 
 const TOP_KEYS: &[&str] = &[
@@ -48,6 +57,8 @@ const TOP_KEYS: &[&str] = &[
     "model",
     "trace",
     "prompts",
+    "extra_css",
+    "extra_head",
 ];
 const MODEL_KEYS: &[&str] = &["id"];
 const TRACE_KEYS: &[&str] = &["precision", "top_k"];
@@ -88,6 +99,8 @@ pub fn parse(file: &SourceFile) -> Result<(SiteConfig, Vec<NamedPrompt>), Diagno
         base_url,
         model: raw.model,
         trace: raw.trace,
+        extra_css: raw.extra_css,
+        extra_head: raw.extra_head,
     };
     out.into_result((config, prompts))
 }

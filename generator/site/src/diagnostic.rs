@@ -15,6 +15,8 @@ pub struct Diagnostic {
     pub snippet: Option<Box<Snippet>>,
     /// What to do about it (a did-you-mean, the command that fixes it, ...).
     pub hint: Option<String>,
+    /// A warning is reported but does not stop a build.
+    pub warning: bool,
 }
 
 /// The source line shown under a diagnostic.
@@ -33,7 +35,14 @@ impl Diagnostic {
             message: message.into(),
             snippet: None,
             hint: None,
+            warning: false,
         }
+    }
+
+    /// The same problem as a warning: reported, but the build goes on.
+    pub fn as_warning(mut self) -> Diagnostic {
+        self.warning = true;
+        self
     }
 
     /// A problem at a line and column, without a snippet.
@@ -69,13 +78,14 @@ impl Diagnostic {
 
 impl fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let level = if self.warning { "warning" } else { "error" };
         match self.position {
             Some(p) => writeln!(
                 f,
-                "{}:{}:{}: error: {}",
+                "{}:{}:{}: {level}: {}",
                 self.file, p.line, p.column, self.message
             )?,
-            None => writeln!(f, "{}: error: {}", self.file, self.message)?,
+            None => writeln!(f, "{}: {level}: {}", self.file, self.message)?,
         }
         let gutter = self.position.map_or(1, |p| p.line.to_string().len());
         if let (Some(snippet), Some(p)) = (&self.snippet, self.position) {

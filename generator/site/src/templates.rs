@@ -22,6 +22,18 @@ pub const DEFAULTS: &[(&str, &str)] = &[
         include_str!("../defaults/templates/article.html"),
     ),
     ("404.html", include_str!("../defaults/templates/404.html")),
+    (
+        "partials/search.html",
+        include_str!("../defaults/templates/partials/search.html"),
+    ),
+    (
+        "partials/model-credit.html",
+        include_str!("../defaults/templates/partials/model-credit.html"),
+    ),
+    (
+        "partials/footer.html",
+        include_str!("../defaults/templates/partials/footer.html"),
+    ),
 ];
 
 /// The templates of a site, ready to render.

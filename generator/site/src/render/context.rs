@@ -15,6 +15,10 @@ pub struct SiteContext {
     pub base_url: Option<String>,
     /// The model named in tracebook.toml.
     pub model_id: String,
+    /// Extra style sheets, relative to the output root (`extra_css` in tracebook.toml).
+    pub extra_css: Vec<String>,
+    /// Raw HTML for every page's head (`extra_head`).
+    pub extra_head: String,
 }
 
 impl SiteContext {
@@ -24,6 +28,8 @@ impl SiteContext {
             description: config.description.clone(),
             base_url: config.base_url.clone(),
             model_id: config.model.id.clone(),
+            extra_css: config.extra_css.clone(),
+            extra_head: config.extra_head.clone(),
         }
     }
 }

@@ -1,0 +1,131 @@
+//! The theming contract of docs/authoring.md: every documented block of base.html can be
+//! overridden, `extra_css` and `extra_head` reach every page, the partials can be replaced, and a
+//! theme that drops the model credit is warned about.
+
+mod support;
+
+use support::TempSite;
+
+fn minimal() -> TempSite {
+    TempSite::new(&support::sites_dir().join("valid/minimal"))
+}
+
+fn write(site: &TempSite, path: &str, text: &str) {
+    let path = site.root().join(path);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+fn page(site: &TempSite, name: &str) -> String {
+    std::fs::read_to_string(site.root().join("public").join(name)).unwrap()
+}
+
+#[test]
+fn every_documented_block_can_be_overridden() {
+    let site = minimal();
+    write(
+        &site,
+        "templates/article.html",
+        r#"{% extends "base.html" %}
+{% block title %}T-BLOCK{% endblock title %}
+{% block description %}D-BLOCK{% endblock description %}
+{% block head %}<meta name="x-head" content="H-BLOCK">{% endblock head %}
+{% block header %}<p>HEADER-BLOCK</p>{% endblock header %}
+{% block main %}<p>MAIN-BLOCK {{ page.title }}</p>{% endblock main %}
+{% block colophon %}<p class="tb-model-credit">COLOPHON-BLOCK {{ models | join(sep=", ") }}</p>{% endblock colophon %}
+{% block footer %}<p>FOOTER-BLOCK</p>{% endblock footer %}
+"#,
+    );
+    let report = tracebook_site::build(site.root(), None).unwrap_or_else(|d| panic!("{d}"));
+    let html = page(&site, "only.html");
+    for marker in [
+        "<title>T-BLOCK</title>",
+        "content=\"D-BLOCK\"",
+        "content=\"H-BLOCK\"",
+        "HEADER-BLOCK",
+        "MAIN-BLOCK",
+        "COLOPHON-BLOCK test/tiny-gpt2",
+        "FOOTER-BLOCK",
+    ] {
+        assert!(html.contains(marker), "{marker} missing:\n{html}");
+    }
+    assert!(
+        !html.contains("tb-search"),
+        "the header block replaced the search box"
+    );
+    assert!(report.warnings.is_empty(), "{}", report.warnings);
+}
+
+#[test]
+fn extra_css_and_extra_head_reach_every_page_and_partials_can_be_replaced() {
+    let site = minimal();
+    let config = std::fs::read_to_string(site.root().join("tracebook.toml")).unwrap();
+    let config = config.replacen(
+        "\n[model]",
+        "extra_css = [\"extra.css\"]\nextra_head = '<link rel=\"icon\" href=\"favicon.svg\">'\n\n[model]",
+        1,
+    );
+    write(&site, "tracebook.toml", &config);
+    write(&site, "static/extra.css", "body { color: teal; }\n");
+    write(
+        &site,
+        "static/favicon.svg",
+        "<svg xmlns=\"http://www.w3.org/2000/svg\"/>\n",
+    );
+    write(
+        &site,
+        "templates/partials/footer.html",
+        "<p>My own footer</p>\n",
+    );
+    tracebook_site::build(site.root(), None).unwrap_or_else(|d| panic!("{d}"));
+    for name in ["index.html", "only.html"] {
+        let html = page(&site, name);
+        let css = html.find("href=\"extra.css\"").expect("extra.css linked");
+        assert!(
+            html.find("href=\"tracebook.css\"").unwrap() < css,
+            "after tracebook.css"
+        );
+        assert!(
+            html.contains("<link rel=\"icon\" href=\"favicon.svg\">"),
+            "{html}"
+        );
+        assert!(
+            html.contains("My own footer") && !html.contains("Built with"),
+            "{html}"
+        );
+        assert!(html.contains("tb-model-credit") && html.contains("tb-search"));
+    }
+    assert!(site.root().join("public/extra.css").is_file());
+
+    // A style sheet that is not there is a broken link, like any other.
+    write(
+        &site,
+        "tracebook.toml",
+        &config.replace("extra.css", "missing.css"),
+    );
+    let err = tracebook_site::build(site.root(), None)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("missing.css"), "{err}");
+}
+
+#[test]
+fn a_theme_that_drops_the_model_credit_is_warned_about() {
+    let site = minimal();
+    let base = tracebook_site::DEFAULT_TEMPLATES
+        .iter()
+        .find(|(n, _)| *n == "base.html")
+        .unwrap()
+        .1
+        .replace("{% include \"partials/model-credit.html\" %}", "");
+    write(&site, "templates/base.html", &base);
+    let report = tracebook_site::build(site.root(), None).unwrap_or_else(|d| panic!("{d}"));
+    let warnings = report.warnings.to_string();
+    assert!(
+        warnings.contains("warning: 2 page(s)") && warnings.contains("partials/model-credit.html"),
+        "{warnings}"
+    );
+    let report = tracebook_site::check(site.root()).unwrap();
+    assert_eq!(report.warnings.len(), 1);
+    assert!(report.to_string().contains("no errors, 1 warning(s)"));
+}

@@ -91,10 +91,30 @@ fn the_pages_workflow_builds_from_traces_and_deploys() {
     let install = runs("cargo install");
     let build = runs("tracebook build");
     let upload = uses("actions/upload-pages-artifact@");
-    uses("actions/configure-pages@");
+    let configure = uses("actions/configure-pages@");
     assert!(
-        checkout < rust && rust < cache && cache < install && install < build && build < upload
+        checkout < rust
+            && rust < cache
+            && cache < install
+            && install < configure
+            && configure < build
+            && build < upload
     );
+    // The build-only install (no model code), and the Pages address passed to the build.
+    let install_line = steps[install].get("run").str();
+    assert!(
+        install_line.contains("--no-default-features"),
+        "{install_line}"
+    );
+    let id = steps[configure].get("id").str();
+    assert!(
+        steps[build].get("run").str().contains(&format!(
+            "--base-url \"${{{{ steps.{id}.outputs.base_url }}}}/\""
+        )),
+        "{}",
+        steps[build].get("run").str()
+    );
+    assert!(!text.contains("@TRACEBOOK"), "placeholders filled in");
     assert_eq!(steps[upload].get("with").get("path").str(), "public");
     assert!(
         !text.contains("tracebook trace"),
@@ -284,5 +304,45 @@ fn every_figure_reference_example_builds_in_a_new_site() {
         text(&wrong.stderr).contains("attention, attention-steps"),
         "{}",
         text(&wrong.stderr)
+    );
+}
+
+/// What the workflow's build step runs works: a build-only tracebook (the binary that step
+/// installs, built in CI with `--no-default-features`, named by TRACEBOOK_BUILD_ONLY) checks and
+/// builds a new site with the Pages address, and refuses to trace with a clear message.
+#[test]
+fn a_build_only_tracebook_builds_the_new_site_as_the_workflow_does() {
+    let Some(binary) = std::env::var_os("TRACEBOOK_BUILD_ONLY") else {
+        eprintln!("TRACEBOOK_BUILD_ONLY is not set: .ci/run builds that binary and runs this test");
+        return;
+    };
+    let temp = tempfile::tempdir().unwrap();
+    let site = temp.path().join("site");
+    let run = |args: &[&str]| {
+        Command::new(&binary)
+            .args(args)
+            .env("XDG_CACHE_HOME", temp.path().join("cache"))
+            .output()
+            .unwrap()
+    };
+    let root = site.to_str().unwrap();
+    assert!(run(&["init", root]).status.success());
+    let out = run(&["--root", root, "check"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let out = run(&[
+        "--root",
+        root,
+        "build",
+        "--base-url",
+        "https://me.github.io/book/",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(site.join("public/sitemap.xml").is_file());
+    let out = run(&["--root", root, "trace"]);
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr).contains("installed to build sites only"),
+        "{}",
+        text(&out.stderr)
     );
 }

@@ -8,10 +8,14 @@ pub struct Args {
     /// Output folder (default: public/ in the site folder).
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Where the site is published (overrides base_url in tracebook.toml), e.g. the URL
+    /// GitHub Pages' configure-pages step reports; enables sitemap.xml and an absolute 404 page.
+    #[arg(long, value_name = "URL")]
+    pub base_url: Option<String>,
 }
 
 pub fn run(root: &Path, ui: &Ui, args: Args) -> anyhow::Result<()> {
-    match tracebook_site::build(root, args.out.as_deref()) {
+    match tracebook_site::build_at(root, args.out.as_deref(), args.base_url.as_deref()) {
         Ok(report) => {
             if !report.warnings.is_empty() {
                 eprintln!("{}", report.warnings);

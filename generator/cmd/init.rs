@@ -24,6 +24,27 @@ const WORKFLOW: &str = include_str!("init/pages.yml");
 /// Where the workflow goes, relative to the site folder.
 pub const WORKFLOW_PATH: &str = ".github/workflows/pages.yml";
 
+/// The git repository this tracebook was built from, when whoever built it said so
+/// (`TRACEBOOK_GIT=... cargo install ...`) or the package names one; the workflow `init` writes
+/// installs the same tracebook from there.
+const SOURCE_GIT: Option<&str> = match option_env!("TRACEBOOK_GIT") {
+    Some(url) => Some(url),
+    None => match env!("CARGO_PKG_REPOSITORY").len() {
+        0 => None,
+        _ => Some(env!("CARGO_PKG_REPOSITORY")),
+    },
+};
+/// The revision to pin alongside (`TRACEBOOK_REV` at compile time), if known.
+const SOURCE_REV: Option<&str> = option_env!("TRACEBOOK_REV");
+const UNKNOWN_GIT: &str = "https://github.com/YOUR-ORG/tracebook";
+
+/// The workflow with tracebook's source filled in where it is known.
+fn workflow() -> String {
+    WORKFLOW
+        .replace("@TRACEBOOK_GIT@", SOURCE_GIT.unwrap_or(UNKNOWN_GIT))
+        .replace("@TRACEBOOK_REV@", SOURCE_REV.unwrap_or(""))
+}
+
 pub fn run(ui: &Ui, args: Args) -> anyhow::Result<()> {
     let dir = &args.dir;
     refuse_existing_site(dir)?;
@@ -48,8 +69,12 @@ pub fn run(ui: &Ui, args: Args) -> anyhow::Result<()> {
         "created a tracebook site in {}: tracebook.toml, content/, traces/robots.json, .gitignore, {WORKFLOW_PATH}",
         dir.display()
     ));
+    let publishing = match SOURCE_GIT {
+        Some(_) => format!("{WORKFLOW_PATH} publishes it with GitHub Pages on every push"),
+        None => format!("before publishing, set TRACEBOOK_GIT in {WORKFLOW_PATH} (this tracebook does not know its repository)"),
+    };
     ui.say(format!(
-        "next: `cd {}` then `tracebook serve`; before publishing, set TRACEBOOK_GIT in {WORKFLOW_PATH}",
+        "next: `cd {}` then `tracebook serve`; {publishing}",
         dir.display()
     ));
     Ok(())
@@ -95,7 +120,7 @@ fn site_files(title: &str) -> anyhow::Result<Vec<(&'static str, String)>> {
         ("content/tokens.md", ARTICLE.to_string()),
         ("traces/robots.json", SAMPLE_TRACE.to_string()),
         (".gitignore", GITIGNORE.to_string()),
-        (WORKFLOW_PATH, WORKFLOW.to_string()),
+        (WORKFLOW_PATH, workflow()),
     ])
 }
 

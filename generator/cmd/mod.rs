@@ -1,19 +1,31 @@
 //! One module per subcommand; each parses nothing itself and calls into a library crate.
 
 mod build;
+#[cfg(feature = "trace")]
 mod builtin_model;
 mod check;
+#[cfg(feature = "trace")]
 mod dev;
 mod eject;
 mod figures;
 mod init;
 mod inspect;
+#[cfg(not(feature = "trace"))]
+mod model_free;
 mod new;
 mod serve;
+#[cfg(feature = "trace")]
 mod trace;
+#[cfg(feature = "trace")]
 mod trace_site;
+#[cfg(feature = "trace")]
 mod train;
 pub mod ui;
+
+/// Where the commands that run a model come from: the full build, or a build-only install
+/// (`--no-default-features`) whose `trace` and `train` say how to get them.
+#[cfg(not(feature = "trace"))]
+use model_free::{trace, train};
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -58,6 +70,7 @@ pub enum Command {
     /// Train a small GPT-2-architecture model on a text file.
     Train(Box<train::Args>),
     /// Developer helpers (test models).
+    #[cfg(feature = "trace")]
     #[command(hide = true)]
     Dev(dev::Args),
 }
@@ -74,6 +87,7 @@ pub fn run(cli: Cli, ui: &ui::Ui) -> anyhow::Result<()> {
         Command::Figures(args) => figures::run(args),
         Command::Inspect(args) => inspect::run(args),
         Command::Train(args) => train::run(*args),
+        #[cfg(feature = "trace")]
         Command::Dev(args) => dev::run(args),
     }
 }

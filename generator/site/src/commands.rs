@@ -45,13 +45,22 @@ pub struct CheckReport {
 /// Renders the site at `root` into `out` (default `root/public`), replacing it only if
 /// everything succeeded. Never loads a model.
 pub fn build(root: &Path, out: Option<&Path>) -> Result<BuildReport, Diagnostics> {
+    build_at(root, out, None)
+}
+
+/// As `build`, published at `base_url` whatever tracebook.toml says (`build --base-url`, as CI
+/// passes the address GitHub Pages reports).
+pub fn build_at(
+    root: &Path,
+    out: Option<&Path>,
+    base_url: Option<&str>,
+) -> Result<BuildReport, Diagnostics> {
     let started = Instant::now();
     let mut timings = Timings::default();
-    let rendered = render_timed(root, &mut timings)?;
+    let (rendered, warnings) = render_timed(root, base_url, &mut timings)?;
     let out_dir = out.map_or_else(|| root.join("public"), Path::to_path_buf);
     let bytes = output::write_atomic(&out_dir, &rendered.files)?;
     timings.lap("write");
-    let warnings = theme_warnings(&rendered);
     Ok(BuildReport {
         out_dir,
         pages: rendered.pages,
@@ -65,9 +74,41 @@ pub fn build(root: &Path, out: Option<&Path>) -> Result<BuildReport, Diagnostics
     })
 }
 
+/// Articles whose description was left empty (as `tracebook new` writes it): it is the page's
+/// `<meta name="description">` (what search engines and link previews show) and its line in the
+/// home page's list. An article that has no description key chose not to have one.
+fn description_warnings(site: &Site, out: &mut Diagnostics) {
+    for page in site
+        .pages
+        .iter()
+        .filter(|p| !p.is_index() && !p.meta.draft && p.meta.description.trim().is_empty())
+    {
+        let text = &page.source.text;
+        let front = &text[..page.body.start.min(text.len())];
+        let mut offset = 0;
+        let at = front.split_inclusive('\n').find_map(|line| {
+            let start = offset;
+            offset += line.len();
+            let key = line.trim_start().split(['=', ' ']).next() == Some("description");
+            key.then(|| start..start + line.trim_end().len())
+        });
+        let Some(span) = at else {
+            continue;
+        };
+        out.push(
+            page.source
+                .error(span, "this article's description is empty")
+                .with_hint(
+                    "write one sentence in `description = \"...\"`: it is the page's summary \
+                     for search engines and link previews, and its line on the home page",
+                )
+                .as_warning(),
+        );
+    }
+}
+
 /// Pages of a replaced theme that no longer say which model their figures come from.
-fn theme_warnings(rendered: &RenderedSite) -> Diagnostics {
-    let mut out = Diagnostics::new();
+fn theme_warnings(rendered: &RenderedSite, out: &mut Diagnostics) {
     let silent: Vec<&str> = rendered
         .files
         .iter()
@@ -93,14 +134,13 @@ fn theme_warnings(rendered: &RenderedSite) -> Diagnostics {
             .as_warning(),
         );
     }
-    out
 }
 
 /// Everything `build` checks (content, traces, templates, every link and anchor); writes nothing.
 pub fn check(root: &Path) -> Result<CheckReport, Diagnostics> {
     let started = Instant::now();
     let mut timings = Timings::default();
-    let rendered = render_timed(root, &mut timings)?;
+    let (rendered, warnings) = render_timed(root, None, &mut timings)?;
     Ok(CheckReport {
         pages: rendered.pages,
         figures: rendered.figures,
@@ -108,7 +148,7 @@ pub fn check(root: &Path) -> Result<CheckReport, Diagnostics> {
         links: rendered.links.len(),
         elapsed: started.elapsed(),
         timings: timings.stages,
-        warnings: theme_warnings(&rendered),
+        warnings,
     })
 }
 
@@ -137,8 +177,15 @@ impl Timings {
 }
 
 /// The whole site rendered in memory, every link of every page checked.
-fn render_timed(root: &Path, timings: &mut Timings) -> Result<RenderedSite, Diagnostics> {
-    let site = Site::load_partial(root);
+fn render_timed(
+    root: &Path,
+    base_url: Option<&str>,
+    timings: &mut Timings,
+) -> Result<(RenderedSite, Diagnostics), Diagnostics> {
+    let mut site = Site::load_partial(root);
+    if let (Some(url), Ok((site, _))) = (base_url, site.as_mut()) {
+        site.config.base_url = Some(crate::config::base_url_from_flag(url)?);
+    }
     let templates = Templates::load(root);
     timings.lap("load");
     let (site, mut out, templates) = match (site, templates) {
@@ -163,7 +210,10 @@ fn render_timed(root: &Path, timings: &mut Timings) -> Result<RenderedSite, Diag
     linkcheck::check_template_links(&index, &rendered, &mut out);
     timings.lap("links");
     out.into_result(()).map_err(Diagnostics::finish)?;
-    Ok(rendered)
+    let mut warnings = Diagnostics::new();
+    description_warnings(&site, &mut warnings);
+    theme_warnings(&rendered, &mut warnings);
+    Ok((rendered, warnings.finish()))
 }
 
 impl fmt::Display for BuildReport {

@@ -135,6 +135,23 @@ fn with_missing_hint(diagnostic: Diagnostic, file: &SourceFile) -> Diagnostic {
     }
 }
 
+/// A base URL given on the command line (`build --base-url`), checked as the config's is.
+pub fn base_url_from_flag(url: &str) -> Result<String, Diagnostics> {
+    if !(url.starts_with("https://") || url.starts_with("http://")) {
+        return Err(Diagnostic::file(
+            "--base-url",
+            format!("the base URL must be an absolute http(s) URL, not {url:?}"),
+        )
+        .with_hint("for example --base-url https://example.org/my-book/")
+        .into());
+    }
+    Ok(if url.ends_with('/') {
+        url.to_string()
+    } else {
+        format!("{url}/")
+    })
+}
+
 fn check_base_url(doc: &TomlDoc<'_>, url: String, out: &mut Diagnostics) -> String {
     if !(url.starts_with("https://") || url.starts_with("http://")) {
         let span = entry(doc.table(), "base_url").map_or(0..0, |(_, v)| v.span());

@@ -32,7 +32,7 @@ mod templates;
 mod toml_doc;
 mod traces;
 
-pub use commands::{build, check, BuildReport, CheckReport};
+pub use commands::{build, build_at, check, BuildReport, CheckReport};
 pub use config::{ModelSettings, SiteConfig, CONFIG_FILE};
 pub use diagnostic::{Diagnostic, Diagnostics, Snippet};
 pub use prompt_name::{InvalidPromptName, PromptName};

@@ -129,3 +129,24 @@ fn a_theme_that_drops_the_model_credit_is_warned_about() {
     assert_eq!(report.warnings.len(), 1);
     assert!(report.to_string().contains("no errors, 1 warning(s)"));
 }
+
+#[test]
+fn an_article_without_a_description_builds_with_a_warning_at_its_line() {
+    let site = minimal();
+    write(
+        &site,
+        "content/bare.md",
+        "+++\ntitle = \"Bare\"\ndescription = \"\"\n+++\n\nText.\n",
+    );
+    let report = tracebook_site::build(site.root(), None).unwrap_or_else(|d| panic!("{d}"));
+    let warnings = report.warnings.to_string();
+    assert!(
+        warnings.contains("content/bare.md:3:1: warning: this article's description is empty"),
+        "{warnings}"
+    );
+    assert_eq!(
+        report.warnings.len(),
+        1,
+        "an article without the key chose none: {warnings}"
+    );
+}

@@ -41,6 +41,7 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
     let prompt = options.prompt(traces)?;
     let caption = options.caption()?;
     let config = prompt.config();
+    refuse_other_activations(&config.activation_function, &prompt.trace.meta.model.id)?;
     let layer = options.layer("layer", config.n_layer)?;
     let n = prompt.tokens()?.len();
     let t = options.token("token", -1, n)?.0;
@@ -221,6 +222,31 @@ fn neuron_bars(pass: &Pass, top: f64, body: &mut Vec<Element>) -> f64 {
     top + pitch * bars.len() as f64 + 4.0
 }
 
+/// The activations this figure draws and names as GELU: the tanh approximation GPT-2 uses and
+/// the exact erf form, which differ by less than the drawing shows (at most 0.0005).
+const GELU_NAMES: [&str; 7] = [
+    "gelu_new",
+    "gelu_pytorch_tanh",
+    "gelu_python_tanh",
+    "gelu_fast",
+    "gelu_accurate",
+    "gelu",
+    "gelu_python",
+];
+
+/// The figure draws GELU's curve and says "GELU" throughout: for a model with another
+/// activation it would show a function the model does not compute, so it refuses by name.
+fn refuse_other_activations(activation: &str, model: &str) -> Result<(), FigureError> {
+    if GELU_NAMES.contains(&activation) {
+        return Ok(());
+    }
+    Err(FigureError::new(format!(
+        "figure `mlp` draws GELU, but the model {model} that made this trace uses \
+         activation_function {activation:?}"
+    ))
+    .with_hint("the other figures work with any activation (residual, layernorm, attention, ...)"))
+}
+
 /// GPT-2's GELU (the tanh approximation).
 fn gelu(x: f64) -> f64 {
     let c = (2.0 / std::f64::consts::PI).sqrt();
@@ -268,3 +294,20 @@ fn describe(prompt: &Prompt<'_>, layer: Layer, t: usize, pass: &Pass) -> String 
 #[cfg(test)]
 #[path = "mlp_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+mod activation_tests {
+    use super::*;
+
+    #[test]
+    fn a_model_with_another_activation_is_refused_by_name() {
+        assert!(refuse_other_activations("gelu_new", "m").is_ok());
+        assert!(refuse_other_activations("gelu", "m").is_ok());
+        let err = refuse_other_activations("relu", "my/model").unwrap_err();
+        assert!(
+            err.message.contains("my/model") && err.message.contains("\"relu\""),
+            "{}",
+            err.message
+        );
+    }
+}

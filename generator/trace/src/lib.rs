@@ -16,6 +16,7 @@ mod kind;
 mod meta;
 mod precision;
 mod prompt;
+mod splitmix;
 mod stale;
 pub mod suggest;
 mod tensor;
@@ -36,6 +37,7 @@ pub use meta::{
 };
 pub use precision::{ParsePrecisionError, Precision};
 pub use prompt::{PromptOptions, PromptSpec};
+pub use splitmix::SplitMix64;
 pub use stale::Expected;
 pub use tensor::{IndexError, Tensor};
 pub use trace::Trace;

@@ -11,6 +11,7 @@ mod digest;
 mod error;
 mod file;
 mod float_json;
+mod folder_swap;
 mod json_style;
 mod kind;
 mod meta;
@@ -30,6 +31,7 @@ pub use digest::{
     WEIGHTS_INDEX,
 };
 pub use error::{Origin, TraceError};
+pub use folder_swap::{remove_dir_if_present, swap_folder};
 pub use kind::TensorKind;
 pub use meta::{
     Candidate, GenerationStep, ModelInfo, ModelShape, Token, TraceMeta, TraceOptions,

@@ -1,5 +1,7 @@
 //! Reads `id`, `href` and `src` attribute values out of generated HTML, for link checking.
 
+use tracebook_figures::unescape_html;
+
 /// Values of attribute `name` (`id`, `href`, `src`), HTML entities for `&`, quotes and `<>` decoded.
 pub fn attribute_values(html: &str, name: &str) -> Vec<String> {
     let mut values = Vec::new();
@@ -16,20 +18,11 @@ pub fn attribute_values(html: &str, name: &str) -> Vec<String> {
         };
         let start = at + 2;
         if let Some(len) = html[start..].find(quote as char) {
-            values.push(unescape(&html[start..start + len]));
+            values.push(unescape_html(&html[start..start + len]));
             at = start + len;
         }
     }
     values
-}
-
-fn unescape(value: &str) -> String {
-    value
-        .replace("&quot;", "\"")
-        .replace("&#39;", "'")
-        .replace("&lt;", "<")
-        .replace("&gt;", ">")
-        .replace("&amp;", "&")
 }
 
 #[cfg(test)]

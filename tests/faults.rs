@@ -30,15 +30,11 @@ fn text(bytes: &[u8]) -> String {
 }
 
 /// SplitMix64, so every run kills at the same moments.
-struct Rng(u64);
+struct Rng(tracebook_trace::SplitMix64);
 
 impl Rng {
     fn below(&mut self, n: u64) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        (z ^ (z >> 31)) % n.max(1)
+        self.0.next_u64() % n.max(1)
     }
 }
 
@@ -91,7 +87,7 @@ fn a_build_killed_at_any_moment_leaves_the_previous_output_complete() {
     let (expected, _) = output_of(site.root(), &out);
     assert!(expected.len() > 150, "the big site has its pages");
 
-    let mut rng = Rng(7);
+    let mut rng = Rng(tracebook_trace::SplitMix64::new(7));
     let mut killed_mid_build = 0;
     let span = (took.as_micros() as u64 * 12 / 10).max(1_000);
     for round in 0..40 {
@@ -198,7 +194,7 @@ fn a_trace_killed_mid_write_leaves_no_partial_trace() {
     let complete = std::fs::read(&target).unwrap();
     std::fs::remove_file(&target).unwrap();
 
-    let mut rng = Rng(11);
+    let mut rng = Rng(tracebook_trace::SplitMix64::new(11));
     let span = took.as_micros() as u64 * 12 / 10;
     let mut outcomes = BTreeMap::from([("absent", 0), ("complete", 0)]);
     for round in 0..16 {

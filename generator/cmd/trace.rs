@@ -2,7 +2,7 @@
 
 use super::builtin_model::resolve_model;
 use anyhow::Context;
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::{HumanBytes, ProgressBar, ProgressStyle};
 use std::path::{Path, PathBuf};
 use tracebook_model::{trace, Model, TraceRequest};
 use tracebook_trace::{Expected, Precision, PromptOptions, PromptSpec, Trace, TraceOptions};
@@ -63,7 +63,7 @@ fn ad_hoc(root: &Path, args: &Args, text: &str, out: &Path) -> anyhow::Result<()
         top_k: args.top_k.unwrap_or(20),
     };
     let written = write_one(&model, "", &prompt, &options, out)?;
-    println!("wrote {} ({})", out.display(), human_bytes(written));
+    println!("wrote {} ({})", out.display(), HumanBytes(written));
     Ok(())
 }
 
@@ -117,12 +117,4 @@ pub fn progress(len: u64) -> ProgressBar {
             .expect("a fixed template parses"),
     );
     bar
-}
-
-pub fn human_bytes(n: u64) -> String {
-    match n {
-        n if n >= 1 << 20 => format!("{:.1} MB", n as f64 / (1u64 << 20) as f64),
-        n if n >= 1 << 10 => format!("{:.1} KB", n as f64 / 1024.0),
-        n => format!("{n} B"),
-    }
 }

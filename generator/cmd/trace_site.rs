@@ -1,8 +1,9 @@
 //! `tracebook trace` over a site: every prompt of tracebook.toml and content/, missing or stale only.
 
 use super::builtin_model::resolve_model;
-use super::trace::{human_bytes, needs_writing, progress, write_one, Args};
+use super::trace::{needs_writing, progress, write_one, Args};
 use anyhow::bail;
+use indicatif::HumanBytes;
 use std::path::Path;
 use tracebook_model::Model;
 use tracebook_site::{collect_prompts, NamedPrompt};
@@ -104,7 +105,7 @@ pub fn run(root: &Path, args: &Args) -> anyhow::Result<()> {
     bar.finish_and_clear();
     println!(
         "wrote {written} trace(s) ({}) to {}, {fresh} up to date, model {}",
-        human_bytes(bytes),
+        HumanBytes(bytes),
         root.join("traces").display(),
         model.files.id
     );

@@ -43,6 +43,7 @@ mod test_wide;
 pub use error::FigureError;
 pub use figure::{Figure, Source};
 pub use format::thousands;
+pub use svg::unescape_html;
 
 /// The traces a figure can draw from, by prompt name.
 pub trait Traces {

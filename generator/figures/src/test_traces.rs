@@ -1,6 +1,7 @@
 //! Synthetic traces for tests: a tiny model (2 layers, 2 heads, a 40-token vocabulary)
 //! with hand-picked tokens and logits, built through the trace crate's own API.
 
+use crate::svg::unescape_html;
 pub use crate::test_forward::insert_forward;
 pub use crate::test_logits::{
     generation, insert_logit_rows, insert_logits, insert_loss_and_lens, logits, position_logits,
@@ -218,7 +219,7 @@ pub fn texts(svg: &str, class: &str) -> Vec<String> {
         let after = &rest[start..];
         let body_start = after.find('>').unwrap() + 1;
         let body_end = after.find("</text>").unwrap();
-        out.push(unescape(&strip_tags(&after[body_start..body_end])));
+        out.push(unescape_html(&strip_tags(&after[body_start..body_end])));
         rest = &after[body_end..];
     }
     out
@@ -236,7 +237,7 @@ pub fn group_texts(svg: &str, class: &str) -> Vec<String> {
         .split("<text")
         .skip(1)
         .map(|t| {
-            unescape(&strip_tags(
+            unescape_html(&strip_tags(
                 &t[t.find('>').unwrap() + 1..t.find("</text>").unwrap()],
             ))
         })
@@ -267,12 +268,4 @@ fn strip_tags(markup: &str) -> String {
         }
     }
     out
-}
-
-fn unescape(text: &str) -> String {
-    text.replace("&lt;", "<")
-        .replace("&gt;", ">")
-        .replace("&quot;", "\"")
-        .replace("&#39;", "'")
-        .replace("&amp;", "&")
 }

@@ -9,7 +9,7 @@ use crate::weights::expected;
 use safetensors::tensor::{Dtype, TensorView};
 use std::path::Path;
 use tracebook_tokenizer::Tokenizer;
-use tracebook_trace::{WEIGHTS_FILE, WEIGHTS_INDEX};
+use tracebook_trace::{SplitMix64, WEIGHTS_FILE, WEIGHTS_INDEX};
 
 /// Which key layout to write (both exist in the wild).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -79,7 +79,7 @@ pub fn write_test_model(dir: &Path, spec: &TestModelSpec) -> Result<()> {
     std::fs::write(&config_path, spec.config.to_hf_json())
         .map_err(|e| ModelError::io(&config_path, e))?;
 
-    let mut rng = SplitMix64(spec.seed);
+    let mut rng = SplitMix64::new(spec.seed);
     let prefix = match spec.layout {
         KeyLayout::Bare => "",
         KeyLayout::Transformer => "transformer.",
@@ -165,24 +165,11 @@ fn init_values(name: &str, shape: &[usize], config: &Gpt2Config, rng: &mut Split
         _ if name.contains("mlp.c_proj") => (0.0, 0.5 / (4.0 * d).sqrt()),
         _ => (0.0, 1.0 / d.sqrt()),
     };
-    (0..n).map(|_| center + spread * rng.uniform()).collect()
+    (0..n).map(|_| center + spread * uniform(rng)).collect()
 }
 
-/// A tiny, fast, reproducible generator (SplitMix64); quality is ample for test weights.
-pub(crate) struct SplitMix64(pub(crate) u64);
-
-impl SplitMix64 {
-    pub(crate) fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in [-√3, √3): zero mean, unit variance.
-    fn uniform(&mut self) -> f32 {
-        let unit = (self.next() >> 40) as f32 / (1u64 << 24) as f32;
-        (unit * 2.0 - 1.0) * 3f32.sqrt()
-    }
+/// Uniform in [-√3, √3): zero mean, unit variance.
+fn uniform(rng: &mut SplitMix64) -> f32 {
+    let unit = (rng.next_u64() >> 40) as f32 / (1u64 << 24) as f32;
+    (unit * 2.0 - 1.0) * 3f32.sqrt()
 }

@@ -216,22 +216,6 @@ fn render_timed(
     Ok((rendered, warnings.finish()))
 }
 
-impl fmt::Display for BuildReport {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "built {} pages ({} figures, {} inline values) into {}: {} files, {} in {} ms",
-            self.pages,
-            self.figures,
-            self.values,
-            self.out_dir.display(),
-            self.files,
-            human_bytes(self.bytes),
-            self.elapsed.as_millis()
-        )
-    }
-}
-
 impl fmt::Display for CheckReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
@@ -247,13 +231,5 @@ impl fmt::Display for CheckReport {
                 n => format!("no errors, {n} warning(s)"),
             }
         )
-    }
-}
-
-fn human_bytes(bytes: u64) -> String {
-    match bytes {
-        b if b >= 1 << 20 => format!("{:.1} MiB", b as f64 / (1u64 << 20) as f64),
-        b if b >= 1 << 10 => format!("{:.1} KiB", b as f64 / 1024.0),
-        b => format!("{b} bytes"),
     }
 }

@@ -1,5 +1,7 @@
 //! Reads `id`, `href` and `src` attribute values out of generated HTML, for link checking.
 
+use tracebook_figures::unescape_html;
+
 /// Values of attribute `name` (`id`, `href`, `src`) in the tags of `html`, HTML entities for
 /// `&`, quotes and `<>` decoded. Text is not markup: `&lt;a href="x"&gt;` in a code span has
 /// no attribute, and neither do comments or the contents of `<script>` and `<style>`.
@@ -97,20 +99,11 @@ fn tag_attributes(html: &str, bytes: &[u8], mut at: usize, out: &mut Vec<Attribu
         };
         out.push(Attribute {
             name,
-            value: unescape(&html[value_start..value_end]),
+            value: unescape_html(&html[value_start..value_end]),
             offset: value_start,
         });
         at = next;
     }
-}
-
-fn unescape(value: &str) -> String {
-    value
-        .replace("&quot;", "\"")
-        .replace("&#39;", "'")
-        .replace("&lt;", "<")
-        .replace("&gt;", ">")
-        .replace("&amp;", "&")
 }
 
 #[cfg(test)]

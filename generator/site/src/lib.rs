@@ -27,7 +27,7 @@ mod scope;
 mod search;
 mod site;
 mod source;
-mod suggest;
+use tracebook_trace::suggest;
 mod templates;
 mod toml_doc;
 mod traces;

@@ -40,8 +40,7 @@ impl<'a> OutputIndex<'a> {
     fn problem(&self, target: &str, fragment: Option<&str>) -> Option<LinkProblem> {
         let Some(target) = self.existing(target) else {
             let names: Vec<&str> = self.files.keys().map(String::as_str).collect();
-            let hint = suggest::closest(target, names.iter().copied())
-                .map(|c| format!("did you mean `{c}`?"))
+            let hint = suggest::did_you_mean(target, names.iter().copied())
                 .or_else(|| Some("links are relative to this page's place in the output; files in static/ and beside articles in content/ are copied there".into()));
             return Some(LinkProblem {
                 message: format!("points to {target}, which the site does not have"),

@@ -5,6 +5,7 @@ use crate::diagnostic::Diagnostic;
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
+use tracebook_trace::{remove_dir_if_present, swap_folder};
 
 /// Replaces `out_dir` with exactly `files` (paths relative to it, `/`-separated).
 pub fn write_atomic(out_dir: &Path, files: &BTreeMap<String, Vec<u8>>) -> Result<u64, Diagnostic> {
@@ -16,7 +17,7 @@ pub fn write_atomic(out_dir: &Path, files: &BTreeMap<String, Vec<u8>>) -> Result
             .with_hint("check that the output folder's parent exists and is writable")
     };
     remove_leftovers(out_dir);
-    remove_if_present(&new).map_err(|e| fail("cannot clear a leftover temporary folder", e))?;
+    remove_dir_if_present(&new).map_err(|e| fail("cannot clear a leftover temporary folder", e))?;
     let written = match write_all(&new, files) {
         Ok(bytes) => bytes,
         Err(err) => {
@@ -24,7 +25,7 @@ pub fn write_atomic(out_dir: &Path, files: &BTreeMap<String, Vec<u8>>) -> Result
             return Err(fail(&format!("cannot write into {}", new.display()), err));
         }
     };
-    swap(out_dir, &new, &old).map_err(|e| {
+    swap_folder(out_dir, &new, &old).map_err(|e| {
         let _ = fs::remove_dir_all(&new);
         fail("cannot move the new output into place", e)
     })?;
@@ -79,58 +80,6 @@ fn write_all(dir: &Path, files: &BTreeMap<String, Vec<u8>>) -> std::io::Result<u
     Ok(bytes)
 }
 
-/// Puts `new` in place of `out_dir`. On Linux the two folders are exchanged in one
-/// `renameat2(RENAME_EXCHANGE)`, so at every instant `out_dir` is a complete output (a build
-/// killed at any point leaves the previous one); elsewhere two renames leave a brief gap.
-fn swap(out_dir: &Path, new: &Path, old: &Path) -> std::io::Result<()> {
-    if !out_dir.exists() {
-        return fs::rename(new, out_dir);
-    }
-    if exchange(new, out_dir)? {
-        // `new` now holds the previous output.
-        return fs::remove_dir_all(new);
-    }
-    remove_if_present(old)?;
-    fs::rename(out_dir, old)?;
-    if let Err(err) = fs::rename(new, out_dir) {
-        let _ = fs::rename(old, out_dir);
-        return Err(err);
-    }
-    fs::remove_dir_all(old)
-}
-
-/// Atomically exchanges two paths; `Ok(false)` where the platform or file system cannot.
-#[cfg(target_os = "linux")]
-fn exchange(a: &Path, b: &Path) -> std::io::Result<bool> {
-    use std::ffi::CString;
-    use std::os::unix::ffi::OsStrExt;
-    let c = |p: &Path| CString::new(p.as_os_str().as_bytes()).map_err(std::io::Error::other);
-    let (a, b) = (c(a)?, c(b)?);
-    // SAFETY: both are valid NUL-terminated paths that outlive the call.
-    let rc = unsafe {
-        libc::renameat2(
-            libc::AT_FDCWD,
-            a.as_ptr(),
-            libc::AT_FDCWD,
-            b.as_ptr(),
-            libc::RENAME_EXCHANGE,
-        )
-    };
-    if rc == 0 {
-        return Ok(true);
-    }
-    let err = std::io::Error::last_os_error();
-    match err.raw_os_error() {
-        Some(libc::EINVAL) | Some(libc::ENOSYS) | Some(libc::ENOTSUP) => Ok(false),
-        _ => Err(err),
-    }
-}
-
-#[cfg(not(target_os = "linux"))]
-fn exchange(_: &Path, _: &Path) -> std::io::Result<bool> {
-    Ok(false)
-}
-
 /// Removes `.NAME-new-PID` and `.NAME-old-PID` folders beside `out_dir` that builds killed
 /// before they could clean up left behind (their process is gone); a running build's stay.
 fn remove_leftovers(out_dir: &Path) {
@@ -161,13 +110,6 @@ fn process_is_running(pid: u32) -> bool {
         Path::new(&format!("/proc/{pid}")).exists()
     } else {
         true
-    }
-}
-
-fn remove_if_present(dir: &Path) -> std::io::Result<()> {
-    match fs::remove_dir_all(dir) {
-        Err(err) if err.kind() != std::io::ErrorKind::NotFound => Err(err),
-        _ => Ok(()),
     }
 }
 

@@ -6,34 +6,13 @@
 //! exactly two parts, and those are the pair. Listing the pairs in rank order makes both
 //! algorithms take the same steps.
 
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
+use fnv::FnvHashMap;
 
-/// Ranks of byte strings, as tiktoken's encoder holds them.
-pub(crate) type Ranks<'a> = HashMap<&'a [u8], u32, BuildHasherDefault<Fnv1a>>;
-
-/// FNV-1a. Recovering GPT-2's merges looks up keys of a few bytes about a million times;
-/// with std's DoS-resistant SipHash the whole built-in build took ~15% longer. The keys
-/// are the fixed r50k_base vocabulary, never attacker-controlled input.
-pub(crate) struct Fnv1a(u64);
-
-impl Default for Fnv1a {
-    fn default() -> Self {
-        Fnv1a(0xCBF2_9CE4_8422_2325)
-    }
-}
-
-impl Hasher for Fnv1a {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for &byte in bytes {
-            self.0 = (self.0 ^ u64::from(byte)).wrapping_mul(0x0100_0000_01B3);
-        }
-    }
-}
+/// Ranks of byte strings, as tiktoken's encoder holds them. FNV-1a: recovering GPT-2's
+/// merges looks up keys of a few bytes about a million times; with std's DoS-resistant
+/// SipHash the whole built-in build took ~15% longer. The keys are the fixed r50k_base
+/// vocabulary, never attacker-controlled input.
+pub(crate) type Ranks<'a> = FnvHashMap<&'a [u8], u32>;
 
 /// A token that BPE cannot build from two lower-ranked tokens.
 #[derive(Debug, PartialEq, Eq)]

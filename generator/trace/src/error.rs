@@ -89,7 +89,7 @@ fn read_hint(source: &std::io::Error) -> &'static str {
 fn did_you_mean(suggestion: &Option<String>) -> String {
     suggestion
         .as_ref()
-        .map(|s| format!("; did you mean {s:?}?"))
+        .map(|s| format!("; did you mean `{s}`?"))
         .unwrap_or_default()
 }
 

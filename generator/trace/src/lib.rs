@@ -11,11 +11,13 @@ mod digest;
 mod error;
 mod file;
 mod float_json;
+mod folder_swap;
 mod json_style;
 mod kind;
 mod meta;
 mod precision;
 mod prompt;
+mod splitmix;
 mod stale;
 pub mod suggest;
 mod tensor;
@@ -29,6 +31,7 @@ pub use digest::{
     WEIGHTS_INDEX,
 };
 pub use error::{Origin, TraceError};
+pub use folder_swap::{remove_dir_if_present, swap_folder};
 pub use kind::TensorKind;
 pub use meta::{
     Candidate, GenerationStep, ModelInfo, ModelShape, Token, TraceMeta, TraceOptions,
@@ -36,6 +39,7 @@ pub use meta::{
 };
 pub use precision::{ParsePrecisionError, Precision};
 pub use prompt::{PromptOptions, PromptSpec};
+pub use splitmix::SplitMix64;
 pub use stale::Expected;
 pub use tensor::{IndexError, Tensor};
 pub use trace::Trace;

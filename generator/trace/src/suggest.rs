@@ -1,7 +1,7 @@
 //! "Did you mean" for every name an author or a reader of a trace can mistype: tensor
 //! names here, and (re-exported by the site and figures crates) prompts, figure kinds,
 //! option keys, functions and link targets. One rule everywhere, so a typo gets the same
-//! hint whichever part of tracebook reports it.
+//! hint whichever part of tracebook reports it, in one wording ([`did_you_mean`]).
 
 /// The candidate nearest to `word`, when it is close enough to be a plausible typo: by
 /// case-insensitive [`distance`], at most 1 edit for names of up to 3 characters, 2 up to
@@ -29,29 +29,45 @@ fn allowed(len: usize) -> usize {
 /// Edits (insert, delete, substitute, swap two neighbours) that turn `a` into `b`, counted
 /// in characters: the optimal string alignment distance.
 pub fn distance(a: &str, b: &str) -> usize {
-    let a: Vec<char> = a.chars().collect();
-    let b: Vec<char> = b.chars().collect();
-    let mut before: Vec<usize> = Vec::new();
-    let mut previous: Vec<usize> = (0..=b.len()).collect();
-    for i in 1..=a.len() {
-        let mut current = vec![i; b.len() + 1];
-        for j in 1..=b.len() {
-            let cost = usize::from(a[i - 1] != b[j - 1]);
-            current[j] = (previous[j] + 1)
-                .min(current[j - 1] + 1)
-                .min(previous[j - 1] + cost);
-            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                current[j] = current[j].min(before[j - 2] + 1);
-            }
-        }
-        before = std::mem::replace(&mut previous, current);
+    strsim::osa_distance(a, b)
+}
+
+/// The one wording of a near miss: "did you mean `x`?", when [`closest`] finds one.
+pub fn did_you_mean<'a>(
+    word: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<String> {
+    closest(word, candidates).map(|near| format!("did you mean `{near}`?"))
+}
+
+/// A hint: [`did_you_mean`] when a candidate is close, else the list of what is allowed.
+pub fn hint(word: &str, candidates: &[&str], what: &str) -> Option<String> {
+    if let Some(near) = did_you_mean(word, candidates.iter().copied()) {
+        return Some(near);
     }
-    previous[b.len()]
+    match candidates.len() {
+        0 => None,
+        1..=12 => Some(format!("{what}: {}", quoted_list(candidates))),
+        n => Some(format!(
+            "{what}: {} (and {} more)",
+            quoted_list(&candidates[..12]),
+            n - 12
+        )),
+    }
+}
+
+/// `a`, `b`, `c`
+pub fn quoted_list(items: &[&str]) -> String {
+    items
+        .iter()
+        .map(|s| format!("`{s}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{closest, distance};
+    use super::{closest, distance, hint};
 
     #[test]
     fn distance_counts_single_character_edits() {
@@ -86,5 +102,18 @@ mod tests {
     fn ties_go_to_the_first_in_sort_order() {
         assert_eq!(closest("cat", ["hat", "bat"]), Some("bat"));
         assert_eq!(closest("cat", ["bat", "hat"]), Some("bat"));
+    }
+
+    #[test]
+    fn hint_lists_candidates_when_nothing_is_close() {
+        assert_eq!(
+            hint("zzz", &["count", "token"], "known functions"),
+            Some("known functions: `count`, `token`".to_string())
+        );
+        assert_eq!(
+            hint("tokn", &["count", "token"], "known functions"),
+            Some("did you mean `token`?".to_string())
+        );
+        assert_eq!(hint("x", &[], "known prompts"), None);
     }
 }

@@ -132,7 +132,7 @@ fn layer_head_stage_and_values_are_checked() {
     assert_eq!(error.key.as_deref(), Some("head"));
     let error = draw(&ROBOTS, "layer = 0\nhead = 0\nstage = \"patern\"").unwrap_err();
     assert_eq!(error.key.as_deref(), Some("stage"));
-    assert!(error.hint.unwrap().starts_with("did you mean \"pattern\"?"));
+    assert!(error.hint.unwrap().starts_with("did you mean `pattern`?"));
     let long: Vec<u32> = (0..20).collect();
     let error = draw(&long, "layer = 0\nhead = 0\nvalues = true").unwrap_err();
     assert_eq!(error.key.as_deref(), Some("values"));

@@ -64,7 +64,7 @@ fn other_is_required_and_checked_like_prompt() {
     assert_eq!(draw("").unwrap_err().key.as_deref(), Some("other"));
     let error = draw("other = \"peac\"").unwrap_err();
     assert_eq!(error.key.as_deref(), Some("other"));
-    assert_eq!(error.hint.as_deref(), Some("did you mean \"peace\"?"));
+    assert_eq!(error.hint.as_deref(), Some("did you mean `peace`?"));
     assert_eq!(
         draw("other = \"peace\"\nof = \"mlp\"")
             .unwrap_err()

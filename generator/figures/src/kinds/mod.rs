@@ -27,8 +27,8 @@ mod tokens;
 mod training;
 
 use crate::error::FigureError;
-use crate::options::closest;
 use crate::{Figure, Traces};
+use tracebook_trace::suggest::did_you_mean;
 
 /// Every kind's name, in the order the docs list them.
 pub const NAMES: &[&str] = &[
@@ -93,8 +93,8 @@ pub fn render(
 
 fn unknown_kind(kind: &str) -> FigureError {
     let list = NAMES.join(", ");
-    let hint = match closest(kind, NAMES.iter().copied()) {
-        Some(near) => format!("did you mean `figure {near}`? Known kinds: {list}"),
+    let hint = match did_you_mean(kind, NAMES.iter().copied()) {
+        Some(near) => format!("{near} Known kinds: {list}"),
         None => format!("known kinds: {list}"),
     };
     FigureError::new(format!("unknown figure kind `{kind}`")).with_hint(hint)
@@ -195,7 +195,7 @@ mod tests {
         assert!(error
             .hint
             .unwrap()
-            .starts_with("did you mean `figure next-token`?"));
+            .starts_with("did you mean `next-token`?"));
         let error = render("sparkles", &toml::Table::new(), &traces).unwrap_err();
         assert!(error
             .hint

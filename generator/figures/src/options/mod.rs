@@ -7,7 +7,6 @@ mod reader;
 mod values;
 
 pub use reader::Options;
-pub use tracebook_trace::suggest::closest;
 pub use values::{Head, Layer};
 
 #[cfg(test)]

@@ -1,9 +1,9 @@
 //! The option errors shared by all readers: a missing key, a value of the wrong type, a
 //! prompt that has no trace.
 
-use super::closest;
 use crate::error::FigureError;
 use toml::Value;
+use tracebook_trace::suggest::did_you_mean;
 
 /// How many prompt names a hint lists before it says "and N more".
 const MAX_LISTED: usize = 8;
@@ -33,8 +33,8 @@ pub fn unknown_prompt(name: &str, names: &[String]) -> FigureError {
     } else {
         let mut sorted: Vec<&str> = names.iter().map(String::as_str).collect();
         sorted.sort_unstable();
-        match closest(name, sorted.iter().copied()) {
-            Some(near) => format!("did you mean \"{near}\"?"),
+        match did_you_mean(name, sorted.iter().copied()) {
+            Some(near) => near,
             None if sorted.len() > MAX_LISTED => format!(
                 "known prompts include {} and {} more",
                 quoted_list(&sorted[..MAX_LISTED]),

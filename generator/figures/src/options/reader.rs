@@ -1,7 +1,6 @@
 //! [`Options`]: reads one figure block's keys with their types and ranges. Unknown keys
 //! are rejected up front with a did-you-mean hint; every error carries the key it is about.
 
-use super::closest;
 use super::problems::{missing, quoted_list, unknown_prompt, wrong_type};
 use super::values::{Head, Layer, TokenIndex};
 use crate::error::FigureError;
@@ -9,6 +8,7 @@ use crate::prompt::Prompt;
 use crate::Traces;
 use std::ops::RangeInclusive;
 use toml::{Table, Value};
+use tracebook_trace::suggest::did_you_mean;
 
 /// Keys every kind accepts.
 const COMMON_KEYS: [&str; 2] = ["prompt", "caption"];
@@ -31,8 +31,8 @@ impl<'a> Options<'a> {
         let accepted: Vec<&str> = COMMON_KEYS.iter().chain(keys).copied().collect();
         if let Some(unknown) = table.keys().find(|key| !accepted.contains(&key.as_str())) {
             let list = accepted.join(", ");
-            let hint = match closest(unknown, accepted.iter().copied()) {
-                Some(near) => format!("did you mean `{near}`? `{kind}` accepts: {list}"),
+            let hint = match did_you_mean(unknown, accepted.iter().copied()) {
+                Some(near) => format!("{near} `{kind}` accepts: {list}"),
                 None => format!("`{kind}` accepts: {list}"),
             };
             return Err(FigureError::at(
@@ -143,8 +143,8 @@ impl<'a> Options<'a> {
             return Ok(choice);
         }
         let list = quoted_list(choices);
-        let hint = match closest(value, choices.iter().copied()) {
-            Some(near) => format!("did you mean \"{near}\"? {key} is one of {list}"),
+        let hint = match did_you_mean(value, choices.iter().copied()) {
+            Some(near) => format!("{near} {key} is one of {list}"),
             None => format!("{key} is one of {list}"),
         };
         Err(

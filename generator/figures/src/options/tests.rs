@@ -37,7 +37,7 @@ fn prompt_is_required_and_resolved_with_a_did_you_mean() {
         .unwrap_err();
     assert_eq!(error.key.as_deref(), Some("prompt"));
     assert_eq!(error.message, "unknown prompt \"robot\"");
-    assert_eq!(hint(&error), "did you mean \"robots\"?");
+    assert_eq!(hint(&error), "did you mean `robots`?");
 
     let table = options("prompt = \"giraffes\"");
     let error = Options::new("demo", &table, &[])
@@ -165,7 +165,7 @@ fn choices_suggest_the_nearest_valid_one() {
     assert_eq!(error.message, "scale = \"ful\" is not a valid choice");
     assert_eq!(
         hint(&error),
-        "did you mean \"full\"? scale is one of \"top\", \"full\""
+        "did you mean `full`? scale is one of \"top\", \"full\""
     );
     let error = opts.choice("other", "top", &["top", "full"]).unwrap_err();
     assert_eq!(hint(&error), "other is one of \"top\", \"full\"");

@@ -4,6 +4,8 @@
 use super::element::Element;
 use super::palette::Css;
 use super::style::STYLE;
+use fnv::FnvHasher;
+use std::hash::Hasher;
 
 /// What a figure's root element needs besides its drawing.
 #[derive(Debug, Clone, PartialEq)]
@@ -72,17 +74,14 @@ pub fn render_document(canvas: &Canvas, body: Vec<Element>) -> String {
     svg
 }
 
-/// FNV-1a over everything that makes the figure what it is.
+/// FNV-1a over everything that makes the figure what it is, each part ended by 0xff.
 fn fingerprint(canvas: &Canvas, drawing: &str) -> u64 {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    let parts = [canvas.kind, &canvas.title, &canvas.desc, drawing];
-    for part in parts {
-        for byte in part.bytes().chain([0xff]) {
-            hash ^= u64::from(byte);
-            hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
-        }
+    let mut hasher = FnvHasher::default();
+    for part in [canvas.kind, &canvas.title, &canvas.desc, drawing] {
+        hasher.write(part.as_bytes());
+        hasher.write_u8(0xff);
     }
-    hash
+    hasher.finish()
 }
 
 #[cfg(test)]

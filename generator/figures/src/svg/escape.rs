@@ -1,6 +1,7 @@
 //! Escaping for SVG text and attribute values: whatever the input, it stays character
 //! data. Markup characters become entities, and characters XML 1.0 cannot carry at all
 //! (most C0 controls, U+FFFE, U+FFFF) become U+FFFD so a standalone `.svg` still parses.
+//! The one decoder of those entities, for reading rendered pages and figures back, is here too.
 
 /// Appends `text` escaped for element content.
 pub fn escape_text(out: &mut String, text: &str) {
@@ -28,6 +29,16 @@ fn escape(out: &mut String, input: &str, attribute: bool) {
             c => out.push(c),
         }
     }
+}
+
+/// Reads back the five entities HTML and SVG escaping write for markup characters and
+/// quotes (`&amp;` last, so `&amp;lt;` stays `&lt;`); other entities are left as they are.
+pub fn unescape_html(text: &str) -> String {
+    text.replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&#39;", "'")
+        .replace("&amp;", "&")
 }
 
 fn allowed_in_xml(c: char) -> bool {

@@ -11,6 +11,7 @@ mod text_width;
 
 pub use document::{render_document, Canvas};
 pub use element::Element;
+pub use escape::unescape_html;
 pub use number::number;
 pub use palette::{Css, Ramp};
 pub use style::CATEGORY_COUNT;

@@ -2,6 +2,8 @@
 //! figures lay out with typical advance widths (Helvetica-like for sans, 0.6 em cells for
 //! monospace) and leave a little slack; wide East Asian characters and emoji take two cells.
 
+use unicode_width::UnicodeWidthChar;
+
 /// The two font stacks the style sheet defines.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Font {
@@ -23,34 +25,10 @@ pub fn text_width(text: &str, font: Font, size: f64) -> f64 {
     ems * size
 }
 
-/// Terminal-style cell count: 0 for combining marks, 2 for wide characters, else 1.
+/// Terminal-style cell count by Unicode's East Asian Width: 0 for combining marks, 2 for
+/// wide characters and emoji, else 1 (control characters too).
 fn cells(c: char) -> u8 {
-    let u = u32::from(c);
-    if matches!(u, 0x0300..=0x036F | 0x200B..=0x200F | 0xFE00..=0xFE0F | 0x20D0..=0x20FF) {
-        0
-    } else if is_wide(u) {
-        2
-    } else {
-        1
-    }
-}
-
-fn is_wide(u: u32) -> bool {
-    matches!(u,
-        0x1100..=0x115F
-        | 0x2E80..=0x303E
-        | 0x3041..=0x33FF
-        | 0x3400..=0x4DBF
-        | 0x4E00..=0x9FFF
-        | 0xA000..=0xA4CF
-        | 0xAC00..=0xD7A3
-        | 0xF900..=0xFAFF
-        | 0xFE30..=0xFE4F
-        | 0xFF00..=0xFF60
-        | 0xFFE0..=0xFFE6
-        | 0x1F300..=0x1F64F
-        | 0x1F900..=0x1F9FF
-        | 0x20000..=0x3FFFD)
+    UnicodeWidthChar::width(c).map_or(1, |w| w as u8)
 }
 
 fn sans_em(c: char) -> f64 {

@@ -1,8 +1,9 @@
 //! Replacing a checkpoint folder as a whole: the new one is written beside it and swapped in
-//! by renames, so an interrupted run leaves the last complete checkpoint in place.
+//! by [`swap_folder`], so an interrupted run leaves the last complete checkpoint in place.
 
 use super::error::{TrainError, TrainResult};
 use std::path::{Path, PathBuf};
+use tracebook_trace::{remove_dir_if_present, swap_folder};
 
 /// Write a new version of folder `target` with `fill`, then swap it in.
 pub fn replace(target: &Path, fill: impl FnOnce(&Path) -> TrainResult<()>) -> TrainResult<()> {
@@ -15,16 +16,8 @@ pub fn replace(target: &Path, fill: impl FnOnce(&Path) -> TrainResult<()>) -> Tr
         let _ = std::fs::remove_dir_all(&tmp);
         return Err(e);
     }
-    if target.exists() {
-        let previous = sibling(target, "previous");
-        remove_if_present(&previous)?;
-        std::fs::rename(target, &previous).map_err(|e| TrainError::write(target, e))?;
-        std::fs::rename(&tmp, target).map_err(|e| TrainError::write(target, e))?;
-        std::fs::remove_dir_all(&previous).map_err(|e| TrainError::write(&previous, e))?;
-    } else {
-        std::fs::rename(&tmp, target).map_err(|e| TrainError::write(target, e))?;
-    }
-    Ok(())
+    swap_folder(target, &tmp, &sibling(target, "previous"))
+        .map_err(|e| TrainError::write(target, e))
 }
 
 /// After an interruption between the two renames of `replace`, put the previous folder back;
@@ -62,10 +55,7 @@ fn sibling(target: &Path, role: &str) -> PathBuf {
 }
 
 fn remove_if_present(dir: &Path) -> TrainResult<()> {
-    if dir.exists() {
-        std::fs::remove_dir_all(dir).map_err(|e| TrainError::write(dir, e))?;
-    }
-    Ok(())
+    remove_dir_if_present(dir).map_err(|e| TrainError::write(dir, e))
 }
 
 #[cfg(test)]

@@ -1,21 +1,21 @@
 //! Seeded randomness for training: initial weights and batch positions, reproducible anywhere.
 
-use crate::testmodel::SplitMix64;
+use tracebook_trace::SplitMix64;
 
 /// A SplitMix64 stream with the few distributions training needs.
 pub struct Rng(SplitMix64);
 
 impl Rng {
     pub fn new(seed: u64) -> Rng {
-        Rng(SplitMix64(seed))
+        Rng(SplitMix64::new(seed))
     }
 
     /// The stream for the batch of optimiser step `step`: a function of the seed and the step
     /// alone, so a resumed run draws the very batches the uninterrupted run would have.
     pub fn for_step(seed: u64, step: usize) -> Rng {
-        let mut mixer = SplitMix64(seed ^ 0x6261_7463_6865_7321);
-        let base = mixer.next();
-        Rng(SplitMix64(base.wrapping_add(
+        let mut mixer = SplitMix64::new(seed ^ 0x6261_7463_6865_7321);
+        let base = mixer.next_u64();
+        Rng(SplitMix64::new(base.wrapping_add(
             (step as u64).wrapping_mul(0xD1B5_4A32_D192_ED03),
         )))
     }
@@ -25,7 +25,7 @@ impl Rng {
         let n = n as u64;
         let zone = u64::MAX - u64::MAX % n;
         loop {
-            let x = self.0.next();
+            let x = self.0.next_u64();
             if x < zone {
                 return (x % n) as usize;
             }
@@ -34,7 +34,7 @@ impl Rng {
 
     /// Uniform in (0, 1], never zero, for the logarithm of Box–Muller.
     fn unit_open(&mut self) -> f64 {
-        ((self.0.next() >> 11) as f64 + 1.0) / (1u64 << 53) as f64
+        ((self.0.next_u64() >> 11) as f64 + 1.0) / (1u64 << 53) as f64
     }
 
     /// Standard normal (Box–Muller, one value per call).

@@ -204,9 +204,8 @@ impl On<'_> {
     fn tensor(&self, tensor: &Arg) -> Result<Tensor, Problem> {
         if self.trace.shape(&tensor.text).is_none() {
             let names: Vec<&str> = self.trace.tensor_names().collect();
-            let hint = suggest::closest(&tensor.text, names.iter().copied())
-                .map(|n| format!("did you mean `{n}`?"))
-                .unwrap_or_else(|| {
+            let hint =
+                suggest::did_you_mean(&tensor.text, names.iter().copied()).unwrap_or_else(|| {
                     "tensor names are listed by `tracebook inspect traces/NAME.json`".into()
                 });
             return Err(Problem::new(

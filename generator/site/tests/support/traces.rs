@@ -3,6 +3,7 @@
 //! values (a seeded generator), causal softmax attention, and consistent top-k logits.
 
 use std::collections::BTreeMap;
+use std::hash::Hasher;
 use tracebook_tokenizer::Tokenizer;
 use tracebook_trace::{
     Candidate, GenerationStep, ModelInfo, ModelShape, PromptSpec, Token, Trace, TraceMeta,
@@ -213,10 +214,9 @@ struct Rng(u64);
 
 impl Rng {
     fn new(seed: &str) -> Rng {
-        let hash = seed.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
-            (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
-        });
-        Rng(hash | 1)
+        let mut hasher = fnv::FnvHasher::default();
+        hasher.write(seed.as_bytes());
+        Rng(hasher.finish() | 1)
     }
 
     fn next(&mut self) -> u64 {

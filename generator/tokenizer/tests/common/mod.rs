@@ -2,20 +2,16 @@
 
 #![allow(dead_code)] // each test binary uses its own subset of these helpers
 
-/// SplitMix64: small, seedable, and the same on every machine.
-pub struct Rng(u64);
+/// Test data drawn from the shared SplitMix64 stream.
+pub struct Rng(tracebook_trace::SplitMix64);
 
 impl Rng {
     pub fn new(seed: u64) -> Self {
-        Rng(seed)
+        Rng(tracebook_trace::SplitMix64::new(seed))
     }
 
     pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+        self.0.next_u64()
     }
 
     /// A number in `0..n`.

@@ -185,7 +185,7 @@ fn an_unknown_tensor_suggests_the_closest_name_and_how_to_list_them() {
     assert_eq!(
         message,
         format!(
-            "{0}: no tensor \"blocks.0.attn.patern\"; did you mean \"blocks.0.attn.pattern\"?\n  \
+            "{0}: no tensor \"blocks.0.attn.patern\"; did you mean `blocks.0.attn.pattern`?\n  \
              hint: `tracebook inspect {0}` lists its tensors",
             path.display()
         )

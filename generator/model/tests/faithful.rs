@@ -4,12 +4,15 @@
 //! Fixtures come from tests/reference/make_fixtures.py (see its docstring); this test regenerates
 //! the same model folder, checks its sha256 against the fixture, and needs no Python.
 
+#[path = "support/reference.rs"]
+mod reference;
+
+use reference::{recorded, sample};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::Path;
 use tracebook_model::testmodel::{write_test_model, TestModelSpec};
-use tracebook_model::topk::top_k;
-use tracebook_model::{ModelFiles, TensorRecorder};
+use tracebook_model::ModelFiles;
 use tracebook_trace::sha256_file;
 
 const TOLERANCE: f32 = 1e-4;
@@ -42,15 +45,6 @@ fn fixture(name: &str) -> Fixture {
     serde_json::from_str(&text).unwrap()
 }
 
-/// The values the fixture script keeps: all of them, or `m` at floor(i (n-1) / (m-1)).
-fn sample(data: &[f32], m: usize) -> Vec<f32> {
-    let n = data.len();
-    if n <= m {
-        return data.to_vec();
-    }
-    (0..m).map(|i| data[(i * (n - 1)) / (m - 1)]).collect()
-}
-
 fn check(spec: TestModelSpec, fixture_name: &str) {
     let fixture = fixture(fixture_name);
     let dir = tempfile::tempdir().unwrap();
@@ -76,26 +70,7 @@ fn check(spec: TestModelSpec, fixture_name: &str) {
             .map(|t| t.id)
             .collect();
         assert_eq!(ids, prompt.ids, "token ids of {:?}", prompt.text);
-        let mut rec = TensorRecorder::default();
-        let logits = model
-            .gpt2
-            .forward(&ids, &mut rec)
-            .unwrap()
-            .to_vec2::<f32>()
-            .unwrap();
-
-        let mut ours: BTreeMap<String, (Vec<usize>, Vec<f32>)> = rec
-            .tensors
-            .into_iter()
-            .map(|t| (t.name, (t.shape, t.data)))
-            .collect();
-        let last = logits.last().unwrap().clone();
-        ours.insert("logits.last".into(), (vec![last.len()], last));
-        let topk: Vec<f32> = logits
-            .iter()
-            .flat_map(|row| top_k(row, 20).into_iter().map(|(i, _)| i as f32))
-            .collect();
-        ours.insert("logits.topk_ids".into(), (vec![ids.len(), 20], topk));
+        let ours = recorded(&model, &ids);
 
         let names: Vec<&String> = ours.keys().collect();
         let expected: Vec<&String> = prompt.tensors.keys().collect();

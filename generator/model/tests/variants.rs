@@ -5,12 +5,15 @@
 //! same folder with `write_test_model`, checks its weights' sha256 against the fixture's model,
 //! and compares every sampled value of every recorded tensor within 1e-4.
 
+#[path = "support/reference.rs"]
+mod reference;
+
+use reference::{recorded, sample};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use tracebook_model::testmodel::{write_test_model, StoredDtype, TestModelSpec};
-use tracebook_model::topk::top_k;
-use tracebook_model::{Model, TensorRecorder};
+use tracebook_model::Model;
 
 const TOLERANCE: f32 = 1e-4;
 
@@ -65,15 +68,6 @@ fn spec(f: &Fixture) -> TestModelSpec {
     spec
 }
 
-/// The values the fixture script keeps: all of them, or `m` at floor(i (n-1) / (m-1)).
-fn sample(data: &[f32], m: usize) -> Vec<f32> {
-    let n = data.len();
-    if n <= m {
-        return data.to_vec();
-    }
-    (0..m).map(|i| data[(i * (n - 1)) / (m - 1)]).collect()
-}
-
 /// Largest |ours − transformers| over the fixture's tensors, or the first mismatch in kind.
 fn compare(name: &str, f: &Fixture) -> Result<f32, String> {
     let dir = tempfile::tempdir().unwrap();
@@ -105,25 +99,7 @@ fn compare(name: &str, f: &Fixture) -> Result<f32, String> {
         .map(|t| t.id)
         .collect();
     assert_eq!(ids, f.ids, "{name}: token ids");
-    let mut rec = TensorRecorder::default();
-    let logits = model
-        .gpt2
-        .forward(&ids, &mut rec)
-        .unwrap()
-        .to_vec2::<f32>()
-        .unwrap();
-    let mut ours: BTreeMap<String, (Vec<usize>, Vec<f32>)> = rec
-        .tensors
-        .into_iter()
-        .map(|t| (t.name, (t.shape, t.data)))
-        .collect();
-    let last = logits.last().unwrap().clone();
-    ours.insert("logits.last".into(), (vec![last.len()], last));
-    let topk: Vec<f32> = logits
-        .iter()
-        .flat_map(|row| top_k(row, 20).into_iter().map(|(i, _)| i as f32))
-        .collect();
-    ours.insert("logits.topk_ids".into(), (vec![ids.len(), 20], topk));
+    let ours = recorded(&model, &ids);
     if ours.keys().ne(f.tensors.keys()) {
         return Err("recorded tensor names differ from the reference".into());
     }

@@ -43,6 +43,7 @@ mod test_wide;
 pub use error::FigureError;
 pub use figure::{Figure, Source};
 pub use format::thousands;
+pub use live::LiveCache;
 pub use svg::unescape_html;
 
 /// The traces a figure can draw from, by prompt name.
@@ -51,11 +52,22 @@ pub trait Traces {
     fn get(&self, prompt: &str) -> Option<&tracebook_trace::Trace>;
     /// Every prompt name with a trace, for did-you-mean hints.
     fn names(&self) -> Vec<String>;
+    /// Where figures that embed numbers for the page's controls keep what they computed,
+    /// for the other figures of the same build; `None` computes every time.
+    fn live_cache(&self) -> Option<&LiveCache> {
+        None
+    }
 }
 
 /// The names of every figure kind, as written after `figure` in a block's info string.
 pub fn kinds() -> &'static [&'static str] {
     kinds::NAMES
+}
+
+/// The option keys of the figure `kind` (`prompt`, `caption`, then the kind's own, as its
+/// options struct declares them); `None` for an unknown kind.
+pub fn option_keys(kind: &str) -> Option<Vec<&'static str>> {
+    kinds::keys(kind)
 }
 
 /// Draws the figure `kind` with `options` (the block's TOML body) from `traces`.

@@ -25,7 +25,7 @@
 //! in a process-wide cache, keyed by the logits and the stops, bit for bit.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 
 use crate::sampler::{scaled_exp, top_p_keeps};
 #[cfg(test)]
@@ -70,25 +70,33 @@ impl View {
 }
 
 /// What [`Live::new`] computes from, bit for bit.
-#[derive(PartialEq, Eq, Hash)]
+#[derive(Debug, PartialEq, Eq, Hash)]
 struct Key {
     logits: Vec<u32>,
     temps: Vec<u64>,
     top_ps: Vec<u64>,
 }
 
-/// How many results the cache holds (about 0.2 MB each with its key, for GPT-2) before it
-/// starts over.
+/// How many results a [`LiveCache`] holds (about 0.2 MB each with its key, for GPT-2)
+/// before it starts over.
 const CACHED: usize = 64;
 
-static CACHE: OnceLock<Mutex<HashMap<Key, Arc<Live>>>> = OnceLock::new();
+/// [`Live`] results shared by the figures of one build, so that a prompt's distribution
+/// embedded by several figures (next-token, temperature, sampling, on several pages) is
+/// computed once. The caller owns it (the site keeps one per build, beside its traces) and
+/// hands it to the figures through [`Traces::live_cache`](crate::Traces::live_cache).
+#[derive(Debug, Default)]
+pub struct LiveCache {
+    entries: Mutex<HashMap<Key, Arc<Live>>>,
+}
 
-/// The cache, also after a panic elsewhere (its entries are always whole).
-fn cache() -> std::sync::MutexGuard<'static, HashMap<Key, Arc<Live>>> {
-    CACHE
-        .get_or_init(Mutex::default)
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
+impl LiveCache {
+    /// The entries, also after a panic elsewhere (they are always whole).
+    fn entries(&self) -> std::sync::MutexGuard<'_, HashMap<Key, Arc<Live>>> {
+        self.entries
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
 }
 
 /// Below half an ulp of 1.0: a weight this small added to a sum ≥ 1 leaves it unchanged.
@@ -104,22 +112,31 @@ fn stops(grid: impl Iterator<Item = f64>, extra: &[f64]) -> Vec<f64> {
 
 impl Live {
     /// The embedded numbers for `logits` (all V), with the figure's own temperatures and
-    /// top-p values added to the stops; computed once per distinct input (see the module doc).
-    pub fn new(logits: &[f32], own_temps: &[f64], own_top_ps: &[f64]) -> Arc<Live> {
+    /// top-p values added to the stops; computed once per distinct input in `cache` (see the
+    /// module doc), or every time without one.
+    pub fn new(
+        logits: &[f32],
+        own_temps: &[f64],
+        own_top_ps: &[f64],
+        cache: Option<&LiveCache>,
+    ) -> Arc<Live> {
+        let Some(cache) = cache else {
+            return Arc::new(Live::compute(logits, own_temps, own_top_ps));
+        };
         let key = Key {
             logits: logits.iter().map(|l| l.to_bits()).collect(),
             temps: own_temps.iter().map(|t| t.to_bits()).collect(),
             top_ps: own_top_ps.iter().map(|p| p.to_bits()).collect(),
         };
-        if let Some(live) = cache().get(&key) {
+        if let Some(live) = cache.entries().get(&key) {
             return Arc::clone(live);
         }
         let live = Arc::new(Live::compute(logits, own_temps, own_top_ps));
-        let mut cache = cache();
-        if cache.len() >= CACHED {
-            cache.clear();
+        let mut entries = cache.entries();
+        if entries.len() >= CACHED {
+            entries.clear();
         }
-        cache.insert(key, Arc::clone(&live));
+        entries.insert(key, Arc::clone(&live));
         live
     }
 

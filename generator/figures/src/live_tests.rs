@@ -1,4 +1,4 @@
-use super::{base64, Live, HEAD};
+use super::{base64, Live, LiveCache, HEAD};
 use crate::sampler::{sample, Rules};
 
 /// A flat-tailed vocabulary of 3,000 logits, like a small model's: at T = 1 top-p 0.9 keeps
@@ -19,7 +19,7 @@ fn close(a: f64, b: f64) -> bool {
 #[test]
 fn every_setting_the_controls_offer_matches_the_sampler_over_all_v() {
     let logits = wide_logits();
-    let live = Live::new(&logits, &[0.73], &[0.93]);
+    let live = Live::new(&logits, &[0.73], &[0.93], None);
     assert!(live.temps.contains(&0.73) && live.top_ps.contains(&0.93));
     let mut past_head = 0;
     for t in 0..live.temps.len() {
@@ -48,7 +48,7 @@ fn every_setting_the_controls_offer_matches_the_sampler_over_all_v() {
 #[test]
 fn the_head_is_the_largest_logits_in_order() {
     let logits = wide_logits();
-    let live = Live::new(&logits, &[], &[]);
+    let live = Live::new(&logits, &[], &[], None);
     assert_eq!(live.head.len(), HEAD);
     assert!(live.head.windows(2).all(|w| w[0] >= w[1]));
     let mut sorted = logits.clone();
@@ -62,7 +62,7 @@ fn the_head_is_the_largest_logits_in_order() {
 #[test]
 fn a_small_vocabulary_is_embedded_whole() {
     let logits: Vec<f32> = (0..40).map(|i| (i % 7) as f32 * 0.5).collect();
-    let live = Live::new(&logits, &[], &[]);
+    let live = Live::new(&logits, &[], &[], None);
     assert_eq!(live.head.len(), 40);
     let view = live.view(live.temp_stop(1.0), None, None);
     assert_eq!(view.survivors, 40);
@@ -71,7 +71,7 @@ fn a_small_vocabulary_is_embedded_whole() {
 
 #[test]
 fn the_fields_are_json_with_base64_arrays() {
-    let live = Live::new(&[1.0, 0.5, -1.0], &[], &[0.9]);
+    let live = Live::new(&[1.0, 0.5, -1.0], &[], &[0.9], None);
     let json = format!("{{{}}}", live.json_fields());
     assert!(json.starts_with("{\"vocab\":3,\"temps\":[0,0.1,0.2,"));
     assert!(json.contains("\"tops\":[0.05,0.1,"));
@@ -99,16 +99,23 @@ fn json_strings_escape_quotes_backslashes_controls_and_tags() {
 #[test]
 fn the_same_distribution_and_stops_are_computed_once() {
     let logits = wide_logits();
-    let first = Live::new(&logits, &[0.37], &[]);
+    let cache = LiveCache::default();
+    let first = Live::new(&logits, &[0.37], &[], Some(&cache));
     assert!(std::sync::Arc::ptr_eq(
         &first,
-        &Live::new(&logits, &[0.37], &[])
+        &Live::new(&logits, &[0.37], &[], Some(&cache))
     ));
-    let other_stops = Live::new(&logits, &[0.38], &[]);
+    let another_build = LiveCache::default();
+    assert!(!std::sync::Arc::ptr_eq(
+        &first,
+        &Live::new(&logits, &[0.37], &[], Some(&another_build))
+    ));
+    assert_eq!(*first, *Live::new(&logits, &[0.37], &[], None));
+    let other_stops = Live::new(&logits, &[0.38], &[], Some(&cache));
     assert!(other_stops.temps.contains(&0.38) && !other_stops.temps.contains(&0.37));
     let mut shifted = logits.clone();
     shifted[0] += 1.0;
-    let other_logits = Live::new(&shifted, &[0.37], &[]);
+    let other_logits = Live::new(&shifted, &[0.37], &[], Some(&cache));
     assert!(!std::sync::Arc::ptr_eq(&first, &other_logits));
     assert_ne!(first.z, other_logits.z);
 }

@@ -95,4 +95,8 @@ impl tracebook_figures::Traces for PromptScopeView<'_> {
             .map(str::to_string)
             .collect()
     }
+
+    fn live_cache(&self) -> Option<&tracebook_figures::LiveCache> {
+        Some(self.traces.live_cache())
+    }
 }

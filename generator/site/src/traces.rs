@@ -7,6 +7,7 @@ use crate::site::Site;
 use rayon::prelude::*;
 use std::collections::BTreeMap;
 use std::path::Path;
+use tracebook_figures::LiveCache;
 use tracebook_trace::{DigestCache, Expected, Trace};
 
 /// What became of one prompt's trace.
@@ -21,10 +22,12 @@ pub enum TraceStatus {
     },
 }
 
-/// Every declared prompt's trace status, by prompt name.
+/// Every declared prompt's trace status, by prompt name; and, for the one build that uses
+/// them, what the figures computed from them to share ([`LiveCache`]).
 #[derive(Debug, Default)]
 pub struct TraceSet {
     entries: BTreeMap<String, TraceStatus>,
+    live: LiveCache,
 }
 
 impl TraceSet {
@@ -39,7 +42,10 @@ impl TraceSet {
                 (prompt.name.to_string(), status)
             })
             .collect();
-        TraceSet { entries }
+        TraceSet {
+            entries,
+            live: LiveCache::default(),
+        }
     }
 
     /// Traces already in memory, each taken as up to date.
@@ -48,7 +54,15 @@ impl TraceSet {
             .into_iter()
             .map(|(name, trace)| (name, TraceStatus::Ready(Box::new(trace))))
             .collect();
-        TraceSet { entries }
+        TraceSet {
+            entries,
+            live: LiveCache::default(),
+        }
+    }
+
+    /// The figures' shared results for this build.
+    pub fn live_cache(&self) -> &LiveCache {
+        &self.live
     }
 
     /// The trace of `name` when it exists and is up to date.

@@ -11,9 +11,10 @@ use crate::draw::{arrow, labelled_box, line, note, rect, text};
 use crate::error::FigureError;
 use crate::figure::{Figure, Source};
 use crate::format::{count, thousands};
-use crate::options::Options;
+use crate::options::Block;
 use crate::svg::{Canvas, Css, Element};
 use crate::Traces;
+use serde::Deserialize;
 use tracebook_trace::ModelShape;
 
 pub const KIND: &str = "architecture";
@@ -55,10 +56,15 @@ const RESIDUAL_X: f64 = 40.0;
 const SUB_X: f64 = 96.0;
 const SUB_W: f64 = 300.0;
 
+/// `architecture` takes only the preamble.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct Opts {}
+
 pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, FigureError> {
-    let options = Options::new(KIND, table, &[])?;
-    let prompt = options.prompt(traces)?;
-    let caption = options.caption()?;
+    let Block {
+        prompt, caption, ..
+    } = Block::<Opts>::read(KIND, table, traces)?;
     let config = prompt.config().clone();
     let n = prompt.tokens()?.len();
     let p = Parameters::of(&config);

@@ -16,12 +16,14 @@ use crate::error::FigureError;
 use crate::figure::Figure;
 use crate::format::{signed, weight};
 use crate::heatmap::{self, Cell, Grid};
-use crate::options::{Head, Layer, Options};
+use crate::options::{choice, Block, HeadKey, LayerKey};
+use crate::options::{Head, Layer};
 use crate::panels::{self, Panel};
 use crate::prompt::Prompt;
 use crate::svg::{Canvas, Element, Font, Ramp};
 use crate::token_text::Shown;
 use crate::Traces;
+use serde::Deserialize;
 use tracebook_trace::Token;
 
 pub const KIND: &str = "attention";
@@ -30,27 +32,17 @@ const WIDTH: f64 = 440.0;
 const MAX_TOKENS: usize = 24;
 const VALUES_BY_DEFAULT: usize = 10;
 const MAX_VALUES: usize = 14;
-const STAGES: [&str; 3] = ["pattern", "scores", "masked"];
-const PICKERS: [&str; 4] = ["none", "heads", "layers", "all"];
 /// Panels a figure may carry: each is a whole heatmap, and pages have a size budget.
 const MAX_PANELS: usize = 48;
 
-/// Which step of attention to draw.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Stage {
-    Pattern,
-    Scores,
-    Masked,
+choice! {
+    /// Which step of attention to draw.
+    enum Stage { Pattern = "pattern", Scores = "scores", Masked = "masked" } default Pattern
 }
 
-impl Stage {
-    fn name(self) -> &'static str {
-        match self {
-            Stage::Pattern => "pattern",
-            Stage::Scores => "scores",
-            Stage::Masked => "masked",
-        }
-    }
+choice! {
+    /// Which other panels to draw, hidden, for the page's pickers.
+    enum Pickers { None = "none", Heads = "heads", Layers = "layers", All = "all" } default None
 }
 
 /// One head's T×T matrix, with the part of it on show.
@@ -80,25 +72,34 @@ impl Matrix {
     }
 }
 
+/// The options of `attention`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct Opts {
+    layer: Option<LayerKey>,
+    head: Option<HeadKey>,
+    #[serde(default)]
+    stage: Stage,
+    values: Option<bool>,
+    #[serde(default)]
+    pickers: Pickers,
+}
+
 pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, FigureError> {
-    let options = Options::new(
-        KIND,
-        table,
-        &["layer", "head", "stage", "values", "pickers"],
-    )?;
-    let prompt = options.prompt(traces)?;
-    let caption = options.caption()?;
+    let block = Block::<Opts>::read(KIND, table, traces)?;
+    let layer = block.layer(KIND, block.options.layer)?;
+    let head = block.head(KIND, block.options.head)?;
+    let Opts {
+        stage,
+        values,
+        pickers,
+        ..
+    } = block.options;
+    let (prompt, caption) = (block.prompt, block.caption);
     let config = &prompt.trace.meta.model.config;
-    let layer = options.layer("layer", config.n_layer)?;
-    let head = options.head("head", config.n_head)?;
-    let stage = match options.choice("stage", "pattern", &STAGES)? {
-        "scores" => Stage::Scores,
-        "masked" => Stage::Masked,
-        _ => Stage::Pattern,
-    };
-    let matrix = read(&prompt, layer, head, stage)?;
+    let matrix = read_matrix(&prompt, layer, head, stage)?;
     let shown = matrix.n - matrix.first;
-    let values = options.bool("values", shown <= VALUES_BY_DEFAULT)?;
+    let values = values.unwrap_or(shown <= VALUES_BY_DEFAULT);
     if values && shown > MAX_VALUES {
         return Err(FigureError::at(
             "values",
@@ -111,7 +112,6 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
     let tokens = &prompt.trace.meta.tokens[matrix.first..];
     let scale = Scale::of(&matrix, stage);
     let (body, width, height) = draw(&prompt.name, &matrix, tokens, &scale, values);
-    let pickers = options.choice("pickers", "none", &PICKERS)?;
     let others = picked(pickers, (layer, head), (config.n_layer, config.n_head));
     if others.len() > MAX_PANELS {
         return Err(FigureError::at(
@@ -136,7 +136,7 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
             });
             continue;
         }
-        let m = read(&prompt, Layer(*l), Head(*h), stage)?;
+        let m = read_matrix(&prompt, Layer(*l), Head(*h), stage)?;
         let (b, w, ht) = draw(&prompt.name, &m, tokens, &Scale::of(&m, stage), values);
         (width, height) = (width.max(w), height.max(ht));
         panels.push(Panel { key, body: b });
@@ -157,7 +157,7 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
             "Layer {}, head {}: attention {}",
             layer.0,
             head.0,
-            stage.name()
+            stage.word()
         ),
         desc: describe(&matrix, &scale, layer, head, tokens),
         css: scale.ramp.css(),
@@ -171,17 +171,17 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
 
 /// The (layer, head) panels that `pickers` asks for, in order; empty for "none".
 fn picked(
-    pickers: &str,
+    pickers: Pickers,
     (layer, head): (Layer, Head),
     (n_layer, n_head): (usize, usize),
 ) -> Vec<(usize, usize)> {
     match pickers {
-        "heads" => (0..n_head).map(|h| (layer.0, h)).collect(),
-        "layers" => (0..n_layer).map(|l| (l, head.0)).collect(),
-        "all" => (0..n_layer)
+        Pickers::Heads => (0..n_head).map(|h| (layer.0, h)).collect(),
+        Pickers::Layers => (0..n_layer).map(|l| (l, head.0)).collect(),
+        Pickers::All => (0..n_layer)
             .flat_map(|l| (0..n_head).map(move |h| (l, h)))
             .collect(),
-        _ => Vec::new(),
+        Pickers::None => Vec::new(),
     }
 }
 
@@ -223,7 +223,7 @@ fn draw(
 }
 
 /// Reads the head's matrix for `stage` and checks its shape against the prompt.
-fn read(
+fn read_matrix(
     prompt: &Prompt<'_>,
     layer: Layer,
     head: Head,

@@ -14,10 +14,11 @@ use crate::error::FigureError;
 use crate::figure::Figure;
 use crate::heatmap;
 use crate::heatmap::grid_marker;
-use crate::options::{Layer, Options};
+use crate::options::{capped, Block, Layer, LayerKey, Tokens};
 use crate::prompt::{Checked, Prompt};
 use crate::svg::{number, Canvas, Element, Ramp};
 use crate::Traces;
+use serde::Deserialize;
 
 pub const KIND: &str = "attention-grid";
 
@@ -61,16 +62,24 @@ impl Grid {
     }
 }
 
+/// The options of `attention-grid`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct Opts {
+    /// One layer; every layer when absent.
+    layer: Option<LayerKey>,
+    tokens: Option<Tokens>,
+}
+
 pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, FigureError> {
-    let options = Options::new(KIND, table, &["layer", "tokens"])?;
-    let prompt = options.prompt(traces)?;
-    let caption = options.caption()?;
+    let block = Block::<Opts>::read(KIND, table, traces)?;
+    let layer = block.layer_or_all(block.options.layer)?;
+    let (prompt, caption) = (block.prompt, block.caption);
     let config = prompt.config();
-    let layer = options.layer_or_all("layer", config.n_layer)?;
     // Every layer's tiles are small and many: fewer tokens keep the file small.
     let most = if layer.is_some() { 24 } else { 10 };
     let default = if layer.is_some() { 12 } else { 8 };
-    let tokens = options.integer("tokens", default, 1..=most)?;
+    let tokens = capped(block.options.tokens, default, most)?;
     let n = prompt.tokens()?.len();
     let layers: Vec<usize> = match layer {
         Some(Layer(l)) => vec![l],
@@ -81,7 +90,7 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
         .iter()
         .map(|l| prompt.shaped(&format!("blocks.{l}.attn.pattern"), &[heads, n, n]))
         .collect::<Result<Vec<_>, _>>()?;
-    let grid = layout(layers, patterns, positions(n, tokens as usize));
+    let grid = layout(layers, patterns, positions(n, tokens));
     let ramp = Ramp::unit();
     let mut body = labels(&grid);
     body.extend(tiles(&grid, &ramp));

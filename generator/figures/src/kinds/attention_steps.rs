@@ -13,11 +13,12 @@ use crate::draw::{line, note, rect, text};
 use crate::error::FigureError;
 use crate::figure::Figure;
 use crate::format::signed;
-use crate::options::{Head, Layer, Options};
+use crate::options::{capped, Block, Dims, Head, HeadKey, Layer, LayerKey, TokenKey};
 use crate::prompt::Prompt;
 use crate::svg::{Canvas, Css, Element, Font};
 use crate::token_text::Shown;
 use crate::Traces;
+use serde::Deserialize;
 
 pub const KIND: &str = "attention-steps";
 
@@ -46,17 +47,27 @@ pub struct Worked {
     pub z: Vec<f64>,
 }
 
+/// The options of `attention-steps`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct Opts {
+    layer: Option<LayerKey>,
+    head: Option<HeadKey>,
+    /// The query.
+    #[serde(default)]
+    token: TokenKey,
+    dims: Option<Dims>,
+}
+
 pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, FigureError> {
-    let options = Options::new(KIND, table, &["layer", "head", "token", "dims"])?;
-    let prompt = options.prompt(traces)?;
-    let caption = options.caption()?;
+    let block = Block::<Opts>::read(KIND, table, traces)?;
+    let layer = block.layer(KIND, block.options.layer)?;
+    let head = block.head(KIND, block.options.head)?;
+    let t = block.token(block.options.token)?.0;
+    let (prompt, caption) = (block.prompt, block.caption);
     let config = prompt.config();
-    let layer = options.layer("layer", config.n_layer)?;
-    let head = options.head("head", config.n_head)?;
-    let n = prompt.tokens()?.len();
-    let t = options.token("token", -1, n)?.0;
     let dh = config.n_embd / config.n_head.max(1);
-    let dims = options.integer("dims", 2.min(dh as i64), 1..=3.min(dh as i64))? as usize;
+    let dims = capped(block.options.dims, 2, 3.min(dh))?;
     let worked = work(&prompt, layer, head, t, dims)?;
     let query = token_label(&prompt, t).text();
     let mut body = vec![text(0.0, 14.0).class("tbf-s").text(format!(

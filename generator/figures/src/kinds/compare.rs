@@ -17,11 +17,12 @@ use crate::chart::label_column;
 use crate::draw::{note, rect, text};
 use crate::error::FigureError;
 use crate::figure::Figure;
-use crate::options::Options;
+use crate::options::{choice, resolve_prompt, Block, Int};
 use crate::prompt::Prompt;
 use crate::svg::{Canvas, Css, Element, Font};
 use crate::token_text::{cut, one_line, Shown};
 use crate::Traces;
+use serde::Deserialize;
 
 pub const KIND: &str = "compare";
 
@@ -36,17 +37,33 @@ pub struct Pair<'t> {
     pub b: Prompt<'t>,
 }
 
+choice! {
+    /// The measure compared.
+    enum Of { NextToken = "next-token", Loss = "loss" } default NextToken
+}
+
+/// The options of `compare`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct Opts {
+    /// Prompt B, compared with `prompt` (A).
+    other: Option<String>,
+    #[serde(default)]
+    of: Of,
+    /// Next-token candidates shown.
+    k: Option<Int<1, 64, 5>>,
+}
+
 pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, FigureError> {
-    let options = Options::new(KIND, table, &["other", "of", "k"])?;
-    let a = options.prompt(traces)?;
-    let caption = options.caption()?;
-    let b = other(&options, traces)?;
-    let of = options.choice("of", "next-token", &["next-token", "loss"])?;
+    let block = Block::<Opts>::read(KIND, table, traces)?;
+    let (a, caption, options) = (block.prompt, block.caption, block.options);
+    let b = other(options.other.as_deref(), traces)?;
+    let loss = options.of == Of::Loss;
     let pair = Pair { a, b };
-    let (rows, unit, what) = if of == "loss" {
+    let (rows, unit, what) = if loss {
         (loss_rows(&pair)?, "nats", "surprise −ln p of each token")
     } else {
-        let k = options.optional_integer("k", 1..=64)?.map(|k| k as usize);
+        let k = options.k.map(Int::get);
         (
             next_token_rows(&pair, k)?,
             "pt",
@@ -55,7 +72,7 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
     };
     let full = rows.iter().flat_map(|r| [r.a, r.b]).fold(1e-12, f64::max);
     let mut body = headline(&pair, what);
-    body.extend(draw_rows(&rows, full, of == "loss"));
+    body.extend(draw_rows(&rows, full, loss));
     let bottom = TOP + rows.len() as f64 * PITCH;
     let change = format!(
         "change: B − A, in {}",
@@ -75,30 +92,25 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
             one_line(&pair.a.trace.meta.prompt.text),
             one_line(&pair.b.trace.meta.prompt.text)
         ),
-        desc: super::compare_views::describe(&pair, &rows, of == "loss"),
+        desc: super::compare_views::describe(&pair, &rows, loss),
         css: Css::default(),
     };
     Ok(Figure::new(canvas, body, caption, &pair.a))
 }
 
 /// The `other` prompt, required, resolved like `prompt`.
-fn other<'t>(options: &Options<'_>, traces: &'t dyn Traces) -> Result<Prompt<'t>, FigureError> {
-    let name = options.string("other")?.ok_or_else(|| {
+fn other<'t>(name: Option<&str>, traces: &'t dyn Traces) -> Result<Prompt<'t>, FigureError> {
+    let name = name.ok_or_else(|| {
         FigureError::at(
             "other",
             "figure `compare` needs `other`, the prompt to compare with",
         )
         .with_hint("add a line other = \"name\", naming one of the site's prompts")
     })?;
-    let table: toml::Table = [("prompt".to_string(), toml::Value::String(name.to_string()))]
-        .into_iter()
-        .collect();
-    Options::new(KIND, &table, &[])?
-        .prompt(traces)
-        .map_err(|mut e| {
-            e.key = Some("other".to_string());
-            e
-        })
+    resolve_prompt(name, traces).map_err(|mut e| {
+        e.key = Some("other".to_string());
+        e
+    })
 }
 
 /// The two prompts, colour-keyed, and the column titles.

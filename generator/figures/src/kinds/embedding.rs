@@ -9,12 +9,13 @@ use super::strips::{self, window, window_note, DimPick, StripFigure};
 use crate::error::FigureError;
 use crate::figure::Figure;
 use crate::format::{short, signed, thousands};
-use crate::options::Options;
+use crate::options::{Block, Dims};
 use crate::prompt::{Checked, Prompt};
 use crate::strip::{norm, StripRow};
 use crate::svg::{Canvas, Font};
 use crate::token_text::{one_line, Shown};
 use crate::Traces;
+use serde::Deserialize;
 use std::ops::Range;
 
 pub const KIND: &str = "embedding";
@@ -22,12 +23,20 @@ pub const KIND: &str = "embedding";
 /// Most rows a vector figure draws.
 pub const MAX_ROWS: usize = 16;
 
+/// The options of `embedding`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct Opts {
+    pub(super) dims: Option<Dims>,
+    #[serde(default)]
+    pub(super) spread: bool,
+}
+
 pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, FigureError> {
-    let options = Options::new(KIND, table, &["dims", "spread"])?;
-    let prompt = options.prompt(traces)?;
-    let caption = options.caption()?;
+    let block = Block::<Opts>::read(KIND, table, traces)?;
+    let (prompt, caption) = (block.prompt, block.caption);
     let d = prompt.config().n_embd;
-    let pick = DimPick::read(&options, d, 32, false)?;
+    let pick = DimPick::read(block.options.dims, block.options.spread, d, 32)?;
     let tokens = prompt.tokens()?;
     let embed = prompt.shaped("embed", &[tokens.len(), d])?;
     let shown = window(tokens.len(), MAX_ROWS);

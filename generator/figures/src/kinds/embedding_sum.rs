@@ -11,12 +11,13 @@ use super::strips::{self, window, window_note, DimPick, StripFigure};
 use crate::error::FigureError;
 use crate::figure::Figure;
 use crate::format::short;
-use crate::options::{Layer, Options};
+use crate::options::{Block, Dims, Layer, TokenKey};
 use crate::prompt::{Checked, Prompt};
 use crate::strip::{norm, StripRow};
 use crate::svg::Canvas;
 use crate::token_text::{one_line, Shown};
 use crate::Traces;
+use serde::Deserialize;
 use std::ops::Range;
 
 pub const KIND: &str = "embedding-sum";
@@ -30,22 +31,36 @@ struct Parts {
     input: Checked,
 }
 
+/// The options of `embedding-sum`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct Opts {
+    /// One token; every token (the last few of a longer prompt) when absent.
+    token: Option<TokenKey>,
+    dims: Option<Dims>,
+    #[serde(default)]
+    spread: bool,
+}
+
 pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, FigureError> {
-    let options = Options::new(KIND, table, &["token", "dims", "spread"])?;
-    let prompt = options.prompt(traces)?;
-    let caption = options.caption()?;
-    let d = prompt.config().n_embd;
-    let pick = DimPick::read(&options, d, 24, false)?;
-    let n = prompt.tokens()?.len();
-    let picked = options
-        .optional_integer("token", i64::MIN..=i64::MAX)?
-        .is_some();
-    let shown = if picked {
-        let t = options.token("token", -1, n)?.0;
-        t..t + 1
-    } else {
-        window(n, MAX_GROUPS)
+    let block = Block::<Opts>::read(KIND, table, traces)?;
+    let Opts {
+        token,
+        dims,
+        spread,
+    } = block.options;
+    let d = block.prompt.config().n_embd;
+    let pick = DimPick::read(dims, spread, d, 24)?;
+    let n = block.prompt.tokens()?.len();
+    let picked = token.is_some();
+    let shown = match token {
+        Some(token) => {
+            let t = block.token(token)?.0;
+            t..t + 1
+        }
+        None => window(n, MAX_GROUPS),
     };
+    let (prompt, caption) = (block.prompt, block.caption);
     let parts = Parts {
         embed: prompt.shaped("embed", &[n, d])?,
         pos: prompt.shaped("pos_embed", &[n, d])?,

@@ -16,11 +16,12 @@ use crate::error::FigureError;
 use crate::figure::Figure;
 use crate::format::percent;
 use crate::live::json_string;
-use crate::options::Options;
+use crate::options::{Block, Int};
 use crate::sampler::Rules;
 use crate::svg::{text_width, Canvas, Css, Element, Font};
 use crate::token_text::{cut, one_line, visible, Shown};
 use crate::Traces;
+use serde::Deserialize;
 use tracebook_trace::{GenerationStep, PromptSpec};
 
 pub const KIND: &str = "generation";
@@ -28,10 +29,19 @@ pub const KIND: &str = "generation";
 const PITCH: f64 = 22.0;
 const TOP: f64 = 52.0;
 
+/// The options of `generation`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct Opts {
+    #[serde(default)]
+    steps: Int<1, 32, 12>,
+    #[serde(default)]
+    alternatives: Int<0, 3, 2>,
+}
+
 pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, FigureError> {
-    let options = Options::new(KIND, table, &["steps", "alternatives"])?;
-    let prompt = options.prompt(traces)?;
-    let caption = options.caption()?;
+    let block = Block::<Opts>::read(KIND, table, traces)?;
+    let (prompt, caption) = (block.prompt, block.caption);
     let generation = &prompt.trace.meta.generation;
     if generation.is_empty() {
         return Err(FigureError::at(
@@ -44,8 +54,8 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
             prompt.name, prompt.name
         )));
     }
-    let steps = options.integer("steps", 12, 1..=32)? as usize;
-    let alternatives = options.integer("alternatives", 2, 0..=3)? as usize;
+    let steps = block.options.steps.get();
+    let alternatives = block.options.alternatives.get();
     let shown = &generation[..steps.min(generation.len())];
     let text_prompt = one_line(&prompt.trace.meta.prompt.text);
     let continuation: String = generation.iter().map(|s| s.text.as_str()).collect();

@@ -13,12 +13,13 @@ use crate::draw::text;
 use crate::error::FigureError;
 use crate::figure::Figure;
 use crate::format::{short, thousands};
-use crate::options::{Layer, Options};
+use crate::options::{capped, Block, Dims, Layer, LayerKey, TokenKey};
 use crate::prompt::Prompt;
 use crate::strip::{norm, StripRow};
 use crate::svg::Canvas;
 use crate::token_text::Shown;
 use crate::Traces;
+use serde::Deserialize;
 
 pub const KIND: &str = "head-mix";
 
@@ -33,23 +34,27 @@ struct Lengths {
     after: f64,
 }
 
+/// The options of `head-mix`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct Opts {
+    layer: Option<LayerKey>,
+    #[serde(default)]
+    token: TokenKey,
+    dims: Option<Dims>,
+}
+
 pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, FigureError> {
-    let options = Options::new(KIND, table, &["layer", "token", "dims"])?;
-    let prompt = options.prompt(traces)?;
-    let caption = options.caption()?;
+    let block = Block::<Opts>::read(KIND, table, traces)?;
+    let layer = block.layer(KIND, block.options.layer)?;
+    let t = block.token(block.options.token)?.0;
+    let (prompt, caption) = (block.prompt, block.caption);
     let config = prompt.config();
-    let layer = options.layer("layer", config.n_layer)?;
-    let n = prompt.tokens()?.len();
-    let t = options.token("token", -1, n)?.0;
     let d = config.n_embd;
     let z = prompt.heads(layer, "attn.z")?;
     let (heads, dh) = (z.shape[0], z.shape[2]);
-    let most = dh.clamp(1, strips::MAX_DIMS) as i64;
-    let pick = DimPick::new(
-        options.integer("dims", 16.min(most), 1..=most)? as usize,
-        dh,
-        false,
-    );
+    let most = dh.clamp(1, strips::MAX_DIMS);
+    let pick = DimPick::new(capped(block.options.dims, 16, most)?, dh, false);
     let out = prompt.block(layer, "attn_out", d)?.row(&[t]);
     let before = prompt.block(layer, "resid_pre", d)?.row(&[t]);
     let after = prompt.block(layer, "resid_mid", d)?.row(&[t]);

@@ -12,30 +12,44 @@ use crate::draw::{note, rect, text};
 use crate::error::FigureError;
 use crate::figure::Figure;
 use crate::format::{short, thousands};
-use crate::options::Options;
+use crate::options::{capped, choice, Block, Dims, LayerKey, TokenKey};
 use crate::strip::{norm, StripRow};
 use crate::svg::{Canvas, Element, CATEGORY_COUNT};
 use crate::token_text::Shown;
 use crate::Traces;
+use serde::Deserialize;
 
 pub const KIND: &str = "heads";
 
 const SPLIT_TOP: f64 = 18.0;
 const SPLIT_HEIGHT: f64 = 22.0;
 
+choice! {
+    /// Which of a token's per-head vectors to cut.
+    enum Of { Q = "q", K = "k", V = "v", Z = "z" } default Q
+}
+
+/// The options of `heads`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct Opts {
+    layer: Option<LayerKey>,
+    #[serde(default)]
+    token: TokenKey,
+    #[serde(default)]
+    of: Of,
+    dims: Option<Dims>,
+}
+
 pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, FigureError> {
-    let options = Options::new(KIND, table, &["layer", "token", "of", "dims"])?;
-    let prompt = options.prompt(traces)?;
-    let caption = options.caption()?;
-    let config = prompt.config();
-    let layer = options.layer("layer", config.n_layer)?;
-    let n = prompt.tokens()?.len();
-    let t = options.token("token", -1, n)?.0;
-    let of = options.choice("of", "q", &["q", "k", "v", "z"])?;
+    let block = Block::<Opts>::read(KIND, table, traces)?;
+    let layer = block.layer(KIND, block.options.layer)?;
+    let t = block.token(block.options.token)?.0;
+    let of = block.options.of.word();
+    let (prompt, caption) = (block.prompt, block.caption);
     let heads = prompt.heads(layer, &format!("attn.{of}"))?;
     let (h_count, dh) = (heads.shape[0], heads.shape[2]);
-    let most = dh.clamp(1, strips::MAX_DIMS) as i64;
-    let dims = options.integer("dims", 16.min(most), 1..=most)? as usize;
+    let dims = capped(block.options.dims, 16, dh.clamp(1, strips::MAX_DIMS))?;
     let pick = DimPick::new(dims, dh, false);
     let rows: Vec<StripRow> = (0..h_count)
         .map(|h| {

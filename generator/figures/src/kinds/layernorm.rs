@@ -14,12 +14,13 @@ use crate::draw::{line, rect, text};
 use crate::error::FigureError;
 use crate::figure::Figure;
 use crate::format::{short, thousands};
-use crate::options::{Layer, Options};
+use crate::options::{choice, Block, Dims, Layer, LayerKey, TokenKey};
 use crate::prompt::Prompt;
 use crate::strip::StripRow;
 use crate::svg::{Canvas, Element};
 use crate::token_text::Shown;
 use crate::Traces;
+use serde::Deserialize;
 
 pub const KIND: &str = "layernorm";
 
@@ -45,17 +46,46 @@ impl Described {
     }
 }
 
+choice! {
+    /// Which LayerNorm: before attention, before the MLP, or the final one.
+    enum Norm { Ln1 = "ln1", Ln2 = "ln2", Final = "final" } default Ln1
+}
+
+/// The options of `layernorm`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct Opts {
+    #[serde(default)]
+    norm: Norm,
+    /// Required for ln1 and ln2; the final LayerNorm has none.
+    layer: Option<LayerKey>,
+    #[serde(default)]
+    token: TokenKey,
+    dims: Option<Dims>,
+    #[serde(default)]
+    spread: bool,
+}
+
 pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, FigureError> {
-    let options = Options::new(KIND, table, &["norm", "layer", "token", "dims", "spread"])?;
-    let prompt = options.prompt(traces)?;
-    let caption = options.caption()?;
-    let config = prompt.config();
-    let norm = options.choice("norm", "ln1", &["ln1", "ln2", "final"])?;
+    let block = Block::<Opts>::read(KIND, table, traces)?;
+    let Opts {
+        norm,
+        layer,
+        token,
+        dims,
+        spread,
+    } = block.options;
+    let t = block.token(token)?.0;
+    let layer = match norm {
+        Norm::Final => None,
+        Norm::Ln1 | Norm::Ln2 => Some(block.layer(KIND, layer)?),
+    };
+    let (prompt, caption) = (block.prompt, block.caption);
     let n = prompt.tokens()?.len();
-    let t = options.token("token", -1, n)?.0;
+    let config = prompt.config();
     let d = config.n_embd;
-    let pick = DimPick::read(&options, d, 32, false)?;
-    let (before, after, place) = if norm == "final" {
+    let pick = DimPick::read(dims, spread, d, 32)?;
+    let (before, after, place) = if norm == Norm::Final {
         if table.contains_key("layer") {
             return Err(FigureError::at("layer", "the final LayerNorm has no layer")
                 .with_hint("remove `layer`, or use norm = \"ln1\" or \"ln2\""));
@@ -69,8 +99,8 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
             "after the last block".to_string(),
         )
     } else {
-        let layer = options.layer("layer", config.n_layer)?;
-        let input = if norm == "ln1" {
+        let layer = layer.unwrap_or(Layer(0));
+        let input = if norm == Norm::Ln1 {
             "resid_pre"
         } else {
             "resid_mid"
@@ -89,7 +119,7 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
             mean: stat("mean")?,
             std: stat("std")?,
         };
-        let which = if norm == "ln1" {
+        let which = if norm == Norm::Ln1 {
             "attention"
         } else {
             "the MLP"

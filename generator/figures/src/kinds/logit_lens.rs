@@ -14,11 +14,12 @@ use crate::error::FigureError;
 use crate::figure::Figure;
 use crate::format::percent;
 use crate::heatmap;
-use crate::options::Options;
+use crate::options::{Block, Int};
 use crate::prompt::{Checked, Prompt};
 use crate::svg::{Canvas, Element, Font, Ramp};
 use crate::token_text::Shown;
 use crate::Traces;
+use serde::Deserialize;
 use std::ops::Range;
 
 pub const KIND: &str = "logit-lens";
@@ -64,12 +65,19 @@ impl Lens<'_> {
     }
 }
 
+/// The options of `logit-lens`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct Opts {
+    #[serde(default)]
+    tokens: Int<1, 10, 6>,
+}
+
 pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, FigureError> {
-    let options = Options::new(KIND, table, &["tokens"])?;
-    let prompt = options.prompt(traces)?;
-    let caption = options.caption()?;
+    let block = Block::<Opts>::read(KIND, table, traces)?;
+    let (prompt, caption) = (block.prompt, block.caption);
     let n = prompt.tokens()?.len();
-    let shown = window(n, options.integer("tokens", 6, 1..=10)? as usize);
+    let shown = window(n, block.options.tokens.get());
     let layers = prompt.config().n_layer;
     let ids = prompt.tensor("logit_lens.topk_ids", 3)?;
     let k = ids.shape[2];

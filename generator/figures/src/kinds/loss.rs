@@ -13,10 +13,11 @@ use crate::error::FigureError;
 use crate::figure::Figure;
 use crate::format::{percent, short, signed};
 use crate::heatmap::token_key;
-use crate::options::Options;
+use crate::options::{Block, Int};
 use crate::svg::{text_width, Canvas, Css, Element, Font};
 use crate::token_text::Shown;
 use crate::Traces;
+use serde::Deserialize;
 
 pub const KIND: &str = "loss";
 
@@ -25,10 +26,17 @@ const TOP: f64 = 40.0;
 const BAR_X: f64 = 100.0;
 const ROOM: f64 = 200.0;
 
+/// The options of `loss`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct Opts {
+    #[serde(default)]
+    tokens: Int<1, 32, 16>,
+}
+
 pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, FigureError> {
-    let options = Options::new(KIND, table, &["tokens"])?;
-    let prompt = options.prompt(traces)?;
-    let caption = options.caption()?;
+    let block = Block::<Opts>::read(KIND, table, traces)?;
+    let (prompt, caption) = (block.prompt, block.caption);
     let tokens = prompt.tokens()?;
     let n = tokens.len();
     if n < 2 {
@@ -48,7 +56,7 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
         .map(|&v| f64::from(v))
         .collect();
     // Row r is the loss of token shown.start + r + 1.
-    let shown = window(n - 1, options.integer("tokens", 16, 1..=32)? as usize);
+    let shown = window(n - 1, block.options.tokens.get());
     let rows = &losses[shown.clone()];
     let mean = losses.iter().sum::<f64>() / losses.len() as f64;
     let most = losses.iter().fold(mean, |m, &v| m.max(v)).max(1e-9);

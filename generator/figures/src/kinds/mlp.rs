@@ -13,12 +13,13 @@ use crate::draw::{arrow, labelled_box, line, note, text};
 use crate::error::FigureError;
 use crate::figure::Figure;
 use crate::format::{percent, short, signed, thousands};
-use crate::options::{Layer, Options};
+use crate::options::{Block, Int, Layer, LayerKey, TokenKey};
 use crate::prompt::Prompt;
 use crate::strip::norm;
 use crate::svg::{number, Canvas, Css, Element};
 use crate::token_text::Shown;
 use crate::Traces;
+use serde::Deserialize;
 
 pub const KIND: &str = "mlp";
 
@@ -36,16 +37,29 @@ struct Pass {
     top: Vec<usize>,
 }
 
+/// The options of `mlp`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct Opts {
+    layer: Option<LayerKey>,
+    #[serde(default)]
+    token: TokenKey,
+    #[serde(default)]
+    top: Int<1, 16, 8>,
+}
+
 pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, FigureError> {
-    let options = Options::new(KIND, table, &["layer", "token", "top"])?;
-    let prompt = options.prompt(traces)?;
-    let caption = options.caption()?;
+    let block = Block::<Opts>::read(KIND, table, traces)?;
+    let config = block.prompt.config();
+    refuse_other_activations(
+        &config.activation_function,
+        &block.prompt.trace.meta.model.id,
+    )?;
+    let layer = block.layer(KIND, block.options.layer)?;
+    let t = block.token(block.options.token)?.0;
+    let top = block.options.top.get();
+    let (prompt, caption) = (block.prompt, block.caption);
     let config = prompt.config();
-    refuse_other_activations(&config.activation_function, &prompt.trace.meta.model.id)?;
-    let layer = options.layer("layer", config.n_layer)?;
-    let n = prompt.tokens()?.len();
-    let t = options.token("token", -1, n)?.0;
-    let top = options.integer("top", 8, 1..=16)? as usize;
     let d = config.n_embd;
     let width = prompt
         .trace

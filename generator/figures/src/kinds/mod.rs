@@ -30,31 +30,50 @@ use crate::error::FigureError;
 use crate::{Figure, Traces};
 use tracebook_trace::suggest::did_you_mean;
 
-/// Every kind's name, in the order the docs list them.
-pub const NAMES: &[&str] = &[
-    tokens::KIND,
-    embedding::KIND,
-    positional::KIND,
-    embedding_sum::KIND,
-    sinusoidal::KIND,
-    qkv::KIND,
-    heads::KIND,
-    attention::KIND,
-    attention_steps::KIND,
-    attention_grid::KIND,
-    head_mix::KIND,
-    mlp::KIND,
-    layernorm::KIND,
-    residual::KIND,
-    next_token::KIND,
-    temperature::KIND,
-    sampling::KIND,
-    generation::KIND,
-    logit_lens::KIND,
-    loss::KIND,
-    training::KIND,
-    compare::KIND,
-    architecture::KIND,
+/// One figure kind: its name, its renderer and the options struct it reads.
+struct Kind {
+    name: &'static str,
+    render: fn(&toml::Table, &dyn Traces) -> Result<Figure, FigureError>,
+    keys: fn() -> Vec<&'static str>,
+}
+
+/// Lists the kinds, in the order the docs list them, each by its module.
+macro_rules! kinds {
+    ($($kind:ident),+ $(,)?) => {
+        const KINDS: &[Kind] = &[$(Kind {
+            name: $kind::KIND,
+            render: $kind::render,
+            keys: crate::options::keys::<$kind::Opts>,
+        }),+];
+        /// Every kind's name, in the order the docs list them.
+        pub const NAMES: &[&str] = &[$($kind::KIND),+];
+    };
+}
+
+kinds![
+    tokens,
+    embedding,
+    positional,
+    embedding_sum,
+    sinusoidal,
+    qkv,
+    heads,
+    attention,
+    attention_steps,
+    attention_grid,
+    head_mix,
+    mlp,
+    layernorm,
+    residual,
+    next_token,
+    temperature,
+    sampling,
+    generation,
+    logit_lens,
+    loss,
+    training,
+    compare,
+    architecture,
 ];
 
 /// Renders `kind`, or explains that there is no such kind.
@@ -63,32 +82,16 @@ pub fn render(
     options: &toml::Table,
     traces: &dyn Traces,
 ) -> Result<Figure, FigureError> {
-    match kind {
-        tokens::KIND => tokens::render(options, traces),
-        next_token::KIND => next_token::render(options, traces),
-        temperature::KIND => temperature::render(options, traces),
-        sampling::KIND => sampling::render(options, traces),
-        generation::KIND => generation::render(options, traces),
-        logit_lens::KIND => logit_lens::render(options, traces),
-        loss::KIND => loss::render(options, traces),
-        training::KIND => training::render(options, traces),
-        architecture::KIND => architecture::render(options, traces),
-        compare::KIND => compare::render(options, traces),
-        attention::KIND => attention::render(options, traces),
-        attention_steps::KIND => attention_steps::render(options, traces),
-        attention_grid::KIND => attention_grid::render(options, traces),
-        head_mix::KIND => head_mix::render(options, traces),
-        mlp::KIND => mlp::render(options, traces),
-        layernorm::KIND => layernorm::render(options, traces),
-        residual::KIND => residual::render(options, traces),
-        embedding::KIND => embedding::render(options, traces),
-        positional::KIND => positional::render(options, traces),
-        embedding_sum::KIND => embedding_sum::render(options, traces),
-        sinusoidal::KIND => sinusoidal::render(options, traces),
-        qkv::KIND => qkv::render(options, traces),
-        heads::KIND => heads::render(options, traces),
-        _ => Err(unknown_kind(kind)),
+    match KINDS.iter().find(|k| k.name == kind) {
+        Some(k) => (k.render)(options, traces),
+        None => Err(unknown_kind(kind)),
     }
+}
+
+/// The option keys `kind` accepts (`prompt`, `caption`, then its own), from its options
+/// struct; `None` for an unknown kind.
+pub fn keys(kind: &str) -> Option<Vec<&'static str>> {
+    KINDS.iter().find(|k| k.name == kind).map(|k| (k.keys)())
 }
 
 fn unknown_kind(kind: &str) -> FigureError {

@@ -14,11 +14,12 @@ use crate::candidates;
 use crate::error::FigureError;
 use crate::figure::Figure;
 use crate::format::{percent, thousands};
-use crate::live::Live;
-use crate::options::Options;
+use crate::live::{Live, LiveCache};
+use crate::options::{capped, choice, Block, PositionKey, TopK};
 use crate::svg::{number, text_width, Canvas, Css, Element, Font};
 use crate::token_text::{one_line, Shown};
 use crate::Traces;
+use serde::Deserialize;
 
 pub const KIND: &str = "next-token";
 
@@ -36,23 +37,36 @@ struct Bar {
     prob: f64,
 }
 
+choice! {
+    /// The bars' scale: the largest shown probability, or 100%.
+    enum Scale { Top = "top", Full = "full" } default Top
+}
+
+/// The options of `next-token`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct Opts {
+    k: Option<TopK>,
+    #[serde(default)]
+    position: PositionKey,
+    #[serde(default)]
+    scale: Scale,
+}
+
 pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, FigureError> {
-    let options = Options::new(KIND, table, &["k", "position", "scale"])?;
-    let prompt = options.prompt(traces)?;
-    let caption = options.caption()?;
+    let block = Block::<Opts>::read(KIND, table, traces)?;
+    let position = block.token(block.options.position)?.0;
+    let (prompt, caption) = (block.prompt, block.caption);
     let tokens = prompt.tokens()?;
-    let position = options.token("position", -1, tokens.len())?.0;
     let distribution = candidates::at(&prompt, position)?;
     let stored = distribution.candidates.len();
-    let k = options
-        .integer("k", stored.min(10) as i64, 1..=stored as i64)
-        .map_err(|e| {
-            e.with_hint(format!(
-                "k must be between 1 and {stored}: the trace keeps the top {stored} candidates; \
+    let k = capped(block.options.k, 10, stored).map_err(|e| {
+        e.with_hint(format!(
+            "k must be between 1 and {stored}: the trace keeps the top {stored} candidates; \
                  raise top_k under [trace] in tracebook.toml and re-run `tracebook trace` for more"
-            ))
-        })? as usize;
-    let full_scale = options.choice("scale", "top", &["top", "full"])? == "full";
+        ))
+    })?;
+    let full_scale = block.options.scale == Scale::Full;
     let bars: Vec<Bar> = distribution.candidates[..k]
         .iter()
         .map(|c| Bar {
@@ -74,14 +88,16 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
     let (body, columns) = draw(context, &bars, vocab, full_scale);
     let figure = Figure::new(canvas, body, caption, &prompt);
     Ok(match distribution.all_logits {
-        Some(logits) => figure.with_live(live_json(&logits, bars.len(), columns)),
+        Some(logits) => {
+            figure.with_live(live_json(&logits, bars.len(), columns, traces.live_cache()))
+        }
         None => figure,
     })
 }
 
 /// The controls' numbers: the distribution at every stop, and where the bars go.
-fn live_json(logits: &[f32], rows: usize, columns: Columns) -> String {
-    let live = Live::new(logits, &[1.0], &[]);
+fn live_json(logits: &[f32], rows: usize, columns: Columns, cache: Option<&LiveCache>) -> String {
+    let live = Live::new(logits, &[1.0], &[], cache);
     format!(
         "{{\"kind\":\"{KIND}\",\"rows\":{rows},\"t\":{},\"k\":0,\"p\":-1,\"room\":{},\
          \"full\":{},\"gap\":6,{}}}",

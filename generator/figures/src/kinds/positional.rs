@@ -10,19 +10,21 @@ use super::strips::{self, window, window_note, DimPick, StripFigure};
 use crate::error::FigureError;
 use crate::figure::Figure;
 use crate::format::thousands;
-use crate::options::Options;
+use crate::options::Block;
 use crate::svg::Canvas;
 use crate::token_text::Shown;
 use crate::Traces;
 
+/// `positional` takes the same options as `embedding`.
+pub(super) use super::embedding::Opts;
+
 pub const KIND: &str = "positional";
 
 pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, FigureError> {
-    let options = Options::new(KIND, table, &["dims", "spread"])?;
-    let prompt = options.prompt(traces)?;
-    let caption = options.caption()?;
+    let block = Block::<Opts>::read(KIND, table, traces)?;
+    let (prompt, caption) = (block.prompt, block.caption);
     let config = prompt.config();
-    let pick = DimPick::read(&options, config.n_embd, 32, false)?;
+    let pick = DimPick::read(block.options.dims, block.options.spread, config.n_embd, 32)?;
     let n = prompt.tokens()?.len();
     let pos = prompt.shaped("pos_embed", &[n, config.n_embd])?;
     let shown = window(n, MAX_ROWS);

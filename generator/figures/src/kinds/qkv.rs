@@ -12,27 +12,39 @@ use crate::draw::{arrow, labelled_box, note, text};
 use crate::error::FigureError;
 use crate::figure::Figure;
 use crate::format::{short, thousands};
-use crate::options::{Layer, Options};
+use crate::options::{Block, Dims, Layer, LayerKey, TokenKey};
 use crate::prompt::{Checked, Prompt};
 use crate::strip::{norm, StripRow};
 use crate::svg::{Canvas, Element};
 use crate::token_text::Shown;
 use crate::Traces;
+use serde::Deserialize;
 
 pub const KIND: &str = "qkv";
 
 const DIAGRAM_HEIGHT: f64 = 136.0;
 
+/// The options of `qkv`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct Opts {
+    layer: Option<LayerKey>,
+    #[serde(default)]
+    token: TokenKey,
+    dims: Option<Dims>,
+    #[serde(default)]
+    spread: bool,
+}
+
 pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, FigureError> {
-    let options = Options::new(KIND, table, &["layer", "token", "dims", "spread"])?;
-    let prompt = options.prompt(traces)?;
-    let caption = options.caption()?;
+    let block = Block::<Opts>::read(KIND, table, traces)?;
+    let layer = block.layer(KIND, block.options.layer)?;
+    let t = block.token(block.options.token)?.0;
+    let (prompt, caption) = (block.prompt, block.caption);
     let config = prompt.config();
-    let layer = options.layer("layer", config.n_layer)?;
     let n = prompt.tokens()?.len();
-    let t = options.token("token", -1, n)?.0;
     let d = config.n_embd;
-    let pick = DimPick::read(&options, d, 32, false)?;
+    let pick = DimPick::read(block.options.dims, block.options.spread, d, 32)?;
     let x = prompt.block(layer, "ln1.normalized", d)?.row(&[t]);
     let [q, k, v] = ["attn.q", "attn.k", "attn.v"]
         .map(|what| prompt.heads(layer, what).map(|h| concat_heads(&h, t)));

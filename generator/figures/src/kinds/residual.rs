@@ -13,12 +13,13 @@ use crate::error::FigureError;
 use crate::figure::Figure;
 use crate::format::short;
 use crate::heatmap::{self, Cell, Grid};
-use crate::options::{Layer, Options};
+use crate::options::{Block, Int, Layer, TokenKey};
 use crate::prompt::Prompt;
 use crate::strip::norm;
 use crate::svg::{Canvas, Element, Font, Ramp};
 use crate::token_text::Shown;
 use crate::Traces;
+use serde::Deserialize;
 use std::ops::Range;
 
 pub const KIND: &str = "residual";
@@ -34,14 +35,23 @@ struct Lengths {
     mlp: Vec<f64>,
 }
 
+/// The options of `residual`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct Opts {
+    #[serde(default)]
+    token: TokenKey,
+    #[serde(default)]
+    tokens: Int<1, 16, 12>,
+}
+
 pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, FigureError> {
-    let options = Options::new(KIND, table, &["token", "tokens"])?;
-    let prompt = options.prompt(traces)?;
-    let caption = options.caption()?;
+    let block = Block::<Opts>::read(KIND, table, traces)?;
+    let t = block.token(block.options.token)?.0;
+    let (prompt, caption) = (block.prompt, block.caption);
     let config = prompt.config();
     let n = prompt.tokens()?.len();
-    let t = options.token("token", -1, n)?.0;
-    let shown = window(n, options.integer("tokens", 12, 1..=16)? as usize);
+    let shown = window(n, block.options.tokens.get());
     let lengths = read(&prompt, t)?;
     let ramp = Ramp::unit();
     let (lo, hi) = range(&lengths.stream, &shown);

@@ -19,45 +19,59 @@ use crate::draw::{line, note, rect, text};
 use crate::error::FigureError;
 use crate::figure::Figure;
 use crate::format::{percent, thousands};
-use crate::live::{Live, HEAD};
-use crate::options::Options;
+use crate::live::{Live, LiveCache, HEAD};
+use crate::options::{capped, Block, Probability, Temperature, TopK, TopKRule};
 use crate::sampler::{sample, Rules};
 use crate::svg::{Canvas, Css, Element, Font};
 use crate::token_text::{one_line, Shown};
 use crate::Traces;
+use serde::Deserialize;
 
 pub const KIND: &str = "sampling";
 
 const PITCH: f64 = 22.0;
 const TOP: f64 = 66.0;
 
+/// The options of `sampling`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct Opts {
+    /// The sampling rules drawn; the prompt's own when neither top_k nor top_p is given.
+    top_k: Option<TopKRule>,
+    top_p: Option<Probability>,
+    temperature: Option<Temperature>,
+    k: Option<TopK>,
+}
+
 pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, FigureError> {
-    let options = Options::new(KIND, table, &["top_k", "top_p", "temperature", "k"])?;
-    let prompt = options.prompt(traces)?;
-    let caption = options.caption()?;
+    let block = Block::<Opts>::read(KIND, table, traces)?;
+    let (prompt, caption, options) = (block.prompt, block.caption, block.options);
     let own = &prompt.trace.meta.prompt.options;
     let n = prompt.tokens()?.len();
     let distribution = candidates::at(&prompt, n - 1)?;
     let logits = distribution.all_logits.clone().unwrap_or_default();
     let vocab = logits.len();
     let stored = distribution.candidates.len();
-    let given = table.contains_key("top_k") || table.contains_key("top_p");
-    let top_k = options
-        .optional_integer("top_k", 1..=vocab as i64)?
-        .map(|k| k as usize);
-    let top_p = options.optional_float("top_p", 1e-9..=1.0)?;
+    let given = options.top_k.is_some() || options.top_p.is_some();
+    let top_k = match options.top_k {
+        Some(rule) => Some(capped(Some(rule), vocab, vocab)?),
+        None => None,
+    };
+    let top_p = options.top_p.map(|p| p.0);
     let (top_k, top_p) = match (given, own.top_k, own.top_p) {
         (true, _, _) => (top_k, top_p),
         (false, None, None) => (None, Some(0.9)),
         (false, k, p) => (k, p),
     };
-    let temperature = options.float("temperature", own.temperature.unwrap_or(1.0), 0.0..=10.0)?;
+    let temperature = options
+        .temperature
+        .map_or(own.temperature.unwrap_or(1.0), |t| t.0);
     let rules = Rules {
         temperature,
         top_k,
         top_p,
     };
-    let k = options.integer("k", stored.min(10) as i64, 1..=stored as i64)? as usize;
+    let k = capped(options.k, 10, stored)?;
     // Every token, sorted, so survivors beyond the stored candidates are counted too.
     let sampled = sample(&logits, rules);
     let (probs, survivors, mass) = (&sampled.sorted, sampled.survivors, sampled.mass);
@@ -113,7 +127,7 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
         css: Css::default(),
     };
     let figure = Figure::new(canvas, body, caption, &prompt);
-    Ok(match live_json(&logits, rules, k) {
+    Ok(match live_json(&logits, rules, k, traces.live_cache()) {
         Some(json) => figure.with_live(json),
         None => figure,
     })
@@ -121,7 +135,12 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
 
 /// The controls' numbers, starting at the figure's own rules; `None` when its top_k is
 /// past what a page embeds.
-fn live_json(logits: &[f32], rules: Rules, rows: usize) -> Option<String> {
+fn live_json(
+    logits: &[f32],
+    rules: Rules,
+    rows: usize,
+    cache: Option<&LiveCache>,
+) -> Option<String> {
     if rules.top_k.is_some_and(|k| k > HEAD) || logits.is_empty() {
         return None;
     }
@@ -129,6 +148,7 @@ fn live_json(logits: &[f32], rules: Rules, rows: usize) -> Option<String> {
         logits,
         &[rules.temperature],
         &rules.top_p.into_iter().collect::<Vec<_>>(),
+        cache,
     );
     let p = rules.top_p.map_or(-1, |p| live.top_p_stop(p) as i64);
     Some(format!(

@@ -11,11 +11,12 @@ use super::strips::{self, DimPick, StripFigure};
 use crate::error::FigureError;
 use crate::figure::{Figure, Source};
 use crate::format::thousands;
-use crate::options::Options;
+use crate::options::{capped, Block, Dims, Int};
 use crate::strip::StripRow;
 use crate::svg::Canvas;
 use crate::token_text::Shown;
 use crate::Traces;
+use serde::Deserialize;
 
 pub const KIND: &str = "sinusoidal";
 
@@ -34,19 +35,28 @@ fn wavelength_base(two_i: usize, d: usize) -> f64 {
     10000f64.powf(two_i as f64 / d as f64)
 }
 
+/// The options of `sinusoidal`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct Opts {
+    #[serde(default)]
+    positions: Int<2, 128, 64>,
+    /// Sine/cosine pairs, so an even number.
+    dims: Option<Dims>,
+}
+
 pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, FigureError> {
-    let options = Options::new(KIND, table, &["positions", "dims"])?;
-    let prompt = options.prompt(traces)?;
-    let caption = options.caption()?;
+    let block = Block::<Opts>::read(KIND, table, traces)?;
+    let (prompt, caption) = (block.prompt, block.caption);
     let d = prompt.config().n_embd;
-    let positions = options.integer("positions", 64, 2..=128)? as usize;
-    let most = (d - d % 2).clamp(2, strips::MAX_DIMS) as i64;
-    let dims = options.integer("dims", 16.min(most), 2..=most)?;
+    let positions = block.options.positions.get();
+    let most = (d - d % 2).clamp(2, strips::MAX_DIMS);
+    let dims = capped(block.options.dims, 16, most)?;
     if dims % 2 == 1 {
         return Err(FigureError::at("dims", format!("dims = {dims} is odd"))
             .with_hint("dimensions come in sine/cosine pairs: use an even number"));
     }
-    let pick = pairs(dims as usize / 2, d);
+    let pick = pairs(dims / 2, d);
     let rows: Vec<StripRow> = pick
         .indices
         .iter()

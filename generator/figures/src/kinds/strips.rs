@@ -5,7 +5,7 @@
 use crate::draw::note;
 use crate::error::FigureError;
 use crate::format::thousands;
-use crate::options::Options;
+use crate::options::{capped, Dims};
 use crate::strip::{self, StripRow, Strips};
 use crate::svg::{text_width, Css, Element, Font, Ramp};
 
@@ -23,18 +23,16 @@ pub struct DimPick {
 }
 
 impl DimPick {
-    /// Reads `dims` (how many, default `default_count`) and `spread` (default
-    /// `default_spread`) for vectors `total` wide.
+    /// The `dims` option (how many, default `default_count`, at most the vector's width
+    /// and [`MAX_DIMS`]) and `spread` for vectors `total` wide.
     pub fn read(
-        options: &Options<'_>,
+        dims: Option<Dims>,
+        spread: bool,
         total: usize,
         default_count: usize,
-        default_spread: bool,
     ) -> Result<DimPick, FigureError> {
-        let most = total.clamp(1, MAX_DIMS);
-        let count = options.integer("dims", default_count.min(most) as i64, 1..=most as i64)?;
-        let spread = options.bool("spread", default_spread)?;
-        Ok(DimPick::new(count as usize, total, spread))
+        let count = capped(dims, default_count, total.clamp(1, MAX_DIMS))?;
+        Ok(DimPick::new(count, total, spread))
     }
 
     /// `count` of `total` dimensions, the first ones or spread evenly.

@@ -19,26 +19,35 @@ use crate::error::FigureError;
 use crate::figure::Figure;
 use crate::format::{percent, thousands};
 use crate::live::{json_numbers, Live};
-use crate::options::Options;
+use crate::options::{capped, Block, Temperatures, TopK};
 use crate::sampler::{column, Column};
 use crate::svg::{number, text_width, Canvas, Css, Font};
 use crate::token_text::{one_line, Shown};
 use crate::Traces;
+use serde::Deserialize;
 
 pub const KIND: &str = "temperature";
 
 const PITCH: f64 = 22.0;
 const TOP: f64 = 44.0;
 
+/// The options of `temperature`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct Opts {
+    #[serde(default)]
+    temperatures: Temperatures,
+    k: Option<TopK>,
+}
+
 pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, FigureError> {
-    let options = Options::new(KIND, table, &["temperatures", "k"])?;
-    let prompt = options.prompt(traces)?;
-    let caption = options.caption()?;
-    let temperatures = options.floats("temperatures", &[0.5, 1.0, 2.0], 0.0..=10.0, 4)?;
+    let block = Block::<Opts>::read(KIND, table, traces)?;
+    let (prompt, caption) = (block.prompt, block.caption);
+    let temperatures = block.options.temperatures.0;
     let n = prompt.tokens()?.len();
     let distribution = candidates::at(&prompt, n - 1)?;
     let stored = distribution.candidates.len();
-    let k = options.integer("k", stored.min(8) as i64, 1..=stored as i64)? as usize;
+    let k = capped(block.options.k, 8, stored)?;
     let shown = &distribution.candidates[..k];
     let ids: Vec<u32> = shown.iter().map(|c| c.id).collect();
     let logits = distribution.all_logits.unwrap_or_default();
@@ -115,7 +124,7 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
         ),
         css: Css::default(),
     };
-    let live = Live::new(&logits, &temperatures, &[]);
+    let live = Live::new(&logits, &temperatures, &[], traces.live_cache());
     let stops: Vec<f64> = temperatures
         .iter()
         .map(|&t| live.temp_stop(t) as f64)

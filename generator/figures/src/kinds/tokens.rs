@@ -7,10 +7,11 @@
 use crate::error::FigureError;
 use crate::figure::Figure;
 use crate::heatmap::token_key;
-use crate::options::Options;
+use crate::options::Block;
 use crate::svg::{text_width, Canvas, Css, Element, Font, CATEGORY_COUNT};
 use crate::token_text::{one_line, Shown, NEWLINE, SPACE};
 use crate::Traces;
+use serde::Deserialize;
 use tracebook_trace::Token;
 
 pub const KIND: &str = "tokens";
@@ -38,13 +39,22 @@ struct Placed {
     width: f64,
 }
 
+/// The options of `tokens`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct Opts {
+    #[serde(default)]
+    spans: bool,
+    #[serde(default)]
+    positions: bool,
+}
+
 pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, FigureError> {
-    let options = Options::new(KIND, table, &["spans", "positions"])?;
-    let prompt = options.prompt(traces)?;
-    let caption = options.caption()?;
+    let block = Block::<Opts>::read(KIND, table, traces)?;
+    let (prompt, caption) = (block.prompt, block.caption);
     let show = Show {
-        spans: options.bool("spans", false)?,
-        positions: options.bool("positions", false)?,
+        spans: block.options.spans,
+        positions: block.options.positions,
     };
     let tokens = &prompt.trace.meta.tokens;
     if tokens.is_empty() {

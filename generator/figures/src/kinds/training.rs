@@ -13,9 +13,10 @@ use crate::draw::{line, note, text};
 use crate::error::FigureError;
 use crate::figure::{Figure, Source};
 use crate::format::{count, short, signed};
-use crate::options::Options;
+use crate::options::{choice, Block};
 use crate::svg::{number, text_width, Canvas, Css, Element, Font};
 use crate::Traces;
+use serde::Deserialize;
 use tracebook_trace::TrainingSummary;
 
 pub const KIND: &str = "training";
@@ -25,11 +26,23 @@ const RIGHT: f64 = WIDTH - 24.0;
 const TOP: f64 = 40.0;
 const HEIGHT: f64 = 200.0;
 
+choice! {
+    /// What the x axis counts.
+    enum XAxis { Steps = "steps", Tokens = "tokens" } default Steps
+}
+
+/// The options of `training`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct Opts {
+    #[serde(default)]
+    x: XAxis,
+}
+
 pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, FigureError> {
-    let options = Options::new(KIND, table, &["x"])?;
-    let prompt = options.prompt(traces)?;
-    let caption = options.caption()?;
-    let by_tokens = options.choice("x", "steps", &["steps", "tokens"])? == "tokens";
+    let block = Block::<Opts>::read(KIND, table, traces)?;
+    let (prompt, caption) = (block.prompt, block.caption);
+    let by_tokens = block.options.x == XAxis::Tokens;
     let meta = &prompt.trace.meta;
     let run = meta.training.as_ref().ok_or_else(|| {
         FigureError::at(

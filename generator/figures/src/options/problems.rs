@@ -55,7 +55,7 @@ pub fn quoted_list(items: &[&str]) -> String {
         .join(", ")
 }
 
-fn describe(value: &Value) -> String {
+pub fn describe(value: &Value) -> String {
     match value {
         Value::String(s) => format!("the string \"{s}\""),
         Value::Integer(i) => format!("the integer {i}"),

@@ -1,12 +1,46 @@
-//! Tests of the options reader against real TOML and the tiny test traces.
+//! Tests of the options reader against real TOML and the tiny test traces (2 layers,
+//! 2 heads, 4 tokens), through a demo kind that declares one field of every type.
 
 use super::values::TokenIndex;
-use super::{Head, Layer, Options};
+use super::{capped, choice, Block, Dims, Head, HeadKey, Int, Layer, LayerKey, Temperatures};
+use super::{Probability, Temperature, TokenKey};
 use crate::test_traces::{options, tiny_trace, TestTraces};
 use crate::FigureError;
+use serde::Deserialize;
 
-fn read(body: &str, keys: &[&'static str]) -> Result<(), FigureError> {
-    Options::new("demo", &options(body), keys).map(|_| ())
+choice! {
+    /// A demo choice.
+    enum Scale { Top = "top", Full = "full" } default Top
+}
+
+/// A demo kind's options.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Demo {
+    layer: Option<LayerKey>,
+    head: Option<HeadKey>,
+    #[serde(default)]
+    token: TokenKey,
+    #[serde(default)]
+    steps: Int<1, 20, 10>,
+    #[serde(default)]
+    spans: bool,
+    #[serde(default)]
+    scale: Scale,
+    dims: Option<Dims>,
+    temperature: Option<Temperature>,
+    top_p: Option<Probability>,
+    #[serde(default)]
+    temperatures: Temperatures,
+}
+
+fn read(body: &str) -> Result<Block<'static, Demo>, FigureError> {
+    let traces: &'static TestTraces = Box::leak(Box::new(TestTraces::with("robots", tiny_trace())));
+    Block::<Demo>::read("demo", &options(body), traces)
+}
+
+fn error(body: &str) -> FigureError {
+    read(&format!("prompt = \"robots\"\n{body}")).unwrap_err()
 }
 
 fn hint(error: &FigureError) -> &str {
@@ -14,141 +48,179 @@ fn hint(error: &FigureError) -> &str {
 }
 
 #[test]
+fn the_accepted_keys_come_from_the_struct() {
+    assert_eq!(
+        super::keys::<Demo>(),
+        [
+            "prompt",
+            "caption",
+            "layer",
+            "head",
+            "token",
+            "steps",
+            "spans",
+            "scale",
+            "dims",
+            "temperature",
+            "top_p",
+            "temperatures"
+        ]
+    );
+}
+
+#[test]
 fn unknown_keys_are_rejected_with_the_nearest_accepted_key() {
-    let error = read("prompt = \"robots\"\nlayr = 3", &["layer", "head"]).unwrap_err();
+    let error = self::error("layr = 3");
     assert_eq!(error.key.as_deref(), Some("layr"));
     assert_eq!(error.message, "unknown option `layr` for figure `demo`");
-    assert_eq!(
-        hint(&error),
-        "did you mean `layer`? `demo` accepts: prompt, caption, layer, head"
+    assert!(
+        hint(&error)
+            .starts_with("did you mean `layer`? `demo` accepts: prompt, caption, layer, head"),
+        "{error:?}"
     );
-    let error = read("colour = \"red\"", &["layer"]).unwrap_err();
-    assert_eq!(hint(&error), "`demo` accepts: prompt, caption, layer");
-    assert!(read("prompt = \"x\"\ncaption = \"c\"\nlayer = 1", &["layer"]).is_ok());
+    let error = self::error("colour = \"red\"");
+    assert!(hint(&error).starts_with("`demo` accepts: prompt, caption, layer"));
+    assert!(read("prompt = \"robots\"\ncaption = \"c\"\nlayer = 1").is_ok());
 }
 
 #[test]
 fn prompt_is_required_and_resolved_with_a_did_you_mean() {
-    let traces = TestTraces::with("robots", tiny_trace());
-    let table = options("prompt = \"robot\"");
-    let error = Options::new("demo", &table, &[])
-        .unwrap()
-        .prompt(&traces)
-        .unwrap_err();
+    let error = read("prompt = \"robot\"").unwrap_err();
     assert_eq!(error.key.as_deref(), Some("prompt"));
     assert_eq!(error.message, "unknown prompt \"robot\"");
     assert_eq!(hint(&error), "did you mean `robots`?");
-
-    let table = options("prompt = \"giraffes\"");
-    let error = Options::new("demo", &table, &[])
-        .unwrap()
-        .prompt(&traces)
-        .unwrap_err();
+    let error = read("prompt = \"giraffes\"").unwrap_err();
     assert_eq!(hint(&error), "known prompts: \"robots\"");
-
-    let empty = toml::Table::new();
-    let error = Options::new("demo", &empty, &[])
-        .unwrap()
-        .prompt(&traces)
-        .unwrap_err();
+    let error = read("").unwrap_err();
     assert_eq!(error.key.as_deref(), Some("prompt"));
     assert_eq!(error.message, "figure `demo` needs `prompt`");
-
-    let table = options("prompt = \"robots\"");
-    let prompt = Options::new("demo", &table, &[])
-        .unwrap()
-        .prompt(&traces)
-        .unwrap();
-    assert_eq!(prompt.name, "robots");
-    assert_eq!(prompt.trace.meta.tokens.len(), 4);
+    let block = read("prompt = \"robots\"\ncaption = \"Robots.\"").unwrap();
+    assert_eq!(block.prompt.name, "robots");
+    assert_eq!(block.caption.as_deref(), Some("Robots."));
+    assert_eq!(block.prompt.trace.meta.tokens.len(), 4);
 }
 
 #[test]
 fn no_prompts_at_all_says_where_to_define_them() {
     let traces = TestTraces(Default::default());
-    let table = options("prompt = \"robots\"");
-    let error = Options::new("demo", &table, &[])
-        .unwrap()
-        .prompt(&traces)
-        .unwrap_err();
+    let error = Block::<Demo>::read("demo", &options("prompt = \"robots\""), &traces).unwrap_err();
     assert!(hint(&error).contains("[prompts]"), "{error:?}");
 }
 
 #[test]
+fn defaults_fill_what_the_author_left_out() {
+    let block = read("prompt = \"robots\"").unwrap();
+    let demo = &block.options;
+    assert_eq!(demo.steps.get(), 10);
+    assert!(!demo.spans);
+    assert_eq!(demo.scale, Scale::Top);
+    assert_eq!(demo.token, TokenKey(-1));
+    assert_eq!(demo.temperatures, Temperatures(vec![0.5, 1.0, 2.0]));
+    assert_eq!(
+        (demo.layer, demo.dims, demo.temperature, demo.top_p),
+        (None, None, None, None)
+    );
+    let block = read("prompt = \"robots\"\nsteps = 3\nspans = true\nscale = \"full\"").unwrap();
+    assert_eq!(block.options.steps.get(), 3);
+    assert!(block.options.spans);
+    assert_eq!(block.options.scale, Scale::Full);
+}
+
+#[test]
 fn wrong_types_name_the_key_and_show_the_right_form() {
-    let table = options("prompt = 3\nk = \"5\"\nspans = 1\ncaption = true");
-    let opts = Options::new("demo", &table, &["k", "spans"]).unwrap();
-    let error = opts.string("prompt").unwrap_err();
+    let error = read("prompt = 3").unwrap_err();
     assert_eq!(error.key.as_deref(), Some("prompt"));
     assert_eq!(
         error.message,
         "`prompt` must be a string, not the integer 3"
     );
-    let error = opts.integer("k", 10, 1..=20).unwrap_err();
+    let error = self::error("steps = \"5\"");
+    assert_eq!(error.key.as_deref(), Some("steps"));
     assert_eq!(
         error.message,
-        "`k` must be an integer, not the string \"5\""
+        "`steps` must be an integer, not the string \"5\""
     );
-    assert_eq!(hint(&error), "write it as k = 10");
-    let error = opts.bool("spans", false).unwrap_err();
+    assert_eq!(hint(&error), "write it as steps = 0");
+    let error = self::error("spans = 1");
     assert_eq!(
-        (error.key.as_deref(), hint(&error)),
-        (Some("spans"), "write it as spans = true")
+        (error.key.as_deref(), error.message.as_str(), hint(&error)),
+        (
+            Some("spans"),
+            "`spans` must be true or false, not the integer 1",
+            "write it as spans = true"
+        )
     );
-    assert_eq!(opts.caption().unwrap_err().key.as_deref(), Some("caption"));
+    let error = self::error("caption = true");
+    assert_eq!(error.key.as_deref(), Some("caption"));
+    let error = self::error("steps = 0.5");
+    assert_eq!(
+        error.message,
+        "`steps` must be an integer, not the number 0.5"
+    );
+    let error = self::error("temperature = \"hot\"");
+    assert_eq!(
+        error.message,
+        "`temperature` must be a number, not the string \"hot\""
+    );
 }
 
 #[test]
-fn integers_respect_their_ranges_and_defaults() {
-    let table = options("k = 25\nt = 2\nu = 0.5");
-    let opts = Options::new("demo", &table, &["k", "t", "u", "v"]).unwrap();
-    let error = opts.integer("k", 10, 1..=20).unwrap_err();
-    assert_eq!(error.message, "k = 25 is out of range");
-    assert_eq!(hint(&error), "k must be between 1 and 20");
-    assert_eq!(opts.integer("v", 7, 1..=20), Ok(7));
-    assert_eq!(opts.integer("t", 7, 1..=20), Ok(2));
-    let error = opts.integer("u", 7, 1..=20).unwrap_err();
-    assert_eq!(error.message, "`u` must be an integer, not the number 0.5");
+fn fixed_ranges_are_checked_by_the_field_types() {
+    let error = self::error("steps = 25");
+    assert_eq!(error.key.as_deref(), Some("steps"));
+    assert_eq!(error.message, "steps = 25 is out of range");
+    assert_eq!(hint(&error), "steps must be between 1 and 20");
+    let error = self::error("temperature = 11");
+    assert_eq!(error.message, "temperature = 11 is out of range");
+    let error = self::error("top_p = 0");
+    assert_eq!(hint(&error), "top_p must be above 0 and at most 1");
+    let error = self::error("temperatures = []");
+    assert_eq!(
+        (error.key.as_deref(), error.message.as_str()),
+        (Some("temperatures"), "`temperatures` has 0 values")
+    );
+    let error = self::error("temperatures = [1, 99]");
+    assert_eq!(error.key.as_deref(), Some("temperatures"));
+    assert_eq!(error.message, "temperatures = 99 is out of range");
+    let block = read("prompt = \"robots\"\ntemperatures = [0, 1.5]\ntop_p = 0.5").unwrap();
+    assert_eq!(block.options.temperatures.0, vec![0.0, 1.5]);
+    assert_eq!(block.options.top_p, Some(Probability(0.5)));
 }
 
 #[test]
 fn layers_and_heads_are_required_and_below_the_model_size() {
-    let table = options("layer = 11\nhead = 12\nbad = -1");
-    let opts = Options::new("demo", &table, &["layer", "head", "bad", "none"]).unwrap();
-    assert_eq!(opts.layer("layer", 12), Ok(Layer(11)));
-    let error = opts.layer("layer", 11).unwrap_err();
+    let block = read("prompt = \"robots\"\nlayer = 1\nhead = 2").unwrap();
+    assert_eq!(block.layer("demo", block.options.layer), Ok(Layer(1)));
+    let error = block.head("demo", block.options.head).unwrap_err();
     assert_eq!(
         error.message,
-        "layer = 11 is out of range: the model has 11 layers"
+        "head = 2 is out of range: the model has 2 heads"
     );
-    assert_eq!(hint(&error), "layers are numbered 0 to 10");
-    let error = opts.head("head", 12).unwrap_err();
     assert_eq!(
         (error.key.as_deref(), hint(&error)),
-        (Some("head"), "heads are numbered 0 to 11")
+        (Some("head"), "heads are numbered 0 to 1")
     );
-    assert_eq!(opts.head("layer", 12), Ok(Head(11)));
-    assert!(opts.layer("bad", 12).is_err());
-    let error = opts.layer("none", 12).unwrap_err();
-    assert_eq!(error.message, "figure `demo` needs `none`");
+    assert_eq!(block.head("demo", Some(HeadKey(1))), Ok(Head(1)));
+    let error = block.layer("demo", Some(LayerKey(-1))).unwrap_err();
+    assert_eq!(hint(&error), "layers are numbered 0 to 1");
+    let error = block.layer("demo", None).unwrap_err();
+    assert_eq!(error.message, "figure `demo` needs `layer`");
+    assert_eq!(hint(&error), "add a line layer = 0 (0 to 1)");
+    assert_eq!(block.layer_or_all(None), Ok(None));
 }
 
 #[test]
 fn token_positions_count_from_either_end() {
-    let table = options("a = 0\nb = -1\nc = -4\nd = 4\ne = -5");
-    let opts = Options::new("demo", &table, &["a", "b", "c", "d", "e", "f"]).unwrap();
-    assert_eq!(opts.token("a", -1, 4), Ok(TokenIndex(0)));
-    assert_eq!(opts.token("b", 0, 4), Ok(TokenIndex(3)));
-    assert_eq!(opts.token("c", 0, 4), Ok(TokenIndex(0)));
-    assert_eq!(opts.token("f", -1, 4), Ok(TokenIndex(3)));
-    for key in ["d", "e"] {
-        let error = opts.token(key, 0, 4).unwrap_err();
-        assert_eq!(error.key.as_deref(), Some(key));
-        assert!(
-            error
-                .message
-                .ends_with("is out of range: the prompt has 4 tokens"),
-            "{error:?}"
+    let block = read("prompt = \"robots\"").unwrap();
+    assert_eq!(block.token(TokenKey(0)), Ok(TokenIndex(0)));
+    assert_eq!(block.token(TokenKey(-1)), Ok(TokenIndex(3)));
+    assert_eq!(block.token(TokenKey(-4)), Ok(TokenIndex(0)));
+    for value in [4, -5] {
+        let error = block.token(TokenKey(value)).unwrap_err();
+        assert_eq!(error.key.as_deref(), Some("token"));
+        assert_eq!(
+            error.message,
+            format!("token = {value} is out of range: the prompt has 4 tokens")
         );
         assert_eq!(
             hint(&error),
@@ -158,16 +230,26 @@ fn token_positions_count_from_either_end() {
 }
 
 #[test]
+fn counts_capped_by_the_trace_name_their_key() {
+    assert_eq!(capped::<Dims>(None, 16, 8), Ok(8));
+    assert_eq!(capped(Some(Dims(3)), 16, 8), Ok(3));
+    let error = capped(Some(Dims(9)), 16, 8).unwrap_err();
+    assert_eq!(error.key.as_deref(), Some("dims"));
+    assert_eq!(error.message, "dims = 9 is out of range");
+    assert_eq!(hint(&error), "dims must be between 1 and 8");
+}
+
+#[test]
 fn choices_suggest_the_nearest_valid_one() {
-    let table = options("scale = \"ful\"\nother = \"zzz\"");
-    let opts = Options::new("demo", &table, &["scale", "other", "absent"]).unwrap();
-    let error = opts.choice("scale", "top", &["top", "full"]).unwrap_err();
+    let error = self::error("scale = \"ful\"");
+    assert_eq!(error.key.as_deref(), Some("scale"));
     assert_eq!(error.message, "scale = \"ful\" is not a valid choice");
     assert_eq!(
         hint(&error),
         "did you mean `full`? scale is one of \"top\", \"full\""
     );
-    let error = opts.choice("other", "top", &["top", "full"]).unwrap_err();
-    assert_eq!(hint(&error), "other is one of \"top\", \"full\"");
-    assert_eq!(opts.choice("absent", "top", &["top", "full"]), Ok("top"));
+    let error = self::error("scale = \"zzz\"");
+    assert_eq!(hint(&error), "scale is one of \"top\", \"full\"");
+    assert_eq!(Scale::WORDS, ["top", "full"]);
+    assert_eq!(Scale::Full.to_string(), "full");
 }

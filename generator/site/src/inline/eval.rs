@@ -17,9 +17,10 @@ use tracebook_trace::{Tensor, Trace};
 pub struct EvalContext<'a> {
     pub scope: &'a PromptScopeView<'a>,
     pub tokenizer: &'a LazyTokenizer,
-    /// The last position's logits and their log-sum-exp, per trace (by address), computed
-    /// once per page: a page may cite hundreds of probabilities of the same prompt.
-    last_logits: RefCell<HashMap<usize, Rc<LastLogits>>>,
+    /// The last position's logits and their log-sum-exp, per prompt name (a page sees one
+    /// trace per name), computed once per page: a page may cite hundreds of probabilities
+    /// of the same prompt.
+    last_logits: RefCell<HashMap<String, Rc<LastLogits>>>,
 }
 
 impl<'a> EvalContext<'a> {
@@ -146,8 +147,7 @@ impl On<'_> {
 
     /// `logits.last` with its log-sum-exp, decoded and summed once per page.
     fn last_logits(&self) -> Result<Rc<LastLogits>, Problem> {
-        let key = std::ptr::from_ref(self.trace) as usize;
-        if let Some(found) = self.cx.last_logits.borrow().get(&key) {
+        if let Some(found) = self.cx.last_logits.borrow().get(self.name) {
             return Ok(Rc::clone(found));
         }
         let logits = self.read("logits.last")?.data;
@@ -160,7 +160,7 @@ impl On<'_> {
         self.cx
             .last_logits
             .borrow_mut()
-            .insert(key, Rc::clone(&last));
+            .insert(self.name.to_string(), Rc::clone(&last));
         Ok(last)
     }
 

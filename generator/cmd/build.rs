@@ -3,7 +3,7 @@
 use super::ui::Ui;
 use indicatif::HumanBytes;
 use std::path::{Path, PathBuf};
-use tracebook_site::BuildReport;
+use tracebook_site::{BuildReport, ClaimPolicy, Overrides};
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -14,10 +14,34 @@ pub struct Args {
     /// GitHub Pages' configure-pages step reports; enables sitemap.xml and an absolute 404 page.
     #[arg(long, value_name = "URL")]
     pub base_url: Option<String>,
+    /// What a false claim does: stop the build (error) or be reported while the site is
+    /// built (warn, while the prose is being revised). Overrides `[check] claims`.
+    #[arg(long, value_name = "POLICY")]
+    pub claims: Option<ClaimsArg>,
+}
+
+/// `--claims` of `build`.
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+pub enum ClaimsArg {
+    Error,
+    Warn,
+}
+
+impl From<ClaimsArg> for ClaimPolicy {
+    fn from(arg: ClaimsArg) -> ClaimPolicy {
+        match arg {
+            ClaimsArg::Error => ClaimPolicy::Error,
+            ClaimsArg::Warn => ClaimPolicy::Warn,
+        }
+    }
 }
 
 pub fn run(root: &Path, ui: &Ui, args: Args) -> anyhow::Result<()> {
-    match tracebook_site::build_at(root, args.out.as_deref(), args.base_url.as_deref()) {
+    let overrides = Overrides {
+        base_url: args.base_url,
+        claims: args.claims.map(ClaimPolicy::from),
+    };
+    match tracebook_site::build_at(root, args.out.as_deref(), &overrides) {
         Ok(report) => {
             if !report.warnings.is_empty() {
                 eprintln!("{}", report.warnings);
@@ -42,10 +66,11 @@ pub fn run(root: &Path, ui: &Ui, args: Args) -> anyhow::Result<()> {
 /// and indicatif is a dependency of the binary only.
 fn summary(report: &BuildReport) -> String {
     format!(
-        "built {} pages ({} figures, {} inline values) into {}: {} files, {} in {} ms",
+        "built {} pages ({} figures, {} inline values, {} claims) into {}: {} files, {} in {} ms",
         report.pages,
         report.figures,
         report.values,
+        report.claims,
         report.out_dir.display(),
         report.files,
         HumanBytes(report.bytes),

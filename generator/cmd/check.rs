@@ -1,13 +1,48 @@
-//! `tracebook check`: validate content, traces and links without writing anything.
+//! `tracebook check`: validate content, traces, links and claims without writing anything.
 
 use super::ui::Ui;
 use std::path::Path;
+use tracebook_site::{ClaimPolicy, Overrides};
 
 #[derive(clap::Args, Debug)]
-pub struct Args {}
+pub struct Args {
+    /// What false claims do: error (stop), warn (report, pass), or list (print every claim
+    /// with its values and verdict, grouped by page; fails if any is false). Overrides
+    /// `[check] claims`.
+    #[arg(long, value_name = "MODE")]
+    pub claims: Option<ClaimsMode>,
+}
 
-pub fn run(root: &Path, ui: &Ui, _args: Args) -> anyhow::Result<()> {
-    match tracebook_site::check(root) {
+/// `--claims` of `check`.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ClaimsMode {
+    Error,
+    Warn,
+    List,
+}
+
+pub fn run(root: &Path, ui: &Ui, args: Args) -> anyhow::Result<()> {
+    let list = args.claims == Some(ClaimsMode::List);
+    let overrides = Overrides {
+        base_url: None,
+        claims: args.claims.map(|mode| match mode {
+            ClaimsMode::Error => ClaimPolicy::Error,
+            // The list shows false claims itself, after the rest of the check passed.
+            ClaimsMode::Warn | ClaimsMode::List => ClaimPolicy::Warn,
+        }),
+    };
+    match tracebook_site::check_with(root, &overrides) {
+        Ok(report) if list => {
+            println!("{}", tracebook_site::claims_list(&report.claims));
+            let false_claims = report.claims.iter().filter(|c| c.fails()).count();
+            if false_claims > 0 {
+                anyhow::bail!(
+                    "{false_claims} claim{} false of the traces",
+                    if false_claims == 1 { " is" } else { "s are" }
+                );
+            }
+            Ok(())
+        }
         Ok(report) => {
             if !report.warnings.is_empty() {
                 eprintln!("{}", report.warnings);

@@ -1,5 +1,7 @@
 //! `build` and `check`: load, render in memory, check links; then write (build) or not (check).
 
+use crate::claim_report::{self, ClaimRecord};
+use crate::config::ClaimPolicy;
 use crate::diagnostic::{Diagnostic, Diagnostics};
 use crate::linkcheck::{self, OutputIndex};
 use crate::output;
@@ -19,6 +21,8 @@ pub struct BuildReport {
     pub pages: usize,
     pub figures: usize,
     pub values: usize,
+    /// Claims checked (all true, or reported as warnings under `--claims warn`).
+    pub claims: usize,
     pub files: usize,
     pub bytes: u64,
     pub elapsed: Duration,
@@ -35,6 +39,8 @@ pub struct CheckReport {
     pub figures: usize,
     pub values: usize,
     pub links: usize,
+    /// Every claim with its verdict, in series order.
+    pub claims: Vec<ClaimRecord>,
     pub elapsed: Duration,
     /// How long each stage took, in order (load, traces, render, links).
     pub timings: Vec<(&'static str, Duration)>,
@@ -42,22 +48,31 @@ pub struct CheckReport {
     pub warnings: Diagnostics,
 }
 
+/// What the command line says over tracebook.toml.
+#[derive(Debug, Clone, Default)]
+pub struct Overrides {
+    /// Where the site is published (`build --base-url`, as CI passes the address GitHub
+    /// Pages reports).
+    pub base_url: Option<String>,
+    /// What a false claim does (`--claims warn|error`), over `[check] claims`.
+    pub claims: Option<ClaimPolicy>,
+}
+
 /// Renders the site at `root` into `out` (default `root/public`), replacing it only if
 /// everything succeeded. Never loads a model.
 pub fn build(root: &Path, out: Option<&Path>) -> Result<BuildReport, Diagnostics> {
-    build_at(root, out, None)
+    build_at(root, out, &Overrides::default())
 }
 
-/// As `build`, published at `base_url` whatever tracebook.toml says (`build --base-url`, as CI
-/// passes the address GitHub Pages reports).
+/// As `build`, with the command line's `overrides`.
 pub fn build_at(
     root: &Path,
     out: Option<&Path>,
-    base_url: Option<&str>,
+    overrides: &Overrides,
 ) -> Result<BuildReport, Diagnostics> {
     let started = Instant::now();
     let mut timings = Timings::default();
-    let (rendered, warnings) = render_timed(root, base_url, &mut timings)?;
+    let (rendered, warnings) = render_timed(root, overrides, &mut timings)?;
     let out_dir = out.map_or_else(|| root.join("public"), Path::to_path_buf);
     let bytes = output::write_atomic(&out_dir, &rendered.files)?;
     timings.lap("write");
@@ -66,6 +81,7 @@ pub fn build_at(
         pages: rendered.pages,
         figures: rendered.figures,
         values: rendered.values,
+        claims: rendered.claims.len(),
         files: rendered.files.len(),
         bytes,
         elapsed: started.elapsed(),
@@ -138,14 +154,21 @@ fn theme_warnings(rendered: &RenderedSite, out: &mut Diagnostics) {
 
 /// Everything `build` checks (content, traces, templates, every link and anchor); writes nothing.
 pub fn check(root: &Path) -> Result<CheckReport, Diagnostics> {
+    check_with(root, &Overrides::default())
+}
+
+/// As `check`, with the command line's `overrides` (`--claims warn` reports false claims
+/// as warnings, so the report lists every claim).
+pub fn check_with(root: &Path, overrides: &Overrides) -> Result<CheckReport, Diagnostics> {
     let started = Instant::now();
     let mut timings = Timings::default();
-    let (rendered, warnings) = render_timed(root, None, &mut timings)?;
+    let (rendered, warnings) = render_timed(root, overrides, &mut timings)?;
     Ok(CheckReport {
         pages: rendered.pages,
         figures: rendered.figures,
         values: rendered.values,
         links: rendered.links.len(),
+        claims: rendered.claims,
         elapsed: started.elapsed(),
         timings: timings.stages,
         warnings,
@@ -179,11 +202,11 @@ impl Timings {
 /// The whole site rendered in memory, every link of every page checked.
 fn render_timed(
     root: &Path,
-    base_url: Option<&str>,
+    overrides: &Overrides,
     timings: &mut Timings,
 ) -> Result<(RenderedSite, Diagnostics), Diagnostics> {
     let mut site = Site::load_partial(root);
-    if let (Some(url), Ok((site, _))) = (base_url, site.as_mut()) {
+    if let (Some(url), Ok((site, _))) = (&overrides.base_url, site.as_mut()) {
         site.config.base_url = Some(crate::config::base_url_from_flag(url)?);
     }
     let templates = Templates::load(root);
@@ -209,8 +232,10 @@ fn render_timed(
     linkcheck::check_article_links(&index, &rendered.links, &mut out);
     linkcheck::check_template_links(&index, &rendered, &mut out);
     timings.lap("links");
-    out.into_result(()).map_err(Diagnostics::finish)?;
     let mut warnings = Diagnostics::new();
+    let policy = overrides.claims.unwrap_or(site.config.check.claims);
+    claim_report::report(&rendered.claims, policy, &mut out, &mut warnings);
+    out.into_result(()).map_err(Diagnostics::finish)?;
     description_warnings(&site, &mut warnings);
     theme_warnings(&rendered, &mut warnings);
     Ok((rendered, warnings.finish()))
@@ -220,10 +245,11 @@ impl fmt::Display for CheckReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "checked {} pages, {} figures, {} inline values and {} links in {} ms: {}",
+            "checked {} pages, {} figures, {} inline values, {} claims and {} links in {} ms: {}",
             self.pages,
             self.figures,
             self.values,
+            self.claims.len(),
             self.links,
             self.elapsed.as_millis(),
             match self.warnings.len() {

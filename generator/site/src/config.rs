@@ -26,6 +26,43 @@ pub struct SiteConfig {
     pub extra_css: Vec<String>,
     /// Raw HTML added to every page's `<head>` (a favicon, a font, analytics).
     pub extra_head: String,
+    /// `[check]`: how claims are held to account.
+    pub check: CheckSettings,
+}
+
+/// `[check]`: what a false claim does (`claims = "error"` by default, or `"warn"`) and
+/// whether pages mark checked sentences (`claim_markers`, default true).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CheckSettings {
+    #[serde(default)]
+    pub claims: ClaimPolicy,
+    #[serde(default = "yes")]
+    pub claim_markers: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+impl Default for CheckSettings {
+    fn default() -> Self {
+        CheckSettings {
+            claims: ClaimPolicy::Error,
+            claim_markers: true,
+        }
+    }
+}
+
+/// What a false claim does to a build or check.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ClaimPolicy {
+    /// An error, like a broken link: the build stops.
+    #[default]
+    Error,
+    /// A warning: reported, the site is built (while its prose is being revised).
+    Warn,
 }
 
 /// `[model]`: which model traces are made with.
@@ -48,6 +85,8 @@ struct RawConfig {
     extra_css: Vec<String>,
     #[serde(default)]
     extra_head: String,
+    #[serde(default)]
+    check: CheckSettings,
 }
 
 const TOP_KEYS: &[&str] = &[
@@ -59,9 +98,11 @@ const TOP_KEYS: &[&str] = &[
     "prompts",
     "extra_css",
     "extra_head",
+    "check",
 ];
 const MODEL_KEYS: &[&str] = &["id"];
 const TRACE_KEYS: &[&str] = &["precision", "top_k"];
+const CHECK_KEYS: &[&str] = &["claims", "claim_markers"];
 
 /// Reads `root/tracebook.toml`: the config and the prompts it shares with every article.
 pub fn load(root: &Path) -> Result<(SiteConfig, Vec<NamedPrompt>), Diagnostics> {
@@ -101,6 +142,7 @@ pub fn parse(file: &SourceFile) -> Result<(SiteConfig, Vec<NamedPrompt>), Diagno
         trace: raw.trace,
         extra_css: raw.extra_css,
         extra_head: raw.extra_head,
+        check: raw.check,
     };
     out.into_result((config, prompts))
 }
@@ -108,7 +150,11 @@ pub fn parse(file: &SourceFile) -> Result<(SiteConfig, Vec<NamedPrompt>), Diagno
 fn check_sections(doc: &TomlDoc<'_>, out: &mut Diagnostics) {
     let table = doc.table();
     doc.check_keys(table, TOP_KEYS, CONFIG_FILE, out);
-    for (section, keys) in [("model", MODEL_KEYS), ("trace", TRACE_KEYS)] {
+    for (section, keys) in [
+        ("model", MODEL_KEYS),
+        ("trace", TRACE_KEYS),
+        ("check", CHECK_KEYS),
+    ] {
         if let Some((_, value)) = entry(table, section) {
             if let Some(inner) = value.get_ref().as_table() {
                 doc.check_keys(inner, keys, &format!("[{section}]"), out);

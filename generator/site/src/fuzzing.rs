@@ -3,6 +3,7 @@
 //! formatted, so the diagnostics code runs too); a panic, a hang or a blow-up is a bug.
 //! Not part of the crate's API.
 
+use crate::claims;
 use crate::config::{self, SiteConfig, CONFIG_FILE};
 use crate::content::{self, Content};
 use crate::diagnostic::Diagnostics;
@@ -90,7 +91,7 @@ impl Fixture {
     /// Finds, parses and computes the inline values of an article body.
     pub fn inline_values(&self, body: &str) {
         let scope = PromptScopeView::new(&self.shared, &self.traces, ARTICLE);
-        let cx = EvalContext::new(&scope, &self.tokenizer);
+        let cx = EvalContext::new(&scope, &self.tokenizer, body);
         let mut problems = Vec::new();
         let substituted = inline::substitute(body, |_| false, &cx, &mut problems);
         assert_eq!(
@@ -102,6 +103,31 @@ impl Fixture {
         let file = SourceFile::from_text(ARTICLE, body);
         for problem in problems {
             let _ = file.error(problem.span, problem.message).to_string();
+        }
+    }
+
+    /// Parses `text` as a claim and decides it on the first prompt's trace, with no
+    /// vocabulary beyond the trace's (the language alone, no tokenizer).
+    pub fn claim(&self, text: &str) {
+        let Some(prompt) = self.shared.first() else {
+            return;
+        };
+        let Some(trace) = self.traces.ready(prompt.name.as_str()) else {
+            return;
+        };
+        let file = SourceFile::from_text(ARTICLE, text);
+        let evaluator = claims::Evaluator::new(trace, prompt.name.as_str(), &claims::NoVocabulary);
+        let result = claims::parse(text, 0..text.len())
+            .and_then(|expr| claims::decide(&evaluator, &expr, text));
+        match result {
+            Ok(verdict) => assert!(!verdict.detail.is_empty(), "a verdict says why"),
+            Err(problem) => {
+                assert!(
+                    problem.span.end <= text.len(),
+                    "spans stay inside the claim"
+                );
+                let _ = file.error(problem.span, problem.message).to_string();
+            }
         }
     }
 
@@ -122,6 +148,7 @@ impl Fixture {
         let scope = PromptScopeView::new(&self.shared, &self.traces, ARTICLE);
         let pages = PageIndex::new();
         let input = MarkdownInput {
+            claim_markers: true,
             body: BodyRef::new(&file, 0..body.len()),
             output: "fuzz.html",
             scope: &scope,

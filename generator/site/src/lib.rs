@@ -4,6 +4,8 @@
 //! [`build`] renders into `public/` atomically; [`check`] validates everything, links and
 //! anchors included, and writes nothing; [`collect_prompts`] lists the prompts to trace.
 
+mod claim_report;
+mod claims;
 mod commands;
 mod config;
 mod content;
@@ -32,9 +34,11 @@ mod templates;
 mod toml_doc;
 mod traces;
 
-pub use commands::{build, build_at, check, BuildReport, CheckReport};
-pub use config::{ModelSettings, SiteConfig, CONFIG_FILE};
+pub use claim_report::{list as claims_list, ClaimRecord};
+pub use commands::{build, build_at, check, check_with, BuildReport, CheckReport, Overrides};
+pub use config::{CheckSettings, ClaimPolicy, ModelSettings, SiteConfig, CONFIG_FILE};
 pub use diagnostic::{Diagnostic, Diagnostics, Snippet};
+pub use inline::Outcome as ClaimOutcome;
 pub use prompt_name::{InvalidPromptName, PromptName};
 pub use prompts::{NamedPrompt, PromptScope, SitePrompts};
 pub use render::GENERATOR;

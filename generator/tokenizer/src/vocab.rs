@@ -106,6 +106,12 @@ impl Vocab {
             .map(|t| t.id)
     }
 
+    /// The text of token `id`, when it is valid UTF-8 on its own.
+    pub fn text(&self, id: u32) -> Option<&str> {
+        let token = self.tokens.iter().find(|t| t.id == id)?;
+        std::str::from_utf8(self.bytes_of(token)).ok()
+    }
+
     /// Every token text that [`Vocab::id`] finds, once each, in no particular order.
     pub fn texts(&self) -> impl Iterator<Item = &str> {
         let mut seen = HashSet::new();

@@ -1,7 +1,8 @@
 //! Computes an inline value from its prompt's trace; every error points at the argument at fault.
 
-use super::format::Value;
+use super::format::{CheckedClaim, Outcome, Value};
 use super::parse::{Arg, Call, Index, Query};
+use crate::claims::{decide, Evaluator, Vocabulary};
 use crate::lazy_tokenizer::LazyTokenizer;
 use crate::problem::Problem;
 use crate::scope::PromptScopeView;
@@ -17,6 +18,8 @@ use tracebook_trace::{Tensor, Trace};
 pub struct EvalContext<'a> {
     pub scope: &'a PromptScopeView<'a>,
     pub tokenizer: &'a LazyTokenizer,
+    /// The article body the values are written in (claims quote themselves from it).
+    pub body: &'a str,
     /// The last position's logits and their log-sum-exp, per prompt name (a page sees one
     /// trace per name), computed once per page: a page may cite hundreds of probabilities
     /// of the same prompt.
@@ -24,12 +27,37 @@ pub struct EvalContext<'a> {
 }
 
 impl<'a> EvalContext<'a> {
-    pub fn new(scope: &'a PromptScopeView<'a>, tokenizer: &'a LazyTokenizer) -> Self {
+    pub fn new(
+        scope: &'a PromptScopeView<'a>,
+        tokenizer: &'a LazyTokenizer,
+        body: &'a str,
+    ) -> Self {
         EvalContext {
             scope,
             tokenizer,
+            body,
             last_logits: RefCell::default(),
         }
+    }
+}
+
+impl EvalContext<'_> {
+    fn text(&self, span: &Range<usize>) -> String {
+        self.body.get(span.clone()).unwrap_or_default().to_string()
+    }
+}
+
+/// The site's tokenizer as a claim's vocabulary (its word list only: loading the whole
+/// tokenizer is never needed to name a token).
+struct TokenizerVocabulary<'a>(&'a LazyTokenizer);
+
+impl Vocabulary for TokenizerVocabulary<'_> {
+    fn id(&self, text: &str) -> Option<u32> {
+        self.0.vocab().ok()?.id(text)
+    }
+
+    fn text(&self, id: u32) -> Option<String> {
+        self.0.vocab().ok()?.text(id).map(str::to_string)
     }
 }
 
@@ -45,7 +73,18 @@ pub fn evaluate(call: &Call, cx: &EvalContext<'_>) -> Result<Option<Value>, Prob
         .scope
         .resolve(&call.prompt.text, call.prompt.span.clone())?
     else {
-        return Ok(None);
+        return Ok(match &call.query {
+            Query::Claim { source, .. } => Some(Value::Claim(CheckedClaim {
+                source: cx.text(source),
+                span: source.clone(),
+                prompt: call.prompt.text.clone(),
+                outcome: Outcome::Unchecked(format!(
+                    "the trace of `{}` is missing or stale",
+                    call.prompt.text
+                )),
+            })),
+            _ => None,
+        });
     };
     let on = On {
         trace,
@@ -70,6 +109,21 @@ pub fn evaluate(call: &Call, cx: &EvalContext<'_>) -> Result<Option<Value>, Prob
         }
         Query::Value { tensor, indices } => Value::Number(on.entry(tensor, indices)?),
         Query::Shape { tensor } => Value::Shape(on.tensor(tensor)?.shape),
+        Query::Claim { expr, source } => {
+            let vocab = TokenizerVocabulary(cx.tokenizer);
+            let ev = Evaluator::new(trace, &call.prompt.text, &vocab);
+            let verdict = decide(&ev, expr, cx.body)?;
+            Value::Claim(CheckedClaim {
+                source: cx.text(source),
+                span: source.clone(),
+                prompt: call.prompt.text.clone(),
+                outcome: if verdict.holds {
+                    Outcome::Holds(verdict.detail)
+                } else {
+                    Outcome::Fails(verdict.detail)
+                },
+            })
+        }
     };
     Ok(Some(value))
 }

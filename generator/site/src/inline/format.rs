@@ -11,6 +11,30 @@ pub enum Value {
     /// A tensor entry.
     Number(f32),
     Shape(Vec<usize>),
+    /// A claim, checked: shows no text, only a marker.
+    Claim(CheckedClaim),
+}
+
+/// A claim of the prose and what the trace said to it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CheckedClaim {
+    /// The expression as written.
+    pub source: String,
+    /// Its range in the article body.
+    pub span: std::ops::Range<usize>,
+    pub prompt: String,
+    pub outcome: Outcome,
+}
+
+/// A claim's verdict.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// True of the trace, with the values that make it so.
+    Holds(String),
+    /// False of the trace, with the values that make it so.
+    Fails(String),
+    /// Not evaluated: the prompt's trace is missing or stale.
+    Unchecked(String),
 }
 
 impl Value {
@@ -22,6 +46,7 @@ impl Value {
             Value::Probability(p) => percent(*p),
             Value::Number(x) => significant(f64::from(*x), 4),
             // Sizes with their thousands grouped, as the figures write them.
+            Value::Claim(_) => String::new(),
             Value::Shape(dims) => dims
                 .iter()
                 .map(|&d| tracebook_figures::thousands(d))

@@ -6,7 +6,7 @@ mod format;
 mod parse;
 
 pub use eval::EvalContext;
-pub use format::Value;
+pub use format::{significant, CheckedClaim, Outcome, Value};
 
 use crate::problem::Problem;
 

@@ -20,9 +20,22 @@ pub enum Query {
     Id(Index),
     Top(Index),
     TopProb(Index),
-    Prob { text: String, span: Range<usize> },
-    Value { tensor: Arg, indices: Vec<Index> },
-    Shape { tensor: Arg },
+    Prob {
+        text: String,
+        span: Range<usize>,
+    },
+    Value {
+        tensor: Arg,
+        indices: Vec<Index>,
+    },
+    Shape {
+        tensor: Arg,
+    },
+    /// `{{ claim PROMPT EXPRESSION }}`: the expression as parsed and its body range.
+    Claim {
+        expr: crate::claims::Expr,
+        source: Range<usize>,
+    },
 }
 
 /// An integer argument (negative counts from the end) and where it was written.
@@ -51,6 +64,7 @@ pub const FUNCTIONS: &[(&str, &str)] = &[
     ("prob", "{{ prob PROMPT \" token\" }}"),
     ("value", "{{ value PROMPT TENSOR[i,j,...] }}"),
     ("shape", "{{ shape PROMPT TENSOR }}"),
+    ("claim", "{{ claim PROMPT EXPRESSION }}"),
 ];
 
 /// Every `{{ ... }}` outside the ranges for which `literal` holds (code, math) and not
@@ -97,6 +111,9 @@ pub fn parse(text: &str, range: Range<usize>) -> Result<Call, Problem> {
             hint,
         ));
     };
+    if name == "claim" {
+        return claim(text, range, inner, args, usage);
+    }
     let wanted = if name == "count" { 1 } else { 2 };
     if args.len() != wanted {
         let message = format!(
@@ -119,6 +136,41 @@ pub fn parse(text: &str, range: Range<usize>) -> Result<Call, Problem> {
         range,
         prompt,
         query,
+    })
+}
+
+/// `{{ claim PROMPT EXPRESSION }}`: everything after the prompt is the expression.
+fn claim(
+    text: &str,
+    range: Range<usize>,
+    inner: Range<usize>,
+    mut args: Vec<Arg>,
+    usage: &str,
+) -> Result<Call, Problem> {
+    if args.len() < 2 {
+        return Err(error(
+            range,
+            "`claim` takes a prompt and what must hold of its trace",
+            Some(format!(
+                "write {usage}, e.g. {{{{ claim animal argmax(logits.last) == id(3) }}}}"
+            )),
+        ));
+    }
+    let prompt = args.remove(0);
+    if prompt.quoted {
+        return Err(error(
+            prompt.span,
+            "a prompt is named without quotes",
+            Some(format!("write {usage}")),
+        ));
+    }
+    let source = args[0].span.start..inner.end;
+    let expr = crate::claims::parse(text, source.clone())?;
+    let source = source.start..source.start + text[source].trim_end().len();
+    Ok(Call {
+        range,
+        prompt,
+        query: Query::Claim { expr, source },
     })
 }
 

@@ -14,6 +14,7 @@ pub use headings::TocEntry;
 pub use links::{LinkRef, PageIndex, PageTarget};
 pub use math::MathRenderer;
 
+use crate::claim_report::ClaimRecord;
 use crate::diagnostic::Diagnostic;
 use crate::inline::{self, EvalContext};
 use crate::lazy_tokenizer::LazyTokenizer;
@@ -36,6 +37,8 @@ pub struct MarkdownInput<'a> {
     pub tokenizer: &'a LazyTokenizer,
     pub math: &'a MathRenderer,
     pub pages: &'a PageIndex,
+    /// Whether checked claims show a marker to readers (`[check] claim_markers`).
+    pub claim_markers: bool,
 }
 
 /// An article body as HTML, with what the page around it needs.
@@ -50,6 +53,8 @@ pub struct RenderedMarkdown {
     pub models: BTreeSet<String>,
     /// Each figure as a standalone SVG file: (output path, content).
     pub figure_files: Vec<(String, String)>,
+    /// Every claim of the body, in order, with its verdict.
+    pub claims: Vec<ClaimRecord>,
 }
 
 /// Renders a body; problems are returned as diagnostics placed in the file.
@@ -58,7 +63,7 @@ pub fn render(input: &MarkdownInput<'_>) -> (RenderedMarkdown, Vec<Diagnostic>) 
     let scan = scan::scan(&body);
     let mut diagnostics = scan.diagnostics.clone();
     let mut problems: Vec<Problem> = Vec::new();
-    let cx = EvalContext::new(input.scope, input.tokenizer);
+    let cx = EvalContext::new(input.scope, input.tokenizer, body.text);
     let substituted = inline::substitute(body.text, |i| scan.is_literal(i), &cx, &mut problems);
     let events: Vec<Spanned<'_>> = Parser::new_ext(&substituted.text, options())
         .into_offset_iter()
@@ -81,7 +86,7 @@ pub fn render(input: &MarkdownInput<'_>) -> (RenderedMarkdown, Vec<Diagnostic>) 
         &mut stats,
     );
     let events = input.math.rewrite(events, &mut problems);
-    let events = values::rewrite(events, &substituted.values);
+    let events = values::rewrite(events, &substituted.values, input.claim_markers);
     let events = highlight::rewrite(events);
     let mut out = RenderedMarkdown::default();
     let link_cx = links::LinkContext {
@@ -96,7 +101,22 @@ pub fn render(input: &MarkdownInput<'_>) -> (RenderedMarkdown, Vec<Diagnostic>) 
     out.figures = stats.count;
     out.figure_files = stats.files;
     out.models = stats.models;
-    out.values = substituted.values.iter().filter(|v| v.is_some()).count();
+    out.values = substituted
+        .values
+        .iter()
+        .filter(|v| {
+            v.as_ref()
+                .is_some_and(|v| !matches!(v, inline::Value::Claim(_)))
+        })
+        .count();
+    out.claims = substituted
+        .values
+        .iter()
+        .filter_map(|v| match v {
+            Some(inline::Value::Claim(claim)) => Some(ClaimRecord::new(&body, claim)),
+            _ => None,
+        })
+        .collect();
     diagnostics.extend(
         problems
             .into_iter()

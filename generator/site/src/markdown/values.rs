@@ -1,12 +1,18 @@
 //! Puts computed inline values where their placeholders are: in text as a styled span,
-//! in raw HTML and image descriptions as plain escaped text.
+//! in raw HTML and image descriptions as plain escaped text. A claim shows no text: in prose
+//! it becomes a quiet marker whose title (shown on hover and, by the theme's CSS, on focus,
+//! without JavaScript) says what was checked and the values that made it true.
 
 use super::Spanned;
 use crate::escape;
-use crate::inline::{self, Piece, Value};
+use crate::inline::{self, CheckedClaim, Outcome, Piece, Value};
 use pulldown_cmark::{CowStr, Event, Tag, TagEnd};
 
-pub fn rewrite<'s>(events: Vec<Spanned<'s>>, values: &[Option<Value>]) -> Vec<Spanned<'s>> {
+pub fn rewrite<'s>(
+    events: Vec<Spanned<'s>>,
+    values: &[Option<Value>],
+    markers: bool,
+) -> Vec<Spanned<'s>> {
     let mut out = Vec::with_capacity(events.len());
     let mut in_image = 0usize;
     for (event, range) in events {
@@ -23,6 +29,14 @@ pub fn rewrite<'s>(events: Vec<Spanned<'s>>, values: &[Option<Value>]) -> Vec<Sp
                 for piece in inline::expand(&text, values) {
                     match piece {
                         Piece::Text(t) => out.push((Event::Text(CowStr::from(t)), range.clone())),
+                        Piece::Value(Value::Claim(claim)) => {
+                            if markers && in_image == 0 {
+                                out.push((
+                                    Event::InlineHtml(CowStr::from(marker(claim))),
+                                    range.clone(),
+                                ));
+                            }
+                        }
                         Piece::Value(v) if in_image > 0 => {
                             out.push((Event::Text(CowStr::from(v.text())), range.clone()))
                         }
@@ -51,6 +65,32 @@ pub fn rewrite<'s>(events: Vec<Spanned<'s>>, values: &[Option<Value>]) -> Vec<Sp
         }
     }
     out
+}
+
+/// The marker of a checked claim: `✓` with what was checked as its title.
+fn marker(claim: &CheckedClaim) -> String {
+    let (class, sign, title) = match &claim.outcome {
+        Outcome::Holds(detail) => (
+            "tb-claim",
+            "✓",
+            format!("Checked against the trace of “{}”: {detail}", claim.prompt),
+        ),
+        Outcome::Fails(detail) => (
+            "tb-claim tb-claim-false",
+            "✗",
+            format!("Not true of the trace of “{}”: {detail}", claim.prompt),
+        ),
+        Outcome::Unchecked(reason) => (
+            "tb-claim tb-claim-unchecked",
+            "?",
+            format!("Not checked: {reason}"),
+        ),
+    };
+    format!(
+        "<abbr class=\"{class}\" tabindex=\"0\" title=\"{}\" data-claim=\"{}\">{sign}</abbr>",
+        crate::escape::html(&title),
+        crate::escape::html(&claim.source)
+    )
 }
 
 fn expand_escaped(html: &str, values: &[Option<Value>]) -> String {

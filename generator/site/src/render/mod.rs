@@ -7,6 +7,7 @@ mod pages;
 
 pub use context::GENERATOR;
 
+use crate::claim_report::ClaimRecord;
 use crate::content::Page;
 use crate::diagnostic::Diagnostics;
 use crate::lazy_tokenizer::LazyTokenizer;
@@ -43,6 +44,8 @@ pub struct RenderedSite {
     pub values: usize,
     /// Some page's template failed, so its HTML (and its anchors) are missing.
     pub incomplete: bool,
+    /// Every claim of every page, in series order.
+    pub claims: Vec<ClaimRecord>,
 }
 
 /// Renders `site`, with every problem of every page (the output is unusable if there are any).
@@ -80,6 +83,7 @@ pub fn render(
         rendered.figures += page.figures;
         rendered.values += page.values;
         rendered.links.extend(page.links);
+        rendered.claims.extend(page.claims);
         generated.insert(page.path.clone(), source_of(site, &page.path));
         rendered.files.insert(page.path, page.html.into_bytes());
         for (path, svg) in page.figure_files {

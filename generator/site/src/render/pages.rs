@@ -2,6 +2,7 @@
 
 use super::context::{context, ArticleContext, PageLink};
 use super::RenderEnv;
+use crate::claim_report::ClaimRecord;
 use crate::content::Page;
 use crate::diagnostic::Diagnostic;
 use crate::markdown::{self, BodyRef, LinkRef, MarkdownInput, RenderedMarkdown};
@@ -25,6 +26,8 @@ pub struct PageOutput {
     pub search: Option<SearchEntry>,
     /// The page's figures as standalone SVG files: (output path, content).
     pub figure_files: Vec<(String, String)>,
+    /// The page's claims with their verdicts.
+    pub claims: Vec<ClaimRecord>,
 }
 
 /// The `n`-th article of the series.
@@ -120,12 +123,14 @@ fn body(env: &RenderEnv<'_>, page: &Page) -> (RenderedMarkdown, PageOutput) {
         tokenizer: &env.tokenizer,
         math: &env.math,
         pages: &env.page_index,
+        claim_markers: env.site.config.check.claim_markers,
     };
     let (mut rendered, diagnostics) = markdown::render(&input);
     let out = PageOutput {
         path: page.output.clone(),
         links: std::mem::take(&mut rendered.links),
         figure_files: std::mem::take(&mut rendered.figure_files),
+        claims: std::mem::take(&mut rendered.claims),
         used: scope.into_used(),
         figures: rendered.figures,
         values: rendered.values,

@@ -1,0 +1,29 @@
+//! Claims: sentences of an article made checkable. `{{ claim PROMPT EXPR }}` states that
+//! `EXPR`, a small typed expression over the prompt's trace, is true; every build evaluates
+//! it, so prose that stops being true of the model fails the build (or warns) like a broken
+//! link. The language (documented in docs/authoring.md) has numbers, "text", tensor names
+//! with indices and slices (`blocks.1.attn.pattern[2, 3:6, :]`), the functions of
+//! [`FUNCTIONS`], arithmetic, comparisons, `in top(k)`, `and`/`or`/`not` and `all`/`any`
+//! over a range of positions.
+//!
+//! Parsing is a hand-written recursive-descent parser over a lexer with spans (the grammar
+//! is a dozen rules; a parser crate would cost more than it saves and its errors would not
+//! point at the author's text as exactly).
+
+mod ast;
+mod eval;
+mod format;
+mod lex;
+mod parse;
+mod value;
+mod verdict;
+
+pub use ast::Expr;
+pub use eval::{Evaluator, NoVocabulary, Vocabulary};
+pub use parse::parse;
+pub use verdict::decide;
+#[cfg(test)]
+pub use verdict::Verdict;
+
+#[cfg(test)]
+mod tests;

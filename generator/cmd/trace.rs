@@ -57,6 +57,7 @@ fn ad_hoc(root: &Path, args: &Args, text: &str, out: &Path) -> anyhow::Result<()
             generate: args.generate,
             ..PromptOptions::default()
         },
+        model: None,
     };
     let options = TraceOptions {
         precision: args.precision.unwrap_or_default(),

@@ -1,40 +1,20 @@
-//! `tracebook trace` over a site: every prompt of tracebook.toml and content/, missing or stale only.
+//! `tracebook trace` over a site: every prompt of tracebook.toml and content/, missing or
+//! stale only. Prompts are traced with their own `model` when they name one, else with the
+//! site's `[model] id` (or `--model`); each model is loaded once, for its prompts.
 
 use super::builtin_model::resolve_model;
 use super::trace::{needs_writing, progress, write_one, Args};
 use anyhow::bail;
 use indicatif::HumanBytes;
-use std::path::Path;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 use tracebook_model::Model;
-use tracebook_site::{collect_prompts, NamedPrompt};
+use tracebook_site::{collect_prompts, NamedPrompt, SitePrompts};
 use tracebook_trace::{DigestCache, Expected, TraceOptions};
 
 pub fn run(root: &Path, args: &Args) -> anyhow::Result<()> {
-    let site = match collect_prompts(root) {
-        Ok(site) => site,
-        Err(diagnostics) => {
-            eprintln!("{diagnostics}");
-            bail!(
-                "{} problem(s) in the site; nothing was traced",
-                diagnostics.len()
-            );
-        }
-    };
-    let prompts: Vec<&NamedPrompt> = match &args.only {
-        Some(only) => match site.get(only) {
-            Some(p) => vec![p],
-            None => bail!(
-                "no prompt named {only:?} in {}\n  hint: the site's prompts are: {}",
-                root.display(),
-                site.prompts
-                    .iter()
-                    .map(|p| p.name.to_string())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-        },
-        None => site.prompts.iter().collect(),
-    };
+    let site = load(root)?;
+    let prompts = selected(&site, root, args)?;
     if prompts.is_empty() {
         println!("the site names no prompts: nothing to trace");
         return Ok(());
@@ -43,27 +23,90 @@ pub fn run(root: &Path, args: &Args) -> anyhow::Result<()> {
         precision: args.precision.unwrap_or(site.config.trace.precision),
         top_k: args.top_k.unwrap_or(site.config.trace.top_k),
     };
-    let spec = args.model.as_deref().unwrap_or(&site.config.model.id);
-    let files = resolve_model(spec, root, !args.offline)?;
-    if spec != site.config.model.id {
-        eprintln!(
-            "note: tracing with --model {spec:?}, but tracebook.toml names [model] id = {:?}: \
-             `tracebook build` and `check` will call these traces stale until you set\n  \
-             [model]\n  id = {spec:?}\nin {} (the model a site names is the one its traces \
-             must come from)",
-            site.config.model.id,
-            root.join(tracebook_site::CONFIG_FILE).display()
-        );
+    let default_model = args.model.as_deref().unwrap_or(&site.config.model.id);
+    if default_model != site.config.model.id {
+        note_other_model(root, default_model, &site.config.model.id);
     }
-    let sha = files.weights_sha256(&DigestCache::user())?;
+    let mut by_model: BTreeMap<&str, Vec<&NamedPrompt>> = BTreeMap::new();
+    for prompt in prompts {
+        let model = prompt.spec.model.as_deref().unwrap_or(default_model);
+        by_model.entry(model).or_default().push(prompt);
+    }
+    let mut failures = Vec::new();
+    for (model, prompts) in by_model {
+        trace_with(root, &site, args, model, &prompts, &options, &mut failures)?;
+    }
+    if !failures.is_empty() {
+        for f in &failures {
+            eprintln!("error: {f}");
+        }
+        bail!("{} prompt(s) could not be traced", failures.len());
+    }
+    Ok(())
+}
 
-    let mut todo = Vec::new();
-    for prompt in &prompts {
+fn load(root: &Path) -> anyhow::Result<SitePrompts> {
+    collect_prompts(root).or_else(|diagnostics| {
+        eprintln!("{diagnostics}");
+        bail!(
+            "{} problem(s) in the site; nothing was traced",
+            diagnostics.len()
+        )
+    })
+}
+
+/// The prompts `--only` picks, or all of them.
+fn selected<'s>(
+    site: &'s SitePrompts,
+    root: &Path,
+    args: &Args,
+) -> anyhow::Result<Vec<&'s NamedPrompt>> {
+    let Some(only) = &args.only else {
+        return Ok(site.prompts.iter().collect());
+    };
+    match site.get(only) {
+        Some(p) => Ok(vec![p]),
+        None => bail!(
+            "no prompt named {only:?} in {}\n  hint: the site's prompts are: {}",
+            root.display(),
+            site.prompts
+                .iter()
+                .map(|p| p.name.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}
+
+fn note_other_model(root: &Path, spec: &str, configured: &str) {
+    eprintln!(
+        "note: tracing with --model {spec:?}, but tracebook.toml names [model] id = {configured:?}: \
+         `tracebook build` and `check` will call these traces stale until you set\n  \
+         [model]\n  id = {spec:?}\nin {} (the model a site names is the one its traces \
+         must come from)",
+        root.join(tracebook_site::CONFIG_FILE).display()
+    );
+}
+
+/// Traces the `prompts` that use `model` and are missing or stale, loading it only if one is.
+fn trace_with(
+    root: &Path,
+    site: &SitePrompts,
+    args: &Args,
+    model: &str,
+    prompts: &[&NamedPrompt],
+    options: &TraceOptions,
+    failures: &mut Vec<String>,
+) -> anyhow::Result<()> {
+    let files = resolve_model(model, root, !args.offline)?;
+    let sha = files.weights_sha256(&DigestCache::user())?;
+    let mut todo: Vec<(&NamedPrompt, PathBuf, String)> = Vec::new();
+    for prompt in prompts {
         let path = site.trace_path(root, prompt);
         let expected = Expected {
             model_id: &files.id,
             prompt: &prompt.spec,
-            options: &options,
+            options,
             weights_sha256: Some(&sha),
         };
         let reason =
@@ -74,10 +117,9 @@ pub fn run(root: &Path, args: &Args) -> anyhow::Result<()> {
     }
     let fresh = prompts.len() - todo.len();
     if todo.is_empty() {
-        println!("all {fresh} traces are up to date (model {})", files.id);
+        println!("all {fresh} traces of model {} are up to date", files.id);
         return Ok(());
     }
-
     eprintln!(
         "loading model {} from {}",
         files.id,
@@ -85,10 +127,10 @@ pub fn run(root: &Path, args: &Args) -> anyhow::Result<()> {
     );
     let model = Model::load_hashed(files, sha)?;
     let bar = progress(todo.len() as u64);
-    let (mut written, mut bytes, mut failures) = (0, 0, Vec::new());
+    let (mut written, mut bytes) = (0, 0);
     for (prompt, path, reason) in &todo {
         bar.set_message(format!("{} ({reason})", prompt.name));
-        match write_one(&model, prompt.name.as_str(), &prompt.spec, &options, path) {
+        match write_one(&model, prompt.name.as_str(), &prompt.spec, options, path) {
             Ok(n) => {
                 bar.suspend(|| println!("  wrote {} ({reason})", path.display()));
                 written += 1;
@@ -109,11 +151,5 @@ pub fn run(root: &Path, args: &Args) -> anyhow::Result<()> {
         root.join("traces").display(),
         model.files.id
     );
-    if !failures.is_empty() {
-        for f in &failures {
-            eprintln!("error: {f}");
-        }
-        bail!("{} prompt(s) could not be traced", failures.len());
-    }
     Ok(())
 }

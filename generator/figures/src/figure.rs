@@ -12,8 +12,9 @@ pub struct Figure {
     pub caption: Option<String>,
     /// What the figure shows, in words (also the SVG's `<desc>`).
     pub alt: String,
-    /// The model the figure's trace came from, e.g. "openai-community/gpt2".
-    pub model_id: String,
+    /// The models the figure's traces came from, e.g. ["openai-community/gpt2"] (two for a
+    /// `compare` of one prompt on two models).
+    pub model_ids: Vec<String>,
     /// How the drawing relates to that model, for the caption.
     pub source: Source,
     /// For figures with controls: a JSON object of the numbers the page's script redraws
@@ -35,9 +36,15 @@ pub enum Source {
 }
 
 impl Source {
-    /// The caption's sentence for model `model` (already escaped as HTML), e.g.
+    /// The caption's sentence for `models` (already escaped as HTML), e.g.
     /// "Traced with <code>openai-community/gpt2</code>."
-    pub fn sentence(self, model: &str) -> String {
+    pub fn sentence(self, models: &[String]) -> String {
+        let model = models
+            .iter()
+            .map(|m| format!("{m}</code>"))
+            .collect::<Vec<_>>()
+            .join(" and <code>");
+        let model = model.strip_suffix("</code>").unwrap_or(&model);
         match self {
             Source::Traced => format!("Traced with <code>{model}</code>."),
             Source::Config => format!("Sizes from the config of <code>{model}</code>."),
@@ -61,7 +68,7 @@ impl Figure {
             svg: render_document(&canvas, body),
             caption,
             alt: canvas.desc,
-            model_id: prompt.trace.meta.model.id.clone(),
+            model_ids: vec![prompt.trace.meta.model.id.clone()],
             source: Source::Traced,
             live: None,
         }
@@ -70,6 +77,15 @@ impl Figure {
     /// Says where the numbers come from when it is not a traced run.
     pub(crate) fn with_source(mut self, source: Source) -> Figure {
         self.source = source;
+        self
+    }
+
+    /// Credits the model of `prompt` too, when it is another one.
+    pub(crate) fn also_from(mut self, prompt: &Prompt<'_>) -> Figure {
+        let id = &prompt.trace.meta.model.id;
+        if !self.model_ids.contains(id) {
+            self.model_ids.push(id.clone());
+        }
         self
     }
 

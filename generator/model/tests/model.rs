@@ -18,6 +18,7 @@ fn prompt(text: &str, options: PromptOptions) -> PromptSpec {
     PromptSpec {
         text: text.into(),
         options,
+        model: None,
     }
 }
 

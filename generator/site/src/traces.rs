@@ -33,12 +33,20 @@ pub struct TraceSet {
 impl TraceSet {
     /// Reads `traces/<name>.json` of every prompt of the site.
     pub fn load(site: &Site) -> TraceSet {
-        let weights_sha256 = local_weights_sha256(&site.root, &site.config.model.id);
+        let mut models: BTreeMap<&str, Option<String>> = BTreeMap::new();
+        for prompt in &site.prompts {
+            let model = model_of(site, prompt);
+            if !models.contains_key(model) {
+                models.insert(model, local_weights_sha256(&site.root, model));
+            }
+        }
         let entries = site
             .prompts
             .par_iter()
             .map(|prompt| {
-                let status = read_one(site, prompt, weights_sha256.as_deref());
+                let model = model_of(site, prompt);
+                let sha = models.get(model).cloned().flatten();
+                let status = read_one(site, prompt, model, sha.as_deref());
                 (prompt.name.to_string(), status)
             })
             .collect();
@@ -106,7 +114,21 @@ impl TraceSet {
     }
 }
 
-fn read_one(site: &Site, prompt: &NamedPrompt, weights_sha256: Option<&str>) -> TraceStatus {
+/// The model `prompt` is traced with: its own `model`, else the site's.
+fn model_of<'s>(site: &'s Site, prompt: &'s NamedPrompt) -> &'s str {
+    prompt
+        .spec
+        .model
+        .as_deref()
+        .unwrap_or(&site.config.model.id)
+}
+
+fn read_one(
+    site: &Site,
+    prompt: &NamedPrompt,
+    model_id: &str,
+    weights_sha256: Option<&str>,
+) -> TraceStatus {
     let path = site.root.join(prompt.trace_file());
     if !path.is_file() {
         return TraceStatus::Missing;
@@ -116,7 +138,7 @@ fn read_one(site: &Site, prompt: &NamedPrompt, weights_sha256: Option<&str>) -> 
         Err(err) => return broken(&err.to_string(), &site.root),
     };
     let expected = Expected {
-        model_id: &site.config.model.id,
+        model_id,
         prompt: &prompt.spec,
         options: &site.config.trace,
         weights_sha256,

@@ -74,6 +74,9 @@ impl PromptOptions {
 pub struct PromptSpec {
     pub text: String,
     pub options: PromptOptions,
+    /// The model this prompt is traced with, when it is not the site's `[model] id` (a hub
+    /// id or a folder, as `[model] id` is written).
+    pub model: Option<String>,
 }
 
 impl PromptSpec {
@@ -82,6 +85,7 @@ impl PromptSpec {
         PromptSpec {
             text: text.into(),
             options: PromptOptions::default(),
+            model: None,
         }
     }
 }
@@ -103,6 +107,8 @@ struct PromptTable {
     seed: Option<u64>,
     #[serde(default, skip_serializing_if = "is_false")]
     special_tokens: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    model: Option<String>,
 }
 
 impl From<PromptTable> for PromptSpec {
@@ -117,6 +123,7 @@ impl From<PromptTable> for PromptSpec {
                 seed: t.seed,
                 special_tokens: t.special_tokens,
             },
+            model: t.model,
         }
     }
 }
@@ -132,6 +139,7 @@ impl Serialize for PromptSpec {
             top_p: o.top_p,
             seed: o.seed,
             special_tokens: o.special_tokens,
+            model: self.model.clone(),
         }
         .serialize(serializer)
     }
@@ -151,7 +159,7 @@ impl<'de> Visitor<'de> for PromptVisitor {
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str(
             "a prompt: a string, or a table with `text` and optionally \
-             generate, temperature, top_k, top_p, seed, special_tokens",
+             generate, temperature, top_k, top_p, seed, special_tokens, model",
         )
     }
 

@@ -24,7 +24,7 @@ impl Trace {
         let mut reasons = Vec::new();
         if meta.model.id != expected.model_id {
             reasons.push(format!(
-                "made by model {}, the site uses {}",
+                "made by model {}, but this prompt uses {}",
                 meta.model.id, expected.model_id
             ));
         } else if let Some(sha) = expected.weights_sha256 {

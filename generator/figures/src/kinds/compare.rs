@@ -95,7 +95,7 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
         desc: super::compare_views::describe(&pair, &rows, loss),
         css: Css::default(),
     };
-    Ok(Figure::new(canvas, body, caption, &pair.a))
+    Ok(Figure::new(canvas, body, caption, &pair.a).also_from(&pair.b))
 }
 
 /// The `other` prompt, required, resolved like `prompt`.

@@ -85,3 +85,27 @@ fn other_is_required_and_checked_like_prompt() {
 fn snapshot() {
     insta::assert_snapshot!(draw("other = \"peace\"\nk = 3").unwrap().svg);
 }
+
+#[test]
+fn one_prompt_on_two_models_credits_both() {
+    let mut other = trace_of(&[10, 11, 12, 13]);
+    other.meta.model.id = "openai-community/gpt2".into();
+    let mut traces = traces();
+    traces.0.insert("robots_gpt2".into(), other);
+    let figure = render(
+        &options("prompt = \"robots\"\nother = \"robots_gpt2\""),
+        &traces,
+    )
+    .unwrap();
+    let own = trace_of(&[10]).meta.model.id;
+    assert_eq!(
+        figure.model_ids,
+        [own.clone(), "openai-community/gpt2".into()]
+    );
+    assert_eq!(
+        figure.source.sentence(&figure.model_ids),
+        format!("Traced with <code>{own}</code> and <code>openai-community/gpt2</code>.")
+    );
+    let same = draw("other = \"peace\"").unwrap();
+    assert_eq!(same.model_ids, [own]);
+}

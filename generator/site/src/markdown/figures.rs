@@ -127,7 +127,7 @@ fn render(
     match tracebook_figures::render(kind, &options, scope) {
         Ok(figure) => {
             stats.count += 1;
-            stats.models.insert(figure.model_id.clone());
+            stats.models.extend(figure.model_ids.iter().cloned());
             let file = format!("{}.figure-{}.svg", stats.page_stem, stats.count);
             let href = file.rsplit('/').next().unwrap_or(&file).to_string();
             let html = wrap(kind, stats.count, &figure, &href);
@@ -229,7 +229,13 @@ fn wrap(kind: &str, number: usize, figure: &tracebook_figures::Figure, href: &st
         kind = escape::html(kind),
         alt = escape::html(&figure.alt),
         svg = figure.svg,
-        source = figure.source.sentence(&escape::html(&figure.model_id)),
+        source = figure.source.sentence(
+            &figure
+                .model_ids
+                .iter()
+                .map(|m| escape::html(m))
+                .collect::<Vec<_>>()
+        ),
         href = escape::html(href),
     )
 }
@@ -240,7 +246,7 @@ fn wrap(kind: &str, number: usize, figure: &tracebook_figures::Figure, href: &st
 fn standalone(figure: &tracebook_figures::Figure) -> String {
     let credit = figure
         .source
-        .sentence(&figure.model_id)
+        .sentence(&figure.model_ids)
         .replace("<code>", "")
         .replace("</code>", "");
     let text = match figure.caption.as_deref() {

@@ -40,7 +40,7 @@ pub struct HarnessConfig {
     pub skip_traces: Vec<String>,
     /// Prompts traced with another text than the site asks (a stale trace).
     pub stale_text: BTreeMap<String, String>,
-    /// The model id the traces claim (default: the site's).
+    /// The model id every trace claims (default: each prompt's own, else the site's).
     pub model_id: Option<String>,
     /// Prompts whose trace file holds garbage.
     pub corrupt: Vec<String>,
@@ -92,10 +92,6 @@ impl TempSite {
         };
         let tokenizer = Tokenizer::builtin_gpt2().unwrap();
         std::fs::create_dir_all(self.root().join("traces")).unwrap();
-        let model_id = config
-            .model_id
-            .clone()
-            .unwrap_or(site.config.model.id.clone());
         for prompt in &site.prompts {
             let name = prompt.name.as_str();
             let path = self.root().join(prompt.trace_file());
@@ -111,6 +107,13 @@ impl TempSite {
             if let Some(text) = config.stale_text.get(name) {
                 spec.text = text.clone();
             }
+            // As `tracebook trace` does: the prompt's own model, else the site's (the harness
+            // may force another, to make a stale trace).
+            let model_id = config
+                .model_id
+                .clone()
+                .or(prompt.spec.model.clone())
+                .unwrap_or(site.config.model.id.clone());
             let trace =
                 traces::plausible_trace(&tokenizer, name, &spec, &model_id, &site.config.trace);
             trace.write(&path).unwrap();

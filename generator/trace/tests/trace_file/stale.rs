@@ -50,7 +50,7 @@ fn another_model_is_named() {
     };
     assert_eq!(
         trace.stale_reason(&expected).unwrap(),
-        "made by model openai-community/gpt2, the site uses ./models/tiny"
+        "made by model openai-community/gpt2, but this prompt uses ./models/tiny"
     );
 }
 
@@ -81,6 +81,7 @@ fn prompt_text_and_options_changes_say_what_changed() {
             seed: Some(3),
             ..PromptOptions::default()
         },
+        model: None,
     };
     assert_eq!(
         reason(&trace, &generate, &options, None).unwrap(),

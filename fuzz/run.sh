@@ -15,7 +15,7 @@ seconds="${1:-600}"
 shift || true
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-    targets=(front_matter config inline_values figure page trace)
+    targets=(front_matter config inline_values figure page trace claims)
 fi
 sanitizer="${SANITIZER:-address}"
 export RUSTC_BOOTSTRAP=1

@@ -2,21 +2,14 @@
 //! on the tiny random-weights test model.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 use std::sync::OnceLock;
 
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_tracebook"))
-}
+#[path = "support/cli.rs"]
+mod cli;
 
 fn run(args: &[&str], root: &Path) -> Output {
-    bin()
-        .arg("--root")
-        .arg(root)
-        .args(args)
-        .env("XDG_CACHE_HOME", root.join(".cache"))
-        .output()
-        .unwrap()
+    cli::run(root, args)
 }
 
 /// `tracebook trace --model MODEL --prompt PROMPT --out OUT`, then `extra`, run in `root`.
@@ -28,7 +21,7 @@ fn trace_prompt(model: &str, prompt: &str, out: &Path, extra: &[&str], root: &Pa
 }
 
 fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
+    cli::text(&o.stderr)
 }
 
 /// One tiny test model for all tests of this file (written once, read-only afterwards).
@@ -37,7 +30,7 @@ fn model() -> &'static Path {
     &DIR.get_or_init(|| {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("tiny");
-        let out = bin()
+        let out = cli::tracebook(dir.path())
             .args(["dev", "test-model"])
             .arg(&path)
             .output()
@@ -196,7 +189,14 @@ fn site_trace_writes_missing_skips_fresh_and_rewrites_stale() {
     let robots = std::fs::read(site.path().join("traces/robots.json")).unwrap();
 
     let o = run(&["trace"], site.path());
-    assert!(String::from_utf8_lossy(&o.stdout).contains("all 2 traces are up to date"));
+    let said = cli::text(&o.stdout);
+    assert!(
+        said.contains(&format!(
+            "all 2 traces of model {} are up to date",
+            model().display()
+        )),
+        "{said}"
+    );
 
     std::fs::write(
         site.path().join("tracebook.toml"),

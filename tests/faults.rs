@@ -8,26 +8,14 @@ mod support;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 use support::{read_tree, sites_dir, TempSite};
 
-fn tracebook(root: &Path) -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_tracebook"));
-    command
-        .arg("--root")
-        .arg(root)
-        .env("XDG_CACHE_HOME", root.join(".cache"));
-    command
-}
+#[path = "support/cli.rs"]
+mod cli;
 
-fn run(root: &Path, args: &[&str]) -> Output {
-    tracebook(root).args(args).output().unwrap()
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
+use cli::{run, text, tracebook};
 
 /// SplitMix64, so every run kills at the same moments.
 struct Rng(tracebook_trace::SplitMix64);

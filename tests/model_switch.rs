@@ -1,0 +1,121 @@
+//! The README's model switch, as an author does it: copy the example site, point `[model] id`
+//! at another GPT-2-shaped checkpoint (random weights, the example model's sizes, so every
+//! figure's layer and head exist), `tracebook trace`; then `build --claims warn` builds every
+//! page, `check` fails and names the claims the new model made false, `check --claims list`
+//! lists them all, and the training article still builds from its prompts pinned to
+//! models/tracebook-tiny-en (the only model with a training log).
+
+#[path = "support/cli.rs"]
+mod cli;
+
+use cli::{ok, run, text};
+use std::path::Path;
+
+fn copy(from: &Path, to: &Path) {
+    for entry in walkdir::WalkDir::new(from) {
+        let entry = entry.unwrap();
+        let target = to.join(entry.path().strip_prefix(from).unwrap());
+        if entry.file_type().is_dir() {
+            std::fs::create_dir_all(&target).unwrap();
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+#[test]
+fn switching_models_lists_the_prose_to_revise_and_builds_meanwhile() {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = tempfile::tempdir().unwrap();
+    let site = dir.path();
+    for part in [
+        "content",
+        "traces",
+        "templates",
+        "static",
+        "models/tracebook-tiny-en",
+    ] {
+        copy(&repo.join(part), &site.join(part));
+    }
+    let config = std::fs::read_to_string(repo.join("tracebook.toml")).unwrap();
+    assert!(config.contains("id = \"models/tracebook-tiny-en\""));
+    std::fs::write(
+        site.join("tracebook.toml"),
+        config.replace(
+            "id = \"models/tracebook-tiny-en\"",
+            "id = \"models/random\"",
+        ),
+    )
+    .unwrap();
+    let shape = [
+        "--set",
+        "n_layer=4",
+        "--set",
+        "n_head=4",
+        "--set",
+        "n_embd=128",
+    ];
+    let mut args = vec!["dev", "test-model", "--shape", "tiny"];
+    args.extend(shape);
+    args.push("models/random");
+    ok(&run(site, &args), "dev test-model");
+
+    assert!(
+        !run(site, &["check"]).status.success(),
+        "every trace is stale now"
+    );
+    ok(&run(site, &["trace", "--offline"]), "trace");
+
+    let build = run(site, &["build", "--claims", "warn"]);
+    let summary = ok(&build, "build --claims warn");
+    let warnings = text(&build.stderr);
+    assert!(summary.contains("built"), "{summary}");
+    let false_claims = warnings.matches("warning: this claim is false").count();
+    assert!(
+        false_claims >= 10,
+        "a random model falsifies the prose:\n{warnings}"
+    );
+    assert!(site.join("public/training.html").is_file());
+    let training = std::fs::read_to_string(site.join("public/training.html")).unwrap();
+    assert!(training.contains("From the training log of <code>models/tracebook-tiny-en</code>"));
+
+    let check = run(site, &["check"]);
+    assert!(!check.status.success(), "check fails on false claims");
+    let errors = text(&check.stderr);
+    assert_eq!(
+        errors.matches("error: this claim is false").count(),
+        false_claims
+    );
+    let first = errors
+        .lines()
+        .find(|l| l.contains("error: this claim is false"))
+        .unwrap();
+    let place = first.split(": error").next().unwrap();
+    let mut parts = place.split(':');
+    assert!(parts.next().unwrap().starts_with("content/"), "{first}");
+    assert!(
+        parts.next().unwrap().parse::<usize>().is_ok(),
+        "a line: {first}"
+    );
+    assert!(
+        parts.next().unwrap().parse::<usize>().is_ok(),
+        "a column: {first}"
+    );
+    assert!(
+        first.contains(" is "),
+        "with the value that made it false: {first}"
+    );
+
+    let list = run(site, &["check", "--claims", "list"]);
+    assert!(!list.status.success());
+    let listed = text(&list.stdout);
+    assert_eq!(
+        listed.matches("  FALSE  ").count(),
+        false_claims,
+        "{listed}"
+    );
+    assert!(
+        listed.contains(&format!("{false_claims} false")),
+        "{listed}"
+    );
+}

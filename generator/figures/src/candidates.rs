@@ -80,6 +80,23 @@ pub fn at(prompt: &Prompt<'_>, position: usize) -> Result<Distribution, FigureEr
     })
 }
 
+/// The surprise −ln p (nats) at each token after the first, given the ones before it: from
+/// the exact candidate logits where the token that came next is among the stored candidates
+/// (so a figure of losses and a figure of candidates print one probability for one event),
+/// else `loss.per_token` (stored relative to its largest value, so off by up to 2⁻¹¹ of it).
+pub fn surprise(prompt: &Prompt<'_>) -> Result<Vec<f64>, FigureError> {
+    let tokens = prompt.tokens()?;
+    let n = tokens.len();
+    let stored = prompt.shaped("loss.per_token", &[n.saturating_sub(1)])?;
+    (0..n.saturating_sub(1))
+        .map(|i| {
+            let next = at(prompt, i)?;
+            let exact = next.candidates.iter().find(|c| c.id == tokens[i + 1].id);
+            Ok(exact.map_or(stored.at(&[i]), |c| -c.prob.ln()))
+        })
+        .collect()
+}
+
 /// `raw` as a vocabulary id below `vocab`, or an error about the trace.
 fn vocab_id(prompt: &Prompt<'_>, raw: f32, vocab: usize) -> Result<u32, FigureError> {
     let id = raw as u32;

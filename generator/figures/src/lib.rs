@@ -42,7 +42,7 @@ mod test_wide;
 
 pub use error::FigureError;
 pub use figure::{Figure, Source};
-pub use format::thousands;
+pub use format::{percent, thousands};
 pub use live::LiveCache;
 pub use svg::unescape_html;
 

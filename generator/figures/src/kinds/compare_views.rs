@@ -99,15 +99,10 @@ fn last(prompt: &Prompt<'_>) -> Result<candidates::Distribution, FigureError> {
 
 /// Surprise per position, over the positions both prompts have (their last 16).
 pub fn loss_rows(pair: &Pair<'_>) -> Result<Vec<Row>, FigureError> {
-    let losses = |p: &Prompt<'_>| -> Result<Vec<f64>, FigureError> {
-        let n = p.tokens()?.len();
-        Ok(p.shaped("loss.per_token", &[n.saturating_sub(1)])?
-            .data
-            .iter()
-            .map(|&v| f64::from(v))
-            .collect())
-    };
-    let (a, b) = (losses(&pair.a)?, losses(&pair.b)?);
+    let (a, b) = (
+        candidates::surprise(&pair.a)?,
+        candidates::surprise(&pair.b)?,
+    );
     let common = a.len().min(b.len());
     if common == 0 {
         return Err(FigureError::new(

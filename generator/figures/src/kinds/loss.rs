@@ -1,5 +1,6 @@
 //! `figure loss`: how surprised the model was by each token of the prompt: −ln p of the
-//! token that actually came next, given the ones before it (`loss.per_token`, in nats),
+//! token that actually came next, given the ones before it (in nats, from the candidates'
+//! exact logits where that token is among them, else `loss.per_token`),
 //! one bar per token, with p beside it and the mean (the cross-entropy training
 //! minimises) as a line. The first token has no loss: nothing comes before it.
 //!
@@ -49,12 +50,7 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
         )
         .with_hint("use a prompt of at least two tokens"));
     }
-    let losses: Vec<f64> = prompt
-        .shaped("loss.per_token", &[n - 1])?
-        .data
-        .iter()
-        .map(|&v| f64::from(v))
-        .collect();
+    let losses = crate::candidates::surprise(&prompt)?;
     // Row r is the loss of token shown.start + r + 1.
     let shown = window(n - 1, block.options.tokens.get());
     let rows = &losses[shown.clone()];

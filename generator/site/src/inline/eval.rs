@@ -108,6 +108,12 @@ pub fn evaluate(call: &Call, cx: &EvalContext<'_>) -> Result<Option<Value>, Prob
             Value::Probability(on.probability(id, span.clone())?)
         }
         Query::Value { tensor, indices } => Value::Number(on.entry(tensor, indices)?),
+        Query::Sum(terms) => Value::Sum(
+            terms
+                .iter()
+                .map(|(tensor, indices)| on.entry(tensor, indices))
+                .collect::<Result<_, _>>()?,
+        ),
         Query::Shape { tensor } => Value::Shape(on.tensor(tensor)?.shape),
         Query::Claim { expr, source } => {
             let vocab = TokenizerVocabulary(cx.tokenizer);

@@ -11,6 +11,8 @@ pub enum Value {
     /// A tensor entry.
     Number(f32),
     Shape(Vec<usize>),
+    /// A worked sum of tensor entries, shown as `a + b = c`.
+    Sum(Vec<f32>),
     /// A claim, checked: shows no text, only a marker.
     Claim(CheckedClaim),
 }
@@ -43,10 +45,12 @@ impl Value {
         match self {
             Value::Integer(n) => n.to_string(),
             Value::Token(text) => visible(text),
-            Value::Probability(p) => percent(*p),
+            // One rounding for every percentage of the site: the figures' (and tracebook.js's).
+            Value::Probability(p) => tracebook_figures::percent(*p),
             Value::Number(x) => significant(f64::from(*x), 4),
             // Sizes with their thousands grouped, as the figures write them.
             Value::Claim(_) => String::new(),
+            Value::Sum(terms) => worked_sum(terms),
             Value::Shape(dims) => dims
                 .iter()
                 .map(|&d| tracebook_figures::thousands(d))
@@ -59,6 +63,7 @@ impl Value {
     pub fn class(&self) -> &'static str {
         match self {
             Value::Token(_) => "tb-value tb-token",
+            Value::Sum(_) => "tb-value tb-number tb-sum",
             _ => "tb-value tb-number",
         }
     }
@@ -71,16 +76,48 @@ fn visible(text: &str) -> String {
         .replace('\r', "\\r")
 }
 
-/// `0.2345` → `23.4%`, `0.0001234` → `0.0123%`; three significant digits.
-pub fn percent(p: f64) -> String {
-    let pct = p * 100.0;
-    if pct == 0.0 {
-        "0%".to_string()
-    } else if pct < 0.001 {
-        "<0.001%".to_string()
+/// `a + b − c = t`, every number with the same decimals (three significant digits for the
+/// largest), and `t` the sum of the terms *as shown*, so the reader's own addition of the printed
+/// terms gives the printed total exactly. (The sum of the unrounded terms is within half a unit
+/// of the last decimal per term.)
+pub fn worked_sum(terms: &[f32]) -> String {
+    let largest = terms.iter().fold(0.0f64, |m, &t| m.max(f64::from(t).abs()));
+    let decimals = if largest > 0.0 && largest.is_finite() {
+        (2 - largest.log10().floor() as i32).clamp(0, 9)
     } else {
-        format!("{}%", significant(pct, 3))
+        0
+    };
+    let scale = 10f64.powi(decimals);
+    let units: Vec<i64> = terms
+        .iter()
+        .map(|&t| (f64::from(t) * scale).round() as i64)
+        .collect();
+    let shown = |u: i64| {
+        let text = format!(
+            "{:.prec$}",
+            u.unsigned_abs() as f64 / scale,
+            prec = decimals as usize
+        );
+        (u < 0, text)
+    };
+    let mut out = String::new();
+    for (i, &u) in units.iter().enumerate() {
+        let (negative, text) = shown(u);
+        match (i, negative) {
+            (0, true) => out.push('−'),
+            (0, false) => {}
+            (_, true) => out.push_str(" − "),
+            (_, false) => out.push_str(" + "),
+        }
+        out.push_str(&text);
     }
+    let (negative, total) = shown(units.iter().sum());
+    out.push_str(" = ");
+    if negative {
+        out.push('−');
+    }
+    out.push_str(&total);
+    out
 }
 
 /// `x` with `digits` significant digits, never in exponent form, never `-0`.
@@ -136,12 +173,27 @@ mod tests {
     }
 
     #[test]
-    fn percentages() {
-        assert_eq!(percent(0.2345), "23.4%");
-        assert_eq!(percent(1.0), "100%");
-        assert_eq!(percent(0.000123), "0.0123%");
-        assert_eq!(percent(1e-9), "<0.001%");
-        assert_eq!(percent(0.0), "0%");
+    fn worked_sums_add_up_as_printed() {
+        assert_eq!(
+            worked_sum(&[-0.02134, 0.06591]),
+            "−0.0213 + 0.0659 = 0.0446"
+        );
+        assert_eq!(worked_sum(&[1.2345, -0.5]), "1.23 − 0.50 = 0.73");
+        // 0.0004 + 0.0004 = 0.0008 unrounded, but 0.000 + 0.000 is what a reader sees.
+        assert_eq!(
+            worked_sum(&[1.0, 0.0004, 0.0004]),
+            "1.00 + 0.00 + 0.00 = 1.00"
+        );
+        assert_eq!(worked_sum(&[-3.0, -4.5]), "−3.00 − 4.50 = −7.50");
+        assert_eq!(worked_sum(&[0.0, 0.0]), "0 + 0 = 0");
+    }
+
+    #[test]
+    fn percentages_round_as_the_figures_do() {
+        assert_eq!(Value::Probability(0.2346).text(), "23.5%");
+        assert_eq!(Value::Probability(0.98).text(), "98.0%");
+        assert_eq!(Value::Probability(0.000123).text(), "0.01%");
+        assert_eq!(Value::Probability(1e-9).text(), "<0.01%");
     }
 
     #[test]

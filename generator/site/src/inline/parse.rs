@@ -31,6 +31,8 @@ pub enum Query {
     Shape {
         tensor: Arg,
     },
+    /// `{{ sum PROMPT A[i] B[j] ... }}`: a worked sum of tensor entries.
+    Sum(Vec<(Arg, Vec<Index>)>),
     /// `{{ claim PROMPT EXPRESSION }}`: the expression as parsed and its body range.
     Claim {
         expr: crate::claims::Expr,
@@ -64,6 +66,7 @@ pub const FUNCTIONS: &[(&str, &str)] = &[
     ("prob", "{{ prob PROMPT \" token\" }}"),
     ("value", "{{ value PROMPT TENSOR[i,j,...] }}"),
     ("shape", "{{ shape PROMPT TENSOR }}"),
+    ("sum", "{{ sum PROMPT TENSOR[i,...] TENSOR[j,...] ... }}"),
     ("claim", "{{ claim PROMPT EXPRESSION }}"),
 ];
 
@@ -113,6 +116,9 @@ pub fn parse(text: &str, range: Range<usize>) -> Result<Call, Problem> {
     };
     if name == "claim" {
         return claim(text, range, inner, args, usage);
+    }
+    if name == "sum" {
+        return sum(range, args, usage);
     }
     let wanted = if name == "count" { 1 } else { 2 };
     if args.len() != wanted {
@@ -171,6 +177,39 @@ fn claim(
         range,
         prompt,
         query: Query::Claim { expr, source },
+    })
+}
+
+/// `{{ sum PROMPT TERM TERM ... }}`: at least two tensor entries.
+fn sum(range: Range<usize>, mut args: Vec<Arg>, usage: &str) -> Result<Call, Problem> {
+    if args.len() < 3 {
+        return Err(error(
+            range,
+            "`sum` takes a prompt and at least two tensor entries to add",
+            Some(format!(
+                "write {usage}, e.g. {{{{ sum robots embed[1,0] pos_embed[1,0] }}}}"
+            )),
+        ));
+    }
+    let prompt = args.remove(0);
+    if prompt.quoted {
+        return Err(error(
+            prompt.span,
+            "a prompt is named without quotes",
+            Some(format!("write {usage}")),
+        ));
+    }
+    let terms = args
+        .into_iter()
+        .map(|arg| match tensor_with_indices(arg, usage)? {
+            Query::Value { tensor, indices } => Ok((tensor, indices)),
+            _ => unreachable!("tensor_with_indices returns a value query"),
+        })
+        .collect::<Result<_, Problem>>()?;
+    Ok(Call {
+        range,
+        prompt,
+        query: Query::Sum(terms),
     })
 }
 
@@ -395,6 +434,21 @@ mod tests {
             call("{{ shape p logits.last }}").unwrap().query,
             Query::Shape { .. }
         ));
+        let Query::Sum(terms) = call("{{ sum p embed[1,0] pos_embed[1,-1] }}")
+            .unwrap()
+            .query
+        else {
+            panic!()
+        };
+        let names: Vec<_> = terms
+            .iter()
+            .map(|(t, i)| (t.text.as_str(), i[1].value))
+            .collect();
+        assert_eq!(names, [("embed", 0), ("pos_embed", -1)]);
+        let one = call("{{ sum p embed[1,0] }}").unwrap_err();
+        assert!(one.message.contains("at least two"), "{}", one.message);
+        let bare = call("{{ sum p embed[1,0] pos_embed }}").unwrap_err();
+        assert!(bare.message.contains("needs indices"), "{}", bare.message);
     }
 
     #[test]

@@ -1,11 +1,14 @@
 //! `tracebook train` as a user runs it: bad input exits non-zero with the file named and
 //! writes nothing; a tiny run leaves a folder that `tracebook trace` reads.
 
+#[path = "support/cli.rs"]
+mod cli;
+
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 fn train(dir: &Path, corpus: &Path, extra: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tracebook"))
+    cli::command(dir)
         .arg("train")
         .arg("--corpus")
         .arg(corpus)
@@ -23,7 +26,7 @@ fn train(dir: &Path, corpus: &Path, extra: &[&str]) -> Output {
 }
 
 fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
+    cli::text(&o.stderr)
 }
 
 #[test]
@@ -102,7 +105,7 @@ fn a_tiny_run_writes_a_folder_that_trace_reads() {
     );
 
     let trace = dir.path().join("t.json");
-    let o = Command::new(env!("CARGO_BIN_EXE_tracebook"))
+    let o = cli::command(dir.path())
         .args([
             "trace",
             "--precision",

@@ -144,7 +144,7 @@ fn two_builds_at_once_both_finish_with_a_correct_output() {
 /// One tiny random-weights model for the trace tests.
 fn test_model(dir: &Path) -> PathBuf {
     let path = dir.join("tiny");
-    let out = Command::new(env!("CARGO_BIN_EXE_tracebook"))
+    let out = cli::command(dir)
         .args(["dev", "test-model"])
         .arg(&path)
         .output()

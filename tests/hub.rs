@@ -3,12 +3,14 @@
 //! `hf-hub` crate at it): download with progress, the cache layout, a second run offline from the
 //! cache, a dropped connection resumed without a corrupt cache, a 404 repository and a gated one.
 
+#[path = "support/cli.rs"]
+mod cli;
 #[path = "support/fake_hub.rs"]
 mod fake_hub;
 
 use fake_hub::{sha256, FakeHub, COMMIT, GATED};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 const REPO: &str = "tb/tiny";
 
@@ -20,7 +22,7 @@ struct Setup {
 fn setup() -> Setup {
     let temp = tempfile::tempdir().unwrap();
     let model = temp.path().join("served");
-    let out = Command::new(env!("CARGO_BIN_EXE_tracebook"))
+    let out = cli::command(temp.path())
         .args(["dev", "test-model"])
         .arg(&model)
         .output()
@@ -29,13 +31,11 @@ fn setup() -> Setup {
     Setup { temp, model }
 }
 
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
+use cli::text;
 
 /// `tracebook trace --prompt … --model ID` with the cache in the test's folder.
 fn trace(s: &Setup, endpoint: &str, id: &str, extra: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tracebook"))
+    cli::command(s.temp.path())
         .current_dir(s.temp.path())
         .args([
             "trace",
@@ -49,9 +49,7 @@ fn trace(s: &Setup, endpoint: &str, id: &str, extra: &[&str]) -> Output {
         .args(extra)
         .env("HF_HOME", s.temp.path().join("hf"))
         .env("HF_ENDPOINT", endpoint)
-        .env("XDG_CACHE_HOME", s.temp.path().join("cache"))
         .env_remove("HF_TOKEN")
-        .env_remove("HF_HUB_OFFLINE")
         .output()
         .unwrap()
 }

@@ -2,25 +2,17 @@
 //! with no model, its GitHub Pages workflow has the steps it needs, and neither command
 //! writes over an existing site or article.
 
+#[path = "support/cli.rs"]
+mod cli;
 #[path = "authoring/yaml.rs"]
 mod yaml;
 
+use cli::text;
 use std::path::Path;
 use std::process::{Command, Output};
 
 fn tracebook(root: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tracebook"))
-        .arg("--root")
-        .arg(root)
-        .args(args)
-        .env("XDG_CACHE_HOME", root.join(".cache"))
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap()
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
+    cli::run(root, args)
 }
 
 fn init(dir: &Path) -> Output {
@@ -220,14 +212,11 @@ fn quiet_prints_nothing_and_verbose_prints_stage_timings() {
 fn the_first_hour_works_offline_from_an_empty_folder() {
     let temp = tempfile::tempdir().unwrap();
     let run = |dir: &Path, args: &[&str]| {
-        let out = Command::new(env!("CARGO_BIN_EXE_tracebook"))
+        let out = cli::command(temp.path())
             .current_dir(dir)
             .args(args)
             .env("HOME", temp.path().join("home"))
-            .env("XDG_CACHE_HOME", temp.path().join("cache"))
-            .env("HF_HOME", temp.path().join("hf"))
             .env("HF_ENDPOINT", "http://127.0.0.1:9")
-            .env("NO_COLOR", "1")
             .output()
             .unwrap();
         assert!(

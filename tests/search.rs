@@ -1,23 +1,20 @@
 //! What `build` writes for readers beyond the pages: the offline search index (every
 //! article findable by a word of its own) and code highlighted through CSS classes.
 
+#[path = "support/cli.rs"]
+mod cli;
+
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 fn build(root: &Path, out: &Path) {
-    let output = Command::new(env!("CARGO_BIN_EXE_tracebook"))
+    let output = cli::command(&out.join(".."))
         .arg("--root")
         .arg(root)
         .args(["build", "--out"])
         .arg(out)
-        .env("XDG_CACHE_HOME", out.join("../.cache"))
         .output()
         .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    cli::ok(&output, "build");
 }
 
 /// The example site at the repository root (another site with `TRACEBOOK_EXAMPLE_ROOT`).
@@ -115,7 +112,7 @@ fn search_finds_a_word_of_every_article_of_the_example_site() {
 fn code_blocks_are_highlighted_with_classes_only() {
     let temp = tempfile::tempdir().unwrap();
     let site = temp.path().join("site");
-    let output = Command::new(env!("CARGO_BIN_EXE_tracebook"))
+    let output = cli::command(temp.path())
         .arg("init")
         .arg(&site)
         .output()

@@ -1,11 +1,14 @@
 //! `tracebook serve` as an author runs it: the real binary on a loopback port, a site edited
-//! under it, the change served within a second; a broken edit reported, and the server alive.
+//! under it, the change served (how fast: benches/serve.sh); a broken edit reported, and the server alive.
 
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
+
+#[path = "support/cli.rs"]
+mod cli;
 
 /// A running `tracebook serve`, stopped when dropped.
 struct Server {
@@ -24,11 +27,8 @@ impl Server {
     fn start(root: &Path) -> Server {
         let port = free_port();
         let log = std::fs::File::create(root.join("serve.log")).unwrap();
-        let child = Command::new(env!("CARGO_BIN_EXE_tracebook"))
-            .arg("--root")
-            .arg(root)
+        let child = cli::tracebook(root)
             .args(["serve", "--port", &port.to_string()])
-            .env("XDG_CACHE_HOME", root.join(".cache"))
             .stdout(log.try_clone().unwrap())
             .stderr(log)
             .stdin(Stdio::null())
@@ -75,7 +75,7 @@ fn free_port() -> u16 {
 
 fn new_site() -> tempfile::TempDir {
     let temp = tempfile::tempdir().unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_tracebook"))
+    let out = cli::command(temp.path())
         .arg("init")
         .arg(temp.path())
         .output()
@@ -88,13 +88,17 @@ fn new_site() -> tempfile::TempDir {
     temp
 }
 
-/// Polls `path` until its body contains `needle`; the time that took.
-fn wait_for(server: &Server, path: &str, needle: &str, limit: Duration) -> Duration {
+/// How long a test waits for the server before calling it broken: generous, since a loaded CI
+/// machine is slow; speed is a benchmark's business.
+const PATIENCE: Duration = Duration::from_secs(30);
+
+/// Polls `path` until its body contains `needle`.
+fn wait_for(server: &Server, path: &str, needle: &str, limit: Duration) {
     let started = Instant::now();
     loop {
         let (_, body) = server.get(path);
         if body.contains(needle) {
-            return started.elapsed();
+            return;
         }
         assert!(
             started.elapsed() < limit,
@@ -105,7 +109,7 @@ fn wait_for(server: &Server, path: &str, needle: &str, limit: Duration) -> Durat
 }
 
 #[test]
-fn an_edit_is_served_within_a_second_and_a_broken_one_is_reported() {
+fn an_edit_is_served_and_a_broken_one_is_reported() {
     let site = new_site();
     let root = site.path();
     let server = Server::start(root);
@@ -129,13 +133,13 @@ fn an_edit_is_served_within_a_second_and_a_broken_one_is_reported() {
         "A prompt becomes a row of numbered boxes",
     );
     std::fs::write(&article, &edited).unwrap();
-    let took = wait_for(
+    // How fast is measured by benches/serve.sh (docs/BENCHMARKS.md); here only that it happens.
+    wait_for(
         &server,
         "/tokens.html",
         "A prompt becomes a row of numbered boxes",
-        Duration::from_secs(1),
+        PATIENCE,
     );
-    eprintln!("save to served page: {} ms", took.as_millis());
 
     // A broken edit: the error reaches the page's poll, the previous build is still served.
     std::fs::write(
@@ -151,7 +155,7 @@ fn an_edit_is_served_within_a_second_and_a_broken_one_is_reported() {
             break;
         }
         assert!(
-            started.elapsed() < Duration::from_secs(1),
+            started.elapsed() < PATIENCE,
             "the error was not reported: {state}"
         );
         std::thread::sleep(Duration::from_millis(10));
@@ -165,7 +169,7 @@ fn an_edit_is_served_within_a_second_and_a_broken_one_is_reported() {
         &server,
         "/tokens.html",
         "A prompt becomes a list of ids",
-        Duration::from_secs(1),
+        PATIENCE,
     );
     let (status, _) = server.get("/no-such-page.html");
     assert!(status.contains("404"), "{status}");
@@ -177,9 +181,7 @@ fn a_busy_port_and_port_zero_are_refused_clearly() {
     let busy = TcpListener::bind("127.0.0.1:0").unwrap();
     let port = busy.local_addr().unwrap().port().to_string();
     for (port, expected) in [(port.as_str(), "already in use"), ("0", "--port 0")] {
-        let out = Command::new(env!("CARGO_BIN_EXE_tracebook"))
-            .arg("--root")
-            .arg(site.path())
+        let out = cli::tracebook(site.path())
             .args(["serve", "--port", port])
             .output()
             .unwrap();

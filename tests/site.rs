@@ -4,22 +4,16 @@
 #[path = "../generator/site/tests/support/mod.rs"]
 mod support;
 
+#[path = "support/cli.rs"]
+mod cli;
+
+use cli::text;
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 use support::{read_tree, sites_dir, TempSite};
 
 fn tracebook(root: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tracebook"))
-        .arg("--root")
-        .arg(root)
-        .args(args)
-        .env("XDG_CACHE_HOME", root.join(".cache"))
-        .output()
-        .unwrap()
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
+    cli::run(root, args)
 }
 
 #[test]
@@ -103,11 +97,10 @@ fn the_example_site_builds_from_committed_traces() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let out_dir = tempfile::tempdir().unwrap();
     let target = out_dir.path().join("public");
-    let out = Command::new(env!("CARGO_BIN_EXE_tracebook"))
+    let out = cli::command(out_dir.path())
         .arg("--root")
         .arg(root)
         .args(["build", "--out", target.to_str().unwrap()])
-        .env("XDG_CACHE_HOME", out_dir.path().join("cache"))
         .output()
         .unwrap();
     let has_traces = std::fs::read_dir(root.join("traces")).is_ok_and(|d| {

@@ -7,6 +7,7 @@ use crate::problem::Problem;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::ops::Range;
+use std::rc::Rc;
 use tracebook_trace::Trace;
 
 /// Token texts and ids beyond those the trace records (the site's tokenizer).
@@ -68,23 +69,42 @@ pub struct Evaluator<'a> {
     pub vocab: &'a dyn Vocabulary,
     vars: RefCell<Vec<(String, i64)>>,
     work: RefCell<usize>,
-    /// `logits.last` and its log-sum-exp, read once.
-    last: RefCell<Option<(Vec<f64>, f64)>>,
-    tensors: RefCell<HashMap<String, Array>>,
+    decoded: Rc<Decoded>,
 }
+
+/// A trace's tensors as claims read them, decoded once and shared by every claim on that trace
+/// (a page may check dozens against one prompt, and decoding `logits.last` is the costly part).
+#[derive(Default)]
+pub struct Decoded {
+    tensors: RefCell<HashMap<String, Rc<Array>>>,
+    last: RefCell<Option<Rc<LastLogits>>>,
+}
+
+/// `logits.last` and its log-sum-exp.
+type LastLogits = (Vec<f64>, f64);
 
 type Result<T> = std::result::Result<T, Problem>;
 
 impl<'a> Evaluator<'a> {
     pub fn new(trace: &'a Trace, prompt: &'a str, vocab: &'a dyn Vocabulary) -> Self {
+        Self::sharing(trace, prompt, vocab, Rc::default())
+    }
+
+    /// An evaluator that reads `trace`'s tensors from (and into) `decoded`, which must belong
+    /// to the same trace.
+    pub fn sharing(
+        trace: &'a Trace,
+        prompt: &'a str,
+        vocab: &'a dyn Vocabulary,
+        decoded: Rc<Decoded>,
+    ) -> Self {
         Evaluator {
             trace,
             prompt,
             vocab,
             vars: RefCell::default(),
             work: RefCell::new(0),
-            last: RefCell::default(),
-            tensors: RefCell::default(),
+            decoded,
         }
     }
 
@@ -170,8 +190,8 @@ impl<'a> Evaluator<'a> {
     }
 
     fn tensor(&self, name: &str, span: &Range<usize>) -> Result<Array> {
-        if let Some(found) = self.tensors.borrow().get(name) {
-            return Ok(found.clone());
+        if let Some(found) = self.decoded.tensors.borrow().get(name) {
+            return Ok(Array::clone(found));
         }
         if self.trace.shape(name).is_none() {
             let names: Vec<&str> = self.trace.tensor_names().collect();
@@ -210,9 +230,10 @@ impl<'a> Evaluator<'a> {
             data: tensor.data.iter().map(|&v| f64::from(v)).collect(),
             last,
         };
-        self.tensors
+        self.decoded
+            .tensors
             .borrow_mut()
-            .insert(name.to_string(), array.clone());
+            .insert(name.to_string(), Rc::new(array.clone()));
         Ok(array)
     }
 
@@ -445,15 +466,16 @@ impl<'a> Evaluator<'a> {
     }
 
     /// `logits.last` and log Σ exp over it.
-    fn last_logits(&self, span: &Range<usize>) -> Result<(Vec<f64>, f64)> {
-        if let Some(found) = self.last.borrow().as_ref() {
+    fn last_logits(&self, span: &Range<usize>) -> Result<Rc<LastLogits>> {
+        if let Some(found) = self.decoded.last.borrow().as_ref() {
             return Ok(found.clone());
         }
         let logits = self.tensor("logits.last", span)?.data;
         let max = logits.iter().copied().fold(f64::NEG_INFINITY, f64::max);
         let lse = max + logits.iter().map(|l| (l - max).exp()).sum::<f64>().ln();
-        *self.last.borrow_mut() = Some((logits.clone(), lse));
-        Ok((logits, lse))
+        let last = Rc::new((logits, lse));
+        *self.decoded.last.borrow_mut() = Some(last.clone());
+        Ok(last)
     }
 
     fn call(
@@ -526,7 +548,8 @@ impl<'a> Evaluator<'a> {
             "count" => Ok(Val::num(self.tokens() as f64)),
             "top" => {
                 let k = self.integer(&args[0])?;
-                let (logits, _) = self.last_logits(span)?;
+                let last = self.last_logits(span)?;
+                let logits = &last.0;
                 if k < 1 || k as usize > logits.len() {
                     return Err(Problem::new(
                         args[0].span.clone(),
@@ -534,11 +557,12 @@ impl<'a> Evaluator<'a> {
                     ));
                 }
                 self.charge(logits.len(), span)?;
-                Ok(Val::Ids(top_ids(&logits, k as usize)))
+                Ok(Val::Ids(top_ids(logits, k as usize)))
             }
             "prob" => {
                 let id = self.token_id(&args[0])?;
-                let (logits, lse) = self.last_logits(span)?;
+                let last = self.last_logits(span)?;
+                let (logits, lse) = (&last.0, last.1);
                 let logit = logits.get(id as usize).ok_or_else(|| {
                     Problem::new(
                         args[0].span.clone(),

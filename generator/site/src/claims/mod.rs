@@ -19,7 +19,7 @@ mod value;
 mod verdict;
 
 pub use ast::Expr;
-pub use eval::{Evaluator, NoVocabulary, Vocabulary};
+pub use eval::{Decoded, Evaluator, NoVocabulary, Vocabulary};
 pub use parse::parse;
 pub use verdict::decide;
 #[cfg(test)]

@@ -2,7 +2,7 @@
 
 use super::format::{CheckedClaim, Outcome, Value};
 use super::parse::{Arg, Call, Index, Query};
-use crate::claims::{decide, Evaluator, Vocabulary};
+use crate::claims::{decide, Decoded, Evaluator, Vocabulary};
 use crate::lazy_tokenizer::LazyTokenizer;
 use crate::problem::Problem;
 use crate::scope::PromptScopeView;
@@ -24,6 +24,8 @@ pub struct EvalContext<'a> {
     /// trace per name), computed once per page: a page may cite hundreds of probabilities
     /// of the same prompt.
     last_logits: RefCell<HashMap<String, Rc<LastLogits>>>,
+    /// The tensors claims have read, per prompt name, shared by the page's claims.
+    decoded: RefCell<HashMap<String, Rc<Decoded>>>,
 }
 
 impl<'a> EvalContext<'a> {
@@ -37,6 +39,7 @@ impl<'a> EvalContext<'a> {
             tokenizer,
             body,
             last_logits: RefCell::default(),
+            decoded: RefCell::default(),
         }
     }
 }
@@ -117,7 +120,13 @@ pub fn evaluate(call: &Call, cx: &EvalContext<'_>) -> Result<Option<Value>, Prob
         Query::Shape { tensor } => Value::Shape(on.tensor(tensor)?.shape),
         Query::Claim { expr, source } => {
             let vocab = TokenizerVocabulary(cx.tokenizer);
-            let ev = Evaluator::new(trace, &call.prompt.text, &vocab);
+            let decoded = Rc::clone(
+                cx.decoded
+                    .borrow_mut()
+                    .entry(call.prompt.text.clone())
+                    .or_default(),
+            );
+            let ev = Evaluator::sharing(trace, &call.prompt.text, &vocab, decoded);
             let verdict = decide(&ev, expr, cx.body)?;
             Value::Claim(CheckedClaim {
                 source: cx.text(source),

@@ -55,9 +55,10 @@ fn switching_models_lists_the_prose_to_revise_and_builds_meanwhile() {
         "--set",
         "n_embd=128",
     ];
+    let random = site.join("models/random");
     let mut args = vec!["dev", "test-model", "--shape", "tiny"];
     args.extend(shape);
-    args.push("models/random");
+    args.push(random.to_str().unwrap());
     ok(&run(site, &args), "dev test-model");
 
     assert!(

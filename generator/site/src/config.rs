@@ -4,6 +4,7 @@ use crate::diagnostic::{Diagnostic, Diagnostics};
 use crate::prompts::{parse_prompt_table, NamedPrompt, PromptScope};
 use crate::source::SourceFile;
 use crate::toml_doc::{entry, TomlDoc};
+use crate::words::Words;
 use serde::Deserialize;
 use std::path::Path;
 use tracebook_trace::TraceOptions;
@@ -28,6 +29,8 @@ pub struct SiteConfig {
     pub extra_head: String,
     /// `[check]`: how claims are held to account.
     pub check: CheckSettings,
+    /// `language` and `[words]`: the theme's words.
+    pub words: Words,
 }
 
 /// `[check]`: what a false claim does (`claims = "error"` by default, or `"warn"`) and
@@ -99,6 +102,8 @@ const TOP_KEYS: &[&str] = &[
     "extra_css",
     "extra_head",
     "check",
+    "language",
+    "words",
 ];
 const MODEL_KEYS: &[&str] = &["id"];
 const TRACE_KEYS: &[&str] = &["precision", "top_k"];
@@ -130,6 +135,7 @@ pub fn parse(file: &SourceFile) -> Result<(SiteConfig, Vec<NamedPrompt>), Diagno
         .deserialize(&doc.root)
         .map_err(|d| with_missing_hint(d, file))?;
     let base_url = raw.base_url.map(|url| check_base_url(&doc, url, &mut out));
+    let words = crate::words::from_config(&doc, &mut out);
     let prompts = match entry(doc.table(), "prompts") {
         Some((_, value)) => parse_prompt_table(&doc, value, PromptScope::Shared, &mut out),
         None => Vec::new(),
@@ -143,6 +149,7 @@ pub fn parse(file: &SourceFile) -> Result<(SiteConfig, Vec<NamedPrompt>), Diagno
         extra_css: raw.extra_css,
         extra_head: raw.extra_head,
         check: raw.check,
+        words,
     };
     out.into_result((config, prompts))
 }

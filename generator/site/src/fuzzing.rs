@@ -149,6 +149,7 @@ impl Fixture {
         let pages = PageIndex::new();
         let input = MarkdownInput {
             claim_markers: true,
+            words: &self.config.words,
             body: BodyRef::new(&file, 0..body.len()),
             output: "fuzz.html",
             scope: &scope,

@@ -33,6 +33,7 @@ use tracebook_trace::suggest;
 mod templates;
 mod toml_doc;
 mod traces;
+mod words;
 
 pub use claim_report::{list as claims_list, ClaimRecord};
 pub use commands::{build, build_at, check, check_with, BuildReport, CheckReport, Overrides};

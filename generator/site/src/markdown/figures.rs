@@ -6,6 +6,7 @@ use crate::escape;
 use crate::problem::Problem;
 use crate::scope::PromptScopeView;
 use crate::suggest;
+use crate::words::Words;
 use pulldown_cmark::{CodeBlockKind, CowStr, Event, Tag, TagEnd};
 use std::collections::BTreeSet;
 use std::ops::Range;
@@ -37,6 +38,7 @@ pub fn rewrite<'s>(
     source: &str,
     unclosed: &[usize],
     scope: &PromptScopeView<'_>,
+    words: &Words,
     problems: &mut Vec<Problem>,
     stats: &mut FigureStats,
 ) -> Vec<Spanned<'s>> {
@@ -56,7 +58,7 @@ pub fn rewrite<'s>(
             // Already reported: the rest of the file is not a figure body worth reading.
             continue;
         }
-        if let Some(html) = render(&block, scope, problems, stats) {
+        if let Some(html) = render(&block, scope, words, problems, stats) {
             out.push((Event::Html(CowStr::from(html)), range));
         }
     }
@@ -94,6 +96,7 @@ fn collect<'s>(
 fn render(
     block: &Block,
     scope: &PromptScopeView<'_>,
+    words: &Words,
     problems: &mut Vec<Problem>,
     stats: &mut FigureStats,
 ) -> Option<String> {
@@ -130,7 +133,7 @@ fn render(
             stats.models.extend(figure.model_ids.iter().cloned());
             let file = format!("{}.figure-{}.svg", stats.page_stem, stats.count);
             let href = file.rsplit('/').next().unwrap_or(&file).to_string();
-            let html = wrap(kind, stats.count, &figure, &href);
+            let html = wrap(kind, stats.count, &figure, &href, words);
             stats.files.push((file, standalone(&figure)));
             Some(html)
         }
@@ -202,7 +205,13 @@ fn key_span(block: &Block, key: &str) -> Range<usize> {
 /// `<figure>` with the SVG, its description for screen readers, the numbers its controls
 /// redraw it from (for the page's script, `tracebook.js`; inert without it), and a caption
 /// that says which model made the trace.
-fn wrap(kind: &str, number: usize, figure: &tracebook_figures::Figure, href: &str) -> String {
+fn wrap(
+    kind: &str,
+    number: usize,
+    figure: &tracebook_figures::Figure,
+    href: &str,
+    words: &Words,
+) -> String {
     // `<\/` keeps the JSON (numbers and base64 only) from ever closing the script element.
     let live = figure
         .live
@@ -222,9 +231,9 @@ fn wrap(kind: &str, number: usize, figure: &tracebook_figures::Figure, href: &st
     format!(
         "<figure class=\"tb-figure tb-figure-{kind}\" id=\"figure-{number}\">\n\
          <div class=\"tb-figure-art\" role=\"img\" aria-label=\"{alt}\">{svg}</div>\n\
-         {live}<figcaption><span class=\"tb-figure-number\">Figure {number}.</span>{caption} \
+         {live}<figcaption><span class=\"tb-figure-number\">{figure_word} {number}.</span>{caption} \
          <span class=\"tb-figure-model\">{source}</span> \
-         <a class=\"tb-figure-download\" href=\"{href}\" download>Download SVG</a></figcaption>\n\
+         <a class=\"tb-figure-download\" href=\"{href}\" download>{download}</a></figcaption>\n\
          </figure>\n",
         kind = escape::html(kind),
         alt = escape::html(&figure.alt),
@@ -237,6 +246,8 @@ fn wrap(kind: &str, number: usize, figure: &tracebook_figures::Figure, href: &st
                 .collect::<Vec<_>>()
         ),
         href = escape::html(href),
+        figure_word = escape::html(words.get("figure")),
+        download = escape::html(words.get("download_svg")),
     )
 }
 

@@ -1,6 +1,7 @@
 //! Markdown to HTML: pulldown-cmark with the project's options, then small event rewriters
 //! (figures, math, inline values, links, heading ids) and the table of contents.
 
+mod callouts;
 mod figures;
 mod headings;
 mod highlight;
@@ -21,6 +22,7 @@ use crate::lazy_tokenizer::LazyTokenizer;
 use crate::problem::Problem;
 use crate::scope::PromptScopeView;
 use crate::source::{Location, SourceFile};
+use crate::words::Words;
 use pulldown_cmark::{Event, Options, Parser};
 use std::collections::BTreeSet;
 use std::ops::Range;
@@ -39,6 +41,8 @@ pub struct MarkdownInput<'a> {
     pub pages: &'a PageIndex,
     /// Whether checked claims show a marker to readers (`[check] claim_markers`).
     pub claim_markers: bool,
+    /// The theme's words (figure captions, claim markers, callout titles).
+    pub words: &'a Words,
 }
 
 /// An article body as HTML, with what the page around it needs.
@@ -82,11 +86,17 @@ pub fn render(input: &MarkdownInput<'_>) -> (RenderedMarkdown, Vec<Diagnostic>) 
         &substituted.text,
         &scan.unclosed,
         input.scope,
+        input.words,
         &mut problems,
         &mut stats,
     );
     let events = input.math.rewrite(events, &mut problems);
-    let events = values::rewrite(events, &substituted.values, input.claim_markers);
+    let events = values::rewrite(
+        events,
+        &substituted.values,
+        input.claim_markers.then_some(input.words),
+    );
+    let events = callouts::rewrite(events, input.words, &mut problems);
     let events = highlight::rewrite(events);
     let mut out = RenderedMarkdown::default();
     let link_cx = links::LinkContext {
@@ -134,6 +144,8 @@ pub fn options() -> Options {
         | Options::ENABLE_SMART_PUNCTUATION
         | Options::ENABLE_HEADING_ATTRIBUTES
         | Options::ENABLE_MATH
+        | Options::ENABLE_DEFINITION_LIST
+        | Options::ENABLE_GFM
 }
 
 /// An article body: `text` is `file.text[base..]`, and ranges into it map back to the file.

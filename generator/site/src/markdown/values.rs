@@ -6,12 +6,14 @@
 use super::Spanned;
 use crate::escape;
 use crate::inline::{self, CheckedClaim, Outcome, Piece, Value};
+use crate::words::Words;
 use pulldown_cmark::{CowStr, Event, Tag, TagEnd};
 
+/// Places `values`; claims get a marker worded by `markers` (None: no marker).
 pub fn rewrite<'s>(
     events: Vec<Spanned<'s>>,
     values: &[Option<Value>],
-    markers: bool,
+    markers: Option<&Words>,
 ) -> Vec<Spanned<'s>> {
     let mut out = Vec::with_capacity(events.len());
     let mut in_image = 0usize;
@@ -30,9 +32,9 @@ pub fn rewrite<'s>(
                     match piece {
                         Piece::Text(t) => out.push((Event::Text(CowStr::from(t)), range.clone())),
                         Piece::Value(Value::Claim(claim)) => {
-                            if markers && in_image == 0 {
+                            if let Some(words) = markers.filter(|_| in_image == 0) {
                                 out.push((
-                                    Event::InlineHtml(CowStr::from(marker(claim))),
+                                    Event::InlineHtml(CowStr::from(marker(claim, words))),
                                     range.clone(),
                                 ));
                             }
@@ -68,22 +70,23 @@ pub fn rewrite<'s>(
 }
 
 /// The marker of a checked claim: `✓` with what was checked as its title.
-fn marker(claim: &CheckedClaim) -> String {
+fn marker(claim: &CheckedClaim, words: &Words) -> String {
+    let prompt = [("prompt", claim.prompt.as_str())];
     let (class, sign, title) = match &claim.outcome {
         Outcome::Holds(detail) => (
             "tb-claim",
             "✓",
-            format!("Checked against the trace of “{}”: {detail}", claim.prompt),
+            format!("{}: {detail}", words.fill("claim_checked", &prompt)),
         ),
         Outcome::Fails(detail) => (
             "tb-claim tb-claim-false",
             "✗",
-            format!("Not true of the trace of “{}”: {detail}", claim.prompt),
+            format!("{}: {detail}", words.fill("claim_false", &prompt)),
         ),
         Outcome::Unchecked(reason) => (
             "tb-claim tb-claim-unchecked",
             "?",
-            format!("Not checked: {reason}"),
+            format!("{}: {reason}", words.get("claim_unchecked")),
         ),
     };
     format!(

@@ -2,6 +2,7 @@
 
 use crate::config::SiteConfig;
 use crate::markdown::TocEntry;
+use crate::words::Words;
 use serde::Serialize;
 
 /// The name and version written into every page's generator meta tag and colophon.
@@ -19,6 +20,9 @@ pub struct SiteContext {
     pub extra_css: Vec<String>,
     /// Raw HTML for every page's head (`extra_head`).
     pub extra_head: String,
+    /// The theme's words (`words` in templates; `words.language` is the pages' language).
+    #[serde(skip)]
+    pub words: Words,
 }
 
 impl SiteContext {
@@ -30,6 +34,7 @@ impl SiteContext {
             model_id: config.model.id.clone(),
             extra_css: config.extra_css.clone(),
             extra_head: config.extra_head.clone(),
+            words: config.words.clone(),
         }
     }
 }
@@ -52,6 +57,8 @@ pub struct ArticleContext {
     pub toc: Vec<TocEntry>,
     /// 1-based position in the series.
     pub number: usize,
+    /// "Part 3 of 15", in the site's language.
+    pub part: String,
     pub previous: Option<PageLink>,
     pub next: Option<PageLink>,
     /// This page's path relative to the output root.
@@ -71,5 +78,18 @@ pub fn context(
     context.insert("models", models);
     context.insert("pages", pages);
     context.insert("generator", GENERATOR);
+    context.insert("words", &site.words);
+    let models: Vec<String> = models
+        .iter()
+        .map(|m| format!("<code>{}</code>", crate::escape::html(m)))
+        .collect();
+    let credit = site.words.fill_html(
+        "model_credit",
+        &[
+            ("models", &models.join(", ")),
+            ("command", "<code>tracebook trace</code>"),
+        ],
+    );
+    context.insert("model_credit", &credit);
     context
 }

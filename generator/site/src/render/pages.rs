@@ -47,6 +47,13 @@ pub fn article(env: &RenderEnv<'_>, n: usize) -> PageOutput {
         content: body.html,
         toc: body.toc,
         number: n + 1,
+        part: env.site_context.words.fill(
+            "part",
+            &[
+                ("n", &(n + 1).to_string()),
+                ("total", &env.series.len().to_string()),
+            ],
+        ),
         previous: n.checked_sub(1).and_then(link),
         next: link(n + 1),
         path: page.output.clone(),
@@ -100,11 +107,21 @@ pub fn not_found(env: &RenderEnv<'_>) -> PageOutput {
             ..link_from("", p)
         })
         .collect();
-    let cx = context(
+    let mut cx = context(
         &env.site_context,
         &root,
         std::slice::from_ref(&env.site_context.model_id),
         &pages,
+    );
+    let words = &env.site_context.words;
+    let home = format!(
+        "<a href=\"{}index.html\">{}</a>",
+        crate::escape::html(&root),
+        crate::escape::html(words.get("home_page"))
+    );
+    cx.insert(
+        "not_found",
+        &words.fill_html("not_found", &[("home", &home)]),
     );
     let mut out = PageOutput {
         path: "404.html".into(),
@@ -124,6 +141,7 @@ fn body(env: &RenderEnv<'_>, page: &Page) -> (RenderedMarkdown, PageOutput) {
         math: &env.math,
         pages: &env.page_index,
         claim_markers: env.site.config.check.claim_markers,
+        words: &env.site.config.words,
     };
     let (mut rendered, diagnostics) = markdown::render(&input);
     let out = PageOutput {

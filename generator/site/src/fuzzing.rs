@@ -150,6 +150,7 @@ impl Fixture {
         let input = MarkdownInput {
             claim_markers: true,
             words: &self.config.words,
+            refs: &crate::refs::RefIndex::default(),
             body: BodyRef::new(&file, 0..body.len()),
             output: "fuzz.html",
             scope: &scope,

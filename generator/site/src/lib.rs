@@ -24,6 +24,7 @@ mod paths;
 mod problem;
 mod prompt_name;
 mod prompts;
+mod refs;
 mod render;
 mod scope;
 mod search;

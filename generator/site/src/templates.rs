@@ -34,6 +34,10 @@ pub const DEFAULTS: &[(&str, &str)] = &[
         "partials/footer.html",
         include_str!("../defaults/templates/partials/footer.html"),
     ),
+    (
+        "partials/sidebar.html",
+        include_str!("../defaults/templates/partials/sidebar.html"),
+    ),
 ];
 
 /// The templates of a site, ready to render.

@@ -5,8 +5,10 @@ use super::parse::{Arg, Call, Index, Query};
 use crate::claims::{decide, Decoded, Evaluator, Vocabulary};
 use crate::lazy_tokenizer::LazyTokenizer;
 use crate::problem::Problem;
+use crate::refs::{RefIndex, RefKind};
 use crate::scope::PromptScopeView;
 use crate::suggest;
+use crate::words::Words;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::ops::Range;
@@ -26,6 +28,17 @@ pub struct EvalContext<'a> {
     last_logits: RefCell<HashMap<String, Rc<LastLogits>>>,
     /// The tensors claims have read, per prompt name, shared by the page's claims.
     decoded: RefCell<HashMap<String, Rc<Decoded>>>,
+    /// What `{{ ref ID }}` points at, seen from this page.
+    pub refs: Option<Refs<'a>>,
+}
+
+/// The site's reference targets and the page that refers to them.
+#[derive(Clone, Copy)]
+pub struct Refs<'a> {
+    pub index: &'a RefIndex,
+    /// The referring page's output path.
+    pub page: &'a str,
+    pub words: &'a Words,
 }
 
 impl<'a> EvalContext<'a> {
@@ -40,6 +53,7 @@ impl<'a> EvalContext<'a> {
             body,
             last_logits: RefCell::default(),
             decoded: RefCell::default(),
+            refs: None,
         }
     }
 }
@@ -72,6 +86,9 @@ struct LastLogits {
 
 /// The value, or None when the prompt's trace is unavailable (reported at its declaration).
 pub fn evaluate(call: &Call, cx: &EvalContext<'_>) -> Result<Option<Value>, Problem> {
+    if let Query::Ref = call.query {
+        return reference(&call.prompt, cx).map(Some);
+    }
     let Some(trace) = cx
         .scope
         .resolve(&call.prompt.text, call.prompt.span.clone())?
@@ -118,6 +135,7 @@ pub fn evaluate(call: &Call, cx: &EvalContext<'_>) -> Result<Option<Value>, Prob
                 .collect::<Result<_, _>>()?,
         ),
         Query::Shape { tensor } => Value::Shape(on.tensor(tensor)?.shape),
+        Query::Ref => unreachable!("a reference has no prompt: evaluated above"),
         Query::Claim { expr, source } => {
             let vocab = TokenizerVocabulary(cx.tokenizer);
             let decoded = Rc::clone(
@@ -141,6 +159,66 @@ pub fn evaluate(call: &Call, cx: &EvalContext<'_>) -> Result<Option<Value>, Prob
         }
     };
     Ok(Some(value))
+}
+
+/// `{{ ref ID }}`: "Figure 3" (or the heading's text) linked to its target; on another page
+/// "Figure 2 of *Page*".
+fn reference(id: &Arg, cx: &EvalContext<'_>) -> Result<Value, Problem> {
+    let Some(refs) = cx.refs else {
+        return Err(Problem::new(id.span.clone(), "`ref` is not available here"));
+    };
+    let Some(target) = refs.index.get(&id.text) else {
+        let ids: Vec<&str> = refs.index.ids().collect();
+        let hint = suggest::hint(&id.text, &ids, "ids are").unwrap_or_else(|| {
+            "give the figure an id (`id = \"fig-heads\"` in its block) or the heading one (`## Scores {#scores}`)".into()
+        });
+        return Err(Problem::new(
+            id.span.clone(),
+            format!("no figure or heading has the id `{}`", id.text),
+        )
+        .with_hint(hint));
+    };
+    let words = refs.words;
+    let (name, name_html) = match &target.kind {
+        RefKind::Figure(n) => {
+            let text = format!("{} {n}", words.get("figure"));
+            (text.clone(), crate::escape::html(&text))
+        }
+        RefKind::Section(title) => (
+            format!("“{title}”"),
+            format!("“{}”", crate::escape::html(title)),
+        ),
+    };
+    let same_page = target.page == refs.page;
+    let href = if same_page {
+        format!("#{}", target.anchor)
+    } else {
+        format!(
+            "{}#{}",
+            crate::paths::relative(crate::paths::parent(refs.page), &target.page),
+            target.anchor
+        )
+    };
+    let (text, inner) = if same_page {
+        (name, name_html)
+    } else {
+        let key = match target.kind {
+            RefKind::Figure(_) => ("figure_on_page", "figure"),
+            RefKind::Section(_) => ("section_on_page", "section"),
+        };
+        let page_html = format!("<em>{}</em>", crate::escape::html(&target.page_title));
+        (
+            words.fill(key.0, &[(key.1, &name), ("page", &target.page_title)]),
+            words.fill_html(key.0, &[(key.1, &name_html), ("page", &page_html)]),
+        )
+    };
+    Ok(Value::Ref {
+        html: format!(
+            "<a class=\"tb-ref\" href=\"{}\">{inner}</a>",
+            crate::escape::html(&href)
+        ),
+        text,
+    })
 }
 
 /// One prompt's trace and where the prompt was named.

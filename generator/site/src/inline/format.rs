@@ -11,6 +11,11 @@ pub enum Value {
     /// A tensor entry.
     Number(f32),
     Shape(Vec<usize>),
+    /// A cross-reference: its text ("Figure 3") and its HTML (a link).
+    Ref {
+        text: String,
+        html: String,
+    },
     /// A worked sum of tensor entries, shown as `a + b = c`.
     Sum(Vec<f32>),
     /// A claim, checked: shows no text, only a marker.
@@ -51,6 +56,7 @@ impl Value {
             // Sizes with their thousands grouped, as the figures write them.
             Value::Claim(_) => String::new(),
             Value::Sum(terms) => worked_sum(terms),
+            Value::Ref { text, .. } => text.clone(),
             Value::Shape(dims) => dims
                 .iter()
                 .map(|&d| tracebook_figures::thousands(d))

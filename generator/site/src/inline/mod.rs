@@ -5,7 +5,7 @@ mod eval;
 mod format;
 mod parse;
 
-pub use eval::EvalContext;
+pub use eval::{EvalContext, Refs};
 pub use format::{significant, CheckedClaim, Outcome, Value};
 
 use crate::problem::Problem;

@@ -31,6 +31,8 @@ pub enum Query {
     Shape {
         tensor: Arg,
     },
+    /// `{{ ref ID }}`: a link to a figure or heading (the call's `prompt` is the id).
+    Ref,
     /// `{{ sum PROMPT A[i] B[j] ... }}`: a worked sum of tensor entries.
     Sum(Vec<(Arg, Vec<Index>)>),
     /// `{{ claim PROMPT EXPRESSION }}`: the expression as parsed and its body range.
@@ -68,6 +70,7 @@ pub const FUNCTIONS: &[(&str, &str)] = &[
     ("shape", "{{ shape PROMPT TENSOR }}"),
     ("sum", "{{ sum PROMPT TENSOR[i,...] TENSOR[j,...] ... }}"),
     ("claim", "{{ claim PROMPT EXPRESSION }}"),
+    ("ref", "{{ ref ID }}"),
 ];
 
 /// Every `{{ ... }}` outside the ranges for which `literal` holds (code, math) and not
@@ -119,6 +122,20 @@ pub fn parse(text: &str, range: Range<usize>) -> Result<Call, Problem> {
     }
     if name == "sum" {
         return sum(range, args, usage);
+    }
+    if name == "ref" {
+        let [id] = <[Arg; 1]>::try_from(args).map_err(|args| {
+            error(
+                range.clone(),
+                format!("`ref` takes one id, not {}", args.len()),
+                Some(format!("write {usage}, with the id of a figure (`id = \"fig-heads\"` in its block) or a heading (`## Scores {{#scores}}`)")),
+            )
+        })?;
+        return Ok(Call {
+            range,
+            prompt: id,
+            query: Query::Ref,
+        });
     }
     let wanted = if name == "count" { 1 } else { 2 };
     if args.len() != wanted {

@@ -104,7 +104,7 @@ fn render(
         Ok(kind) => kind,
         Err(problem) => return fail(problems, problem),
     };
-    let options: toml::Table = match toml::from_str(&block.body) {
+    let mut options: toml::Table = match toml::from_str(&block.body) {
         Ok(options) => options,
         Err(err) => {
             let span = err.span().unwrap_or(0..0);
@@ -120,6 +120,19 @@ fn render(
             );
         }
     };
+    // `id` names the figure for `{{ ref ID }}` (refs.rs); the figure itself never sees it.
+    let id = match options.remove("id") {
+        None => None,
+        Some(toml::Value::String(id)) if crate::refs::valid_id(&id) => Some(id),
+        Some(_) => return fail(
+            problems,
+            Problem::new(
+                key_span(block, "id"),
+                "a figure's id is a word of letters, digits, `-` and `_`, starting with a letter",
+            )
+            .with_hint("e.g. id = \"fig-heads\"; `{{ ref fig-heads }}` then links to the figure"),
+        ),
+    };
     if let Some(toml::Value::String(prompt)) = options.get("prompt") {
         match scope.resolve(prompt, key_span(block, "prompt")) {
             Ok(Some(_)) => {}
@@ -133,7 +146,8 @@ fn render(
             stats.models.extend(figure.model_ids.iter().cloned());
             let file = format!("{}.figure-{}.svg", stats.page_stem, stats.count);
             let href = file.rsplit('/').next().unwrap_or(&file).to_string();
-            let html = wrap(kind, stats.count, &figure, &href, words);
+            let anchor = id.unwrap_or_else(|| format!("figure-{}", stats.count));
+            let html = wrap(kind, stats.count, &anchor, &figure, &href, words);
             stats.files.push((file, standalone(&figure)));
             Some(html)
         }
@@ -208,6 +222,7 @@ fn key_span(block: &Block, key: &str) -> Range<usize> {
 fn wrap(
     kind: &str,
     number: usize,
+    anchor: &str,
     figure: &tracebook_figures::Figure,
     href: &str,
     words: &Words,
@@ -229,13 +244,14 @@ fn wrap(
         .map(|c| format!(" {}", escape::html(c)))
         .unwrap_or_default();
     format!(
-        "<figure class=\"tb-figure tb-figure-{kind}\" id=\"figure-{number}\">\n\
+        "<figure class=\"tb-figure tb-figure-{kind}\" id=\"{anchor}\">\n\
          <div class=\"tb-figure-art\" role=\"img\" aria-label=\"{alt}\">{svg}</div>\n\
          {live}<figcaption><span class=\"tb-figure-number\">{figure_word} {number}.</span>{caption} \
          <span class=\"tb-figure-model\">{source}</span> \
          <a class=\"tb-figure-download\" href=\"{href}\" download>{download}</a></figcaption>\n\
          </figure>\n",
         kind = escape::html(kind),
+        anchor = escape::html(anchor),
         alt = escape::html(&figure.alt),
         svg = figure.svg,
         source = figure.source.sentence(

@@ -20,6 +20,7 @@ use crate::diagnostic::Diagnostic;
 use crate::inline::{self, EvalContext};
 use crate::lazy_tokenizer::LazyTokenizer;
 use crate::problem::Problem;
+use crate::refs::RefIndex;
 use crate::scope::PromptScopeView;
 use crate::source::{Location, SourceFile};
 use crate::words::Words;
@@ -43,6 +44,8 @@ pub struct MarkdownInput<'a> {
     pub claim_markers: bool,
     /// The theme's words (figure captions, claim markers, callout titles).
     pub words: &'a Words,
+    /// Every figure and heading of the site that `{{ ref ID }}` may name.
+    pub refs: &'a RefIndex,
 }
 
 /// An article body as HTML, with what the page around it needs.
@@ -67,7 +70,12 @@ pub fn render(input: &MarkdownInput<'_>) -> (RenderedMarkdown, Vec<Diagnostic>) 
     let scan = scan::scan(&body);
     let mut diagnostics = scan.diagnostics.clone();
     let mut problems: Vec<Problem> = Vec::new();
-    let cx = EvalContext::new(input.scope, input.tokenizer, body.text);
+    let mut cx = EvalContext::new(input.scope, input.tokenizer, body.text);
+    cx.refs = Some(inline::Refs {
+        index: input.refs,
+        page: input.output,
+        words: input.words,
+    });
     let substituted = inline::substitute(body.text, |i| scan.is_literal(i), &cx, &mut problems);
     let events: Vec<Spanned<'_>> = Parser::new_ext(&substituted.text, options())
         .into_offset_iter()

@@ -45,6 +45,8 @@ pub struct PageLink {
     pub title: String,
     pub description: String,
     pub url: String,
+    /// Whether this is the page the link appears on.
+    pub current: bool,
 }
 
 /// `page` in article.html.

@@ -12,6 +12,7 @@ use crate::content::Page;
 use crate::diagnostic::Diagnostics;
 use crate::lazy_tokenizer::LazyTokenizer;
 use crate::markdown::{LinkRef, MathRenderer, PageIndex, PageTarget};
+use crate::refs::RefIndex;
 use crate::search;
 use crate::site::Site;
 use crate::templates::Templates;
@@ -29,6 +30,8 @@ pub struct RenderEnv<'a> {
     pub tokenizer: LazyTokenizer,
     pub math: MathRenderer,
     pub page_index: PageIndex,
+    /// Every figure and heading `{{ ref ID }}` may name.
+    pub refs: RefIndex,
     pub site_context: SiteContext,
     /// Published articles in series order.
     pub series: Vec<&'a Page>,
@@ -54,7 +57,9 @@ pub fn render(
     traces: &TraceSet,
     templates: &Templates,
 ) -> (RenderedSite, Diagnostics) {
+    let (refs, ref_problems) = RefIndex::collect(site.pages.iter().filter(|p| !p.meta.draft));
     let env = RenderEnv {
+        refs,
         site,
         traces,
         templates,
@@ -72,6 +77,9 @@ pub fn render(
     outputs.push(pages::index(&env, intro));
     outputs.push(pages::not_found(&env));
     let mut out = Diagnostics::new();
+    for problem in ref_problems {
+        out.push(problem);
+    }
     report_unusable_traces(site, traces, &outputs, &mut out);
     let mut rendered = RenderedSite::default();
     let mut generated = BTreeMap::new();

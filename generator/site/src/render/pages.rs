@@ -142,6 +142,7 @@ fn body(env: &RenderEnv<'_>, page: &Page) -> (RenderedMarkdown, PageOutput) {
         pages: &env.page_index,
         claim_markers: env.site.config.check.claim_markers,
         words: &env.site.config.words,
+        refs: &env.refs,
     };
     let (mut rendered, diagnostics) = markdown::render(&input);
     let out = PageOutput {
@@ -194,5 +195,6 @@ fn link_from(from: &str, page: &Page) -> PageLink {
         title: page.meta.title.clone(),
         description: page.meta.description.clone(),
         url: paths::relative(paths::parent(from), &page.output),
+        current: page.output == from,
     }
 }

@@ -183,7 +183,19 @@ fn head_score(head: usize, q: usize, k: usize) -> f64 {
 
 /// The preview's prompts: "robots" and "animal" (synthetic), and any real traces.
 pub fn preview_traces() -> TestTraces {
-    let robots = gpt2_like(
+    let mut traces = BTreeMap::from([
+        ("robots".to_string(), robots()),
+        ("animal".to_string(), animal()),
+    ]);
+    if let Ok(dir) = std::env::var("TBF_TRACES") {
+        traces.extend(real_traces(&dir));
+    }
+    TestTraces(traces)
+}
+
+/// "The robots will bring", with a dozen likely next tokens.
+fn robots() -> Trace {
+    gpt2_like(
         &[
             (464, "The"),
             (14193, " robots"),
@@ -204,8 +216,13 @@ pub fn preview_traces() -> TestTraces {
             (477, " all", -61.3),
             (3783, " change", -61.4),
         ],
-    );
-    let animal = gpt2_like(
+    )
+}
+
+/// "The animal didn't cross the street because it was too tired." and awkward tokens after
+/// it: a paragraph break, a word split in three, a lone space, numbers, a ⏎ and markup.
+fn animal() -> Trace {
+    gpt2_like(
         &[
             (464, "The"),
             (5044, " animal"),
@@ -239,22 +256,21 @@ pub fn preview_traces() -> TestTraces {
             (314, " I", -71.5),
             (632, " It", -71.9),
         ],
-    );
-    let mut traces = BTreeMap::from([
-        ("robots".to_string(), robots),
-        ("animal".to_string(), animal),
-    ]);
-    if let Ok(dir) = std::env::var("TBF_TRACES") {
-        for entry in std::fs::read_dir(&dir)
-            .expect("TBF_TRACES is a folder")
-            .flatten()
-        {
-            let path = entry.path();
-            if path.extension().is_some_and(|e| e == "json") {
-                let name = path.file_stem().unwrap().to_string_lossy().to_string();
-                traces.insert(name, Trace::read(&path).expect("a readable trace"));
-            }
+    )
+}
+
+/// Every `.json` trace in the folder `dir`, by file stem.
+fn real_traces(dir: &str) -> Vec<(String, Trace)> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir)
+        .expect("TBF_TRACES is a folder")
+        .flatten()
+    {
+        let path = entry.path();
+        if path.extension().is_some_and(|e| e == "json") {
+            let name = path.file_stem().unwrap().to_string_lossy().to_string();
+            out.push((name, Trace::read(&path).expect("a readable trace")));
         }
     }
-    TestTraces(traces)
+    out
 }

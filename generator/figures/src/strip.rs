@@ -46,38 +46,91 @@ const LABEL_SIZE: f64 = 12.0;
 
 /// Lays out and draws `strips` starting at `top`.
 pub fn draw(strips: &Strips<'_>, top: f64) -> PlacedStrips {
-    let ramp = Ramp::signed();
-    let label_width = strips
-        .rows
-        .iter()
-        .map(|r| text_width(&r.label.text(), Font::Mono, LABEL_SIZE))
-        .fold(0.0, f64::max);
-    // With 15% slack: system fonts run wider than the estimate (DejaVu Sans does).
-    let summary_width = 1.15
-        * strips
+    let layout = Layout::of(strips);
+    let header_y = top + 11.0;
+    let mut elements = vec![note(strips.header.clone(), layout.left, header_y)];
+    if !strips.summary_title.is_empty() {
+        elements.push(note(strips.summary_title, layout.summary_x, header_y));
+    }
+    let rows = draw_rows(strips, &layout, top + 18.0);
+    elements.extend(rows.cells.paths(&Ramp::signed(), ROW - 1.0));
+    elements.extend([rows.frames, rows.labels]);
+    if strips.rows.iter().any(|r| !r.summary.is_empty()) {
+        elements.push(rows.summaries);
+    }
+    PlacedStrips {
+        elements,
+        left: layout.left,
+        bottom: rows.bottom,
+        row_tops: rows.tops,
+    }
+}
+
+/// Where the parts of every row go.
+#[derive(Clone, Copy)]
+struct Layout {
+    /// Left edge of the cells, right of the labels.
+    left: f64,
+    /// Width of one cell.
+    cell: f64,
+    /// Left edge of the summaries.
+    summary_x: f64,
+}
+
+impl Layout {
+    fn of(strips: &Strips<'_>) -> Layout {
+        let label_width = strips
             .rows
             .iter()
-            .map(|r| text_width(&r.summary, Font::Sans, 12.0))
-            .fold(text_width(strips.summary_title, Font::Sans, 12.0), f64::max);
-    let left = (label_width + 8.0).ceil();
-    let dims = strips
-        .rows
-        .iter()
-        .map(|r| r.values.len())
-        .max()
-        .unwrap_or(1);
-    let room = strips.width - left - summary_width - 10.0;
-    let cell = (room / dims.max(1) as f64).floor().clamp(2.0, 18.0);
-    // Summaries sit right of the strips, or right of the header over short strips.
-    let header_right = left + text_width(&strips.header, Font::Sans, 12.0) + 12.0;
-    let summary_x = (left + cell * dims as f64 + 8.0)
-        .max(header_right)
-        .min(strips.width - summary_width);
-    let header_y = top + 11.0;
-    let mut elements = vec![note(strips.header.clone(), left, header_y)];
-    if !strips.summary_title.is_empty() {
-        elements.push(note(strips.summary_title, summary_x, header_y));
+            .map(|r| text_width(&r.label.text(), Font::Mono, LABEL_SIZE))
+            .fold(0.0, f64::max);
+        // With 15% slack: system fonts run wider than the estimate (DejaVu Sans does).
+        let summary_width = 1.15
+            * strips
+                .rows
+                .iter()
+                .map(|r| text_width(&r.summary, Font::Sans, 12.0))
+                .fold(text_width(strips.summary_title, Font::Sans, 12.0), f64::max);
+        let left = (label_width + 8.0).ceil();
+        let dims = strips
+            .rows
+            .iter()
+            .map(|r| r.values.len())
+            .max()
+            .unwrap_or(1);
+        let room = strips.width - left - summary_width - 10.0;
+        let cell = (room / dims.max(1) as f64).floor().clamp(2.0, 18.0);
+        // Summaries sit right of the strips, or right of the header over short strips.
+        let header_right = left + text_width(&strips.header, Font::Sans, 12.0) + 12.0;
+        let summary_x = (left + cell * dims as f64 + 8.0)
+            .max(header_right)
+            .min(strips.width - summary_width);
+        Layout {
+            left,
+            cell,
+            summary_x,
+        }
     }
+}
+
+/// The rows' parts, each kind in its own group, and where the rows went.
+struct Rows {
+    cells: Cells,
+    frames: Element,
+    labels: Element,
+    summaries: Element,
+    tops: Vec<f64>,
+    bottom: f64,
+}
+
+/// Every row from `top` down: its cells, a frame round them, its label and its summary.
+fn draw_rows(strips: &Strips<'_>, layout: &Layout, top: f64) -> Rows {
+    let ramp = Ramp::signed();
+    let Layout {
+        left,
+        cell,
+        summary_x,
+    } = *layout;
     let mut cells = Cells::default();
     let mut labels = Element::new("g")
         .class("tbf-m")
@@ -85,11 +138,11 @@ pub fn draw(strips: &Strips<'_>, top: f64) -> PlacedStrips {
         .attr("text-anchor", "end");
     let mut summaries = Element::new("g").class("tbf-s");
     let mut frames = Element::new("g").class("tbf-o");
-    let mut y = top + 18.0;
-    let mut row_tops = Vec::new();
+    let mut y = top;
+    let mut tops = Vec::new();
     for row in strips.rows {
         y += row.gap_before;
-        row_tops.push(y);
+        tops.push(y);
         for (i, v) in row.values.iter().enumerate() {
             let bin = ramp.bin_of_signed(if strips.limit > 0.0 {
                 v / strips.limit
@@ -111,16 +164,13 @@ pub fn draw(strips: &Strips<'_>, top: f64) -> PlacedStrips {
         );
         y += ROW + 2.0;
     }
-    elements.extend(cells.paths(&ramp, ROW - 1.0));
-    elements.extend([frames, labels]);
-    if strips.rows.iter().any(|r| !r.summary.is_empty()) {
-        elements.push(summaries);
-    }
-    PlacedStrips {
-        elements,
-        left,
+    Rows {
+        cells,
+        frames,
+        labels,
+        summaries,
+        tops,
         bottom: y,
-        row_tops,
     }
 }
 

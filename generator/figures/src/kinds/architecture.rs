@@ -68,65 +68,11 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
     let config = prompt.config().clone();
     let n = prompt.tokens()?.len();
     let p = Parameters::of(&config);
-    let (d, v) = (thousands(config.n_embd), thousands(config.vocab_size));
-    let mut body = vec![labelled_box(
-        120.0,
-        0.0,
-        200.0,
-        34.0,
-        "token ids",
-        &format!("T = {n} tokens of the prompt"),
-    )];
-    body.push(arrow((220.0, 34.0), (220.0, 50.0)));
-    body.push(labelled_box(
-        0.0,
-        52.0,
-        212.0,
-        40.0,
-        "token embedding",
-        &format!("wte {v} × {d} · {}", count(p.wte)),
-    ));
-    body.push(labelled_box(
-        228.0,
-        52.0,
-        212.0,
-        40.0,
-        "position embedding",
-        &format!(
-            "wpe {} × {d} · {}",
-            thousands(config.n_positions),
-            count(p.wpe)
-        ),
-    ));
-    body.push(arrow((106.0, 92.0), (RESIDUAL_X, 116.0)));
-    body.push(arrow((334.0, 92.0), (RESIDUAL_X + 10.0, 114.0)));
-    body.push(plus(RESIDUAL_X, 122.0));
+    let mut body = inputs(&config, &p, n);
     body.extend(block(&config, &p, n, 140.0));
     body.push(arrow((RESIDUAL_X, 402.0), (RESIDUAL_X, 420.0)));
-    let stages = [
-        ("final LayerNorm", format!("{d} → {d}")),
-        ("unembedding", format!("{d} × {v}, the same matrix as wte")),
-        (
-            "logits",
-            format!("{n} × {v}: a score per token of the vocabulary"),
-        ),
-    ];
-    let mut y = 422.0;
-    for (i, (title, detail)) in stages.iter().enumerate() {
-        if i > 0 {
-            body.push(arrow(
-                (RESIDUAL_X + 150.0, y - 14.0),
-                (RESIDUAL_X + 150.0, y - 2.0),
-            ));
-        }
-        body.push(labelled_box(0.0, y, WIDTH, 36.0, title, detail));
-        y += 50.0;
-    }
-    body.push(note(
-        "softmax over the last row gives the next token's probabilities",
-        0.0,
-        y,
-    ));
+    let (outputs, y) = outputs(&config, n, 422.0);
+    body.extend(outputs);
     let total = format!(
         "{} parameters in all ({})",
         count(p.total),
@@ -137,11 +83,87 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
         kind: KIND,
         width: WIDTH,
         height: y + 30.0,
-        title: format!("GPT-2's architecture: {} blocks, width {d}", config.n_layer),
+        title: format!(
+            "GPT-2's architecture: {} blocks, width {}",
+            config.n_layer,
+            thousands(config.n_embd)
+        ),
         desc: describe(&config, &p, n),
         css: Css::default(),
     };
     Ok(Figure::new(canvas, body, caption, &prompt).with_source(Source::Config))
+}
+
+/// The token ids, the two embeddings they select, and their sum starting the residual
+/// stream.
+fn inputs(config: &ModelShape, p: &Parameters, n: usize) -> Vec<Element> {
+    let (d, v) = (thousands(config.n_embd), thousands(config.vocab_size));
+    vec![
+        labelled_box(
+            120.0,
+            0.0,
+            200.0,
+            34.0,
+            "token ids",
+            &format!("T = {n} tokens of the prompt"),
+        ),
+        arrow((220.0, 34.0), (220.0, 50.0)),
+        labelled_box(
+            0.0,
+            52.0,
+            212.0,
+            40.0,
+            "token embedding",
+            &format!("wte {v} × {d} · {}", count(p.wte)),
+        ),
+        labelled_box(
+            228.0,
+            52.0,
+            212.0,
+            40.0,
+            "position embedding",
+            &format!(
+                "wpe {} × {d} · {}",
+                thousands(config.n_positions),
+                count(p.wpe)
+            ),
+        ),
+        arrow((106.0, 92.0), (RESIDUAL_X, 116.0)),
+        arrow((334.0, 92.0), (RESIDUAL_X + 10.0, 114.0)),
+        plus(RESIDUAL_X, 122.0),
+    ]
+}
+
+/// From `top`, the final LayerNorm, the unembedding and the logits, then how they become
+/// probabilities; with the y under them.
+fn outputs(config: &ModelShape, n: usize, top: f64) -> (Vec<Element>, f64) {
+    let (d, v) = (thousands(config.n_embd), thousands(config.vocab_size));
+    let stages = [
+        ("final LayerNorm", format!("{d} → {d}")),
+        ("unembedding", format!("{d} × {v}, the same matrix as wte")),
+        (
+            "logits",
+            format!("{n} × {v}: a score per token of the vocabulary"),
+        ),
+    ];
+    let mut out = Vec::new();
+    let mut y = top;
+    for (i, (title, detail)) in stages.iter().enumerate() {
+        if i > 0 {
+            out.push(arrow(
+                (RESIDUAL_X + 150.0, y - 14.0),
+                (RESIDUAL_X + 150.0, y - 2.0),
+            ));
+        }
+        out.push(labelled_box(0.0, y, WIDTH, 36.0, title, detail));
+        y += 50.0;
+    }
+    out.push(note(
+        "softmax over the last row gives the next token's probabilities",
+        0.0,
+        y,
+    ));
+    (out, y)
 }
 
 /// The repeated block, from `top`: the residual stream down the left, two sublayers
@@ -168,45 +190,50 @@ fn block(config: &ModelShape, p: &Parameters, n: usize, top: f64) -> Vec<Element
             .text(format!("residual stream, {n} × {d}")),
     ];
     let sublayers = [
-        (
-            "LayerNorm 1",
-            count(p.layer_norm).to_string(),
-            "attention",
-            format!("{heads} heads × {dh} · {}", count(p.attention)),
-        ),
-        (
-            "LayerNorm 2",
-            count(p.layer_norm).to_string(),
-            "MLP",
-            format!(
+        Sublayer {
+            norm: "LayerNorm 1",
+            name: "attention",
+            size: format!("{heads} heads × {dh} · {}", count(p.attention)),
+        },
+        Sublayer {
+            norm: "LayerNorm 2",
+            name: "MLP",
+            size: format!(
                 "{d} → {} → {d} · {}",
                 thousands(4 * config.n_embd),
                 count(p.mlp)
             ),
-        ),
+        },
     ];
-    for (i, (norm, norm_size, layer, layer_size)) in sublayers.iter().enumerate() {
-        let y = top + 36.0 + i as f64 * 116.0;
-        out.push(arrow((RESIDUAL_X, y + 14.0), (SUB_X - 2.0, y + 14.0)));
-        out.push(labelled_box(SUB_X, y, SUB_W * 0.5, 28.0, norm, ""));
-        out.push(
-            text(SUB_X + SUB_W * 0.5 + 8.0, y + 18.0)
-                .class("tbf-s tbf-dim")
-                .text(format!("{norm_size} parameters")),
-        );
-        out.push(arrow((SUB_X + 60.0, y + 28.0), (SUB_X + 60.0, y + 40.0)));
-        out.push(labelled_box(
-            SUB_X,
-            y + 42.0,
-            SUB_W,
-            40.0,
-            layer,
-            layer_size,
-        ));
-        out.push(arrow((SUB_X, y + 62.0), (RESIDUAL_X + 10.0, y + 88.0)));
-        out.push(plus(RESIDUAL_X, y + 94.0));
+    for (i, sublayer) in sublayers.iter().enumerate() {
+        out.extend(sublayer.draw(p, top + 36.0 + i as f64 * 116.0));
     }
     out
+}
+
+/// A LayerNorm and the sublayer after it, branching off the residual stream.
+struct Sublayer {
+    norm: &'static str,
+    name: &'static str,
+    /// Its sizes and parameter count.
+    size: String,
+}
+
+impl Sublayer {
+    /// From `y`: the branch off the stream, the LayerNorm, the sublayer, and the add back.
+    fn draw(&self, p: &Parameters, y: f64) -> [Element; 7] {
+        [
+            arrow((RESIDUAL_X, y + 14.0), (SUB_X - 2.0, y + 14.0)),
+            labelled_box(SUB_X, y, SUB_W * 0.5, 28.0, self.norm, ""),
+            text(SUB_X + SUB_W * 0.5 + 8.0, y + 18.0)
+                .class("tbf-s tbf-dim")
+                .text(format!("{} parameters", count(p.layer_norm))),
+            arrow((SUB_X + 60.0, y + 28.0), (SUB_X + 60.0, y + 40.0)),
+            labelled_box(SUB_X, y + 42.0, SUB_W, 40.0, self.name, &self.size),
+            arrow((SUB_X, y + 62.0), (RESIDUAL_X + 10.0, y + 88.0)),
+            plus(RESIDUAL_X, y + 94.0),
+        ]
+    }
 }
 
 /// A ⊕ on the residual stream at `(x, y)`.

@@ -75,80 +75,18 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
     let block = Block::<Opts>::read(KIND, table, traces)?;
     let layer = block.layer_or_all(block.options.layer)?;
     let (prompt, caption) = (block.prompt, block.caption);
-    let config = prompt.config();
     // Every layer's tiles are small and many: fewer tokens keep the file small.
     let most = if layer.is_some() { 24 } else { 10 };
     let default = if layer.is_some() { 12 } else { 8 };
     let tokens = capped(block.options.tokens, default, most)?;
-    let n = prompt.tokens()?.len();
-    let layers: Vec<usize> = match layer {
-        Some(Layer(l)) => vec![l],
-        None => (0..config.n_layer).collect(),
-    };
-    let heads = config.n_head;
-    let patterns = layers
-        .iter()
-        .map(|l| prompt.shaped(&format!("blocks.{l}.attn.pattern"), &[heads, n, n]))
-        .collect::<Result<Vec<_>, _>>()?;
-    let grid = layout(layers, patterns, positions(n, tokens));
+    let grid = read(&prompt, layer, tokens)?;
     let ramp = Ramp::unit();
     let mut body = labels(&grid);
     body.extend(tiles(&grid, &ramp));
-    // Where each tile's cells are, for the page's token highlighting: the consecutive run of
-    // the last tokens (after the first token's row and column when it is set in front).
-    let run = grid.shown.len() - usize::from(grid.gap());
-    let skip = (grid.shown.len() - run) as f64 * grid.cell;
-    for row in 0..grid.layers.len() {
-        for head in 0..heads {
-            let (x, y) = grid.origin(row, head);
-            let first = grid.shown[grid.shown.len() - run];
-            body.push(grid_marker(
-                &prompt.name,
-                first,
-                run,
-                (x + skip, y + skip),
-                grid.cell,
-            ));
-        }
-    }
-    let bottom = grid.origin(grid.layers.len() - 1, heads - 1).1 + grid.tile + 14.0;
-    let ticks = [
-        (0.0, "0".to_string()),
-        (0.5, "0.5".to_string()),
-        (1.0, "1".to_string()),
-    ];
-    let legend_left = grid.left.max(8.0);
-    body.push(heatmap::legend(
-        &ramp,
-        "attention weight",
-        &ticks,
-        None,
-        legend_left,
-        bottom,
-    ));
-    let mut height = bottom + heatmap::LEGEND_HEIGHT + 6.0;
-    let mut what = vec![if grid.gap() {
-        format!(
-            "each tile: queries ↓ × keys →, the first token, then the last {} of {n}",
-            grid.shown.len() - 1
-        )
-    } else {
-        format!(
-            "each tile: queries ↓ × keys →, the last {} of {n} tokens",
-            grid.shown.len()
-        )
-    }];
-    if layer.is_none() {
-        what.push(format!(
-            "rows: layers 0–{}; columns: heads 0–{}",
-            config.n_layer - 1,
-            heads - 1
-        ));
-    }
-    for line in what {
-        body.push(note(line, legend_left, height + 4.0));
-        height += 15.0;
-    }
+    body.extend(markers(&grid, &prompt.name));
+    let lines = tile_notes(&grid, prompt.trace.meta.tokens.len(), layer.is_none());
+    let height = legend_and_notes(&grid, &ramp, lines, &mut body);
+    let heads = grid.heads();
     let canvas = Canvas {
         kind: KIND,
         width: WIDTH,
@@ -164,6 +102,94 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
         css: ramp.css(),
     };
     Ok(Figure::new(canvas, body, caption, &prompt))
+}
+
+/// The patterns of `layer` (every layer when `None`) over at most `tokens` positions, laid
+/// out as tiles.
+fn read(prompt: &Prompt<'_>, layer: Option<Layer>, tokens: usize) -> Result<Grid, FigureError> {
+    let config = prompt.config();
+    let n = prompt.tokens()?.len();
+    let layers: Vec<usize> = match layer {
+        Some(Layer(l)) => vec![l],
+        None => (0..config.n_layer).collect(),
+    };
+    let heads = config.n_head;
+    let patterns = layers
+        .iter()
+        .map(|l| prompt.shaped(&format!("blocks.{l}.attn.pattern"), &[heads, n, n]))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(layout(layers, patterns, positions(n, tokens)))
+}
+
+/// Where each tile's cells are, for the page's token highlighting: the consecutive run of
+/// the last tokens (after the first token's row and column when it is set in front).
+fn markers(grid: &Grid, prompt_name: &str) -> Vec<Element> {
+    let run = grid.shown.len() - usize::from(grid.gap());
+    let skip = (grid.shown.len() - run) as f64 * grid.cell;
+    let first = grid.shown[grid.shown.len() - run];
+    let mut out = Vec::new();
+    for row in 0..grid.layers.len() {
+        for head in 0..grid.heads() {
+            let (x, y) = grid.origin(row, head);
+            out.push(grid_marker(
+                prompt_name,
+                first,
+                run,
+                (x + skip, y + skip),
+                grid.cell,
+            ));
+        }
+    }
+    out
+}
+
+/// The legend under the tiles, then `lines`; returns the figure's height.
+fn legend_and_notes(grid: &Grid, ramp: &Ramp, lines: Vec<String>, body: &mut Vec<Element>) -> f64 {
+    let bottom = grid.origin(grid.layers.len() - 1, grid.heads() - 1).1 + grid.tile + 14.0;
+    let ticks = [
+        (0.0, "0".to_string()),
+        (0.5, "0.5".to_string()),
+        (1.0, "1".to_string()),
+    ];
+    let legend_left = grid.left.max(8.0);
+    body.push(heatmap::legend(
+        ramp,
+        "attention weight",
+        &ticks,
+        None,
+        legend_left,
+        bottom,
+    ));
+    let mut height = bottom + heatmap::LEGEND_HEIGHT + 6.0;
+    for line in lines {
+        body.push(note(line, legend_left, height + 4.0));
+        height += 15.0;
+    }
+    height
+}
+
+/// What a tile shows, of a prompt of `n` tokens, and with `every_layer` which rows and
+/// columns are which.
+fn tile_notes(grid: &Grid, n: usize, every_layer: bool) -> Vec<String> {
+    let mut what = vec![if grid.gap() {
+        format!(
+            "each tile: queries ↓ × keys →, the first token, then the last {} of {n}",
+            grid.shown.len() - 1
+        )
+    } else {
+        format!(
+            "each tile: queries ↓ × keys →, the last {} of {n} tokens",
+            grid.shown.len()
+        )
+    }];
+    if every_layer {
+        what.push(format!(
+            "rows: layers 0–{}; columns: heads 0–{}",
+            grid.layers.len() - 1,
+            grid.heads() - 1
+        ));
+    }
+    what
 }
 
 /// The positions a tile shows for `n` tokens and at most `max`: all of them, or the first
@@ -252,8 +278,6 @@ fn tiles(grid: &Grid, ramp: &Ramp) -> Vec<Element> {
 
 /// Where each head's last query looks, and how many heads have the familiar shapes.
 fn describe(prompt: &Prompt<'_>, grid: &Grid) -> String {
-    let tokens = &prompt.trace.meta.tokens;
-    let last = grid.shown[grid.shown.len() - 1];
     let heads = grid.heads();
     let mut out = format!(
         "Attention patterns of {} heads ({} layer{} × {heads} heads) over {}.",
@@ -266,9 +290,22 @@ fn describe(prompt: &Prompt<'_>, grid: &Grid) -> String {
             format!("the last {} tokens", grid.shown.len())
         }
     );
+    let (first, previous) = shapes(grid);
+    out.push_str(&format!(
+        " {first} put most of their weight on the first token, {previous} on the previous token."
+    ));
+    if grid.layers.len() == 1 {
+        out.push_str(&last_looks(prompt, grid));
+    }
+    out
+}
+
+/// How many heads put more than half their weight, on average over the queries shown, on
+/// the first token, and how many on the previous one.
+fn shapes(grid: &Grid) -> (usize, usize) {
     let (mut first, mut previous) = (0, 0);
     for pattern in &grid.patterns {
-        for head in 0..heads {
+        for head in 0..grid.heads() {
             let queries: Vec<usize> = grid.shown.iter().copied().filter(|&q| q > 0).collect();
             let mean = |key: &dyn Fn(usize) -> usize| {
                 let total: f64 = queries
@@ -281,37 +318,38 @@ fn describe(prompt: &Prompt<'_>, grid: &Grid) -> String {
             previous += usize::from(mean(&|q| q - 1) > 0.5);
         }
     }
-    out.push_str(&format!(
-        " {first} put most of their weight on the first token, {previous} on the previous token."
-    ));
-    if grid.layers.len() == 1 {
-        let pattern = &grid.patterns[0];
-        let looks: Vec<String> = (0..heads)
-            .map(|h| {
-                let k = grid
-                    .shown
-                    .iter()
-                    .copied()
-                    .max_by(|&a, &b| {
-                        pattern
-                            .at(&[h, last, a])
-                            .total_cmp(&pattern.at(&[h, last, b]))
-                    })
-                    .unwrap_or(last);
-                format!(
-                    "head {h} to {:?} ({:.2})",
-                    tokens[k].text,
-                    pattern.at(&[h, last, k])
-                )
-            })
-            .collect();
-        out.push_str(&format!(
-            " The last token, {:?}, attends most: {}.",
-            tokens[last].text,
-            looks.join(", ")
-        ));
-    }
-    out
+    (first, previous)
+}
+
+/// Where the last token looks most in each head of the one layer, as a sentence.
+fn last_looks(prompt: &Prompt<'_>, grid: &Grid) -> String {
+    let tokens = &prompt.trace.meta.tokens;
+    let last = grid.shown[grid.shown.len() - 1];
+    let pattern = &grid.patterns[0];
+    let looks: Vec<String> = (0..grid.heads())
+        .map(|h| {
+            let k = grid
+                .shown
+                .iter()
+                .copied()
+                .max_by(|&a, &b| {
+                    pattern
+                        .at(&[h, last, a])
+                        .total_cmp(&pattern.at(&[h, last, b]))
+                })
+                .unwrap_or(last);
+            format!(
+                "head {h} to {:?} ({:.2})",
+                tokens[k].text,
+                pattern.at(&[h, last, k])
+            )
+        })
+        .collect();
+    format!(
+        " The last token, {:?}, attends most: {}.",
+        tokens[last].text,
+        looks.join(", ")
+    )
 }
 
 #[cfg(test)]

@@ -148,72 +148,11 @@ pub fn work(
 
 /// Column headers, the rows, and the sum; returns the height used.
 fn table_rows(worked: &Worked, dims: usize, compact: bool, body: &mut Vec<Element>) -> f64 {
-    // Right edges of the q·k, score and weight columns; weight bars, then the values.
-    let columns = [148.0, 204.0, 256.0];
-    let bar_x = 260.0;
-    let values_left = 292.0;
-    let value_x = |i: usize| values_left + (i as f64 + 1.0) * (WIDTH - values_left) / dims as f64;
-    let mut heads = Element::new("g")
-        .class("tbf-s tbf-dim")
-        .attr("text-anchor", "end");
-    heads.push(text(90.0, 36.0).text("key"));
-    for (x, title, formula) in [
-        (columns[0], "q·k", ""),
-        (columns[1], "score", "q·k ÷ √dₕ"),
-        (columns[2], "weight", "softmax"),
-    ] {
-        heads.push(text(x, 36.0).text(title));
-        heads.push(text(x, 49.0).text(formula));
-    }
-    for i in 0..dims {
-        heads.push(text(value_x(i), 36.0).text(format!("× v[{i}]")));
-    }
-    body.push(heads);
-    body.push(
-        text((values_left + WIDTH) / 2.0 + 8.0, 49.0)
-            .class("tbf-s tbf-dim")
-            .attr("text-anchor", "middle")
-            .text("weight × value"),
-    );
-    body.push(line("tbf-grid", 0.0, TOP - 4.0, WIDTH, TOP - 4.0));
-    let top_weight = worked.steps.iter().map(|s| s.weight).fold(0.0, f64::max);
-    let mut bars = Element::new("g").class("tbf-bar2");
-    let mut labels = Element::new("g").class("tbf-m").attr("text-anchor", "end");
-    let mut numbers = Element::new("g").class("tbf-s").attr("text-anchor", "end");
-    for (r, step) in worked.steps.iter().enumerate() {
-        let y = TOP + r as f64 * PITCH;
-        let baseline = y + 14.0;
-        bars.push(rect("", bar_x, y + 4.0, 28.0 * step.weight, PITCH - 8.0));
-        labels.push(step.label.append_to(text(90.0, baseline)));
-        let strong = step.weight == top_weight && step.key.is_some();
-        let mut row = Element::new("g");
-        if strong {
-            row = row.class("tbf-b");
-        }
-        if step.key.is_some() {
-            row.push(text(columns[0], baseline).text(signed(step.score * worked.root_dh, 2)));
-            row.push(text(columns[1], baseline).text(signed(step.score, 2)));
-        }
-        row.push(text(columns[2], baseline).text(format!("{:.3}", step.weight)));
-        for (i, value) in step.weighted.iter().enumerate() {
-            row.push(text(value_x(i), baseline).text(signed(*value, 3)));
-        }
-        numbers.push(row);
-    }
+    let columns = Columns { dims };
+    body.extend(columns.heads());
+    body.extend(step_rows(worked, &columns));
     let sum_y = TOP + worked.steps.len() as f64 * PITCH;
-    body.extend([bars, labels, numbers]);
-    body.push(line("tbf-ax", 0.0, sum_y + 2.0, WIDTH, sum_y + 2.0));
-    let mut sums = Element::new("g")
-        .class("tbf-s tbf-b")
-        .attr("text-anchor", "end");
-    sums.push(text(90.0, sum_y + 17.0).text("sum"));
-    let total: f64 = worked.steps.iter().map(|s| s.weight).sum();
-    sums.push(text(columns[2], sum_y + 17.0).text(format!("{total:.3}")));
-    for i in 0..dims {
-        let value: f64 = worked.steps.iter().map(|s| s.weighted[i]).sum();
-        sums.push(text(value_x(i), sum_y + 17.0).text(signed(value, 3)));
-    }
-    body.push(sums);
+    body.extend(sum_row(worked, &columns, sum_y));
     let traced: Vec<String> = worked.z[..dims].iter().map(|v| signed(*v, 3)).collect();
     body.push(note(
         format!("sum = this head's output z (traced: {})", traced.join(", ")),
@@ -229,6 +168,105 @@ fn table_rows(worked: &Worked, dims: usize, compact: bool, body: &mut Vec<Elemen
         return sum_y + 66.0;
     }
     sum_y + 50.0
+}
+
+/// Where the table's columns go: the key, then q·k, score and weight right-aligned, the
+/// weight bars, and `dims` columns of weight × value.
+struct Columns {
+    dims: usize,
+}
+
+impl Columns {
+    /// Right edge of the keys.
+    const KEY: f64 = 90.0;
+    /// Right edges of the q·k, score and weight columns.
+    const NUMBERS: [f64; 3] = [148.0, 204.0, 256.0];
+    const BAR_X: f64 = 260.0;
+    const VALUES_LEFT: f64 = 292.0;
+
+    /// Right edge of value column `i`.
+    fn value_x(&self, i: usize) -> f64 {
+        Self::VALUES_LEFT + (i as f64 + 1.0) * (WIDTH - Self::VALUES_LEFT) / self.dims as f64
+    }
+
+    /// The column titles, the formulas under them, and a rule under both.
+    fn heads(&self) -> [Element; 3] {
+        let mut heads = Element::new("g")
+            .class("tbf-s tbf-dim")
+            .attr("text-anchor", "end");
+        heads.push(text(Self::KEY, 36.0).text("key"));
+        for (x, title, formula) in [
+            (Self::NUMBERS[0], "q·k", ""),
+            (Self::NUMBERS[1], "score", "q·k ÷ √dₕ"),
+            (Self::NUMBERS[2], "weight", "softmax"),
+        ] {
+            heads.push(text(x, 36.0).text(title));
+            heads.push(text(x, 49.0).text(formula));
+        }
+        for i in 0..self.dims {
+            heads.push(text(self.value_x(i), 36.0).text(format!("× v[{i}]")));
+        }
+        let values = text((Self::VALUES_LEFT + WIDTH) / 2.0 + 8.0, 49.0)
+            .class("tbf-s tbf-dim")
+            .attr("text-anchor", "middle")
+            .text("weight × value");
+        [
+            heads,
+            values,
+            line("tbf-grid", 0.0, TOP - 4.0, WIDTH, TOP - 4.0),
+        ]
+    }
+}
+
+/// A row per step: its weight bar, its key, and its numbers, the weightiest key's in bold.
+fn step_rows(worked: &Worked, columns: &Columns) -> [Element; 3] {
+    let top_weight = worked.steps.iter().map(|s| s.weight).fold(0.0, f64::max);
+    let mut bars = Element::new("g").class("tbf-bar2");
+    let mut labels = Element::new("g").class("tbf-m").attr("text-anchor", "end");
+    let mut numbers = Element::new("g").class("tbf-s").attr("text-anchor", "end");
+    for (r, step) in worked.steps.iter().enumerate() {
+        let y = TOP + r as f64 * PITCH;
+        let baseline = y + 14.0;
+        bars.push(rect(
+            "",
+            Columns::BAR_X,
+            y + 4.0,
+            28.0 * step.weight,
+            PITCH - 8.0,
+        ));
+        labels.push(step.label.append_to(text(Columns::KEY, baseline)));
+        let strong = step.weight == top_weight && step.key.is_some();
+        let mut row = Element::new("g");
+        if strong {
+            row = row.class("tbf-b");
+        }
+        let [qk, score, weight] = Columns::NUMBERS;
+        if step.key.is_some() {
+            row.push(text(qk, baseline).text(signed(step.score * worked.root_dh, 2)));
+            row.push(text(score, baseline).text(signed(step.score, 2)));
+        }
+        row.push(text(weight, baseline).text(format!("{:.3}", step.weight)));
+        for (i, value) in step.weighted.iter().enumerate() {
+            row.push(text(columns.value_x(i), baseline).text(signed(*value, 3)));
+        }
+        numbers.push(row);
+    }
+    [bars, labels, numbers]
+}
+
+/// A rule, then the sums of the weights and of each value column, at `sum_y`.
+fn sum_row(worked: &Worked, columns: &Columns, sum_y: f64) -> [Element; 2] {
+    let mut sums = Element::new("g")
+        .class("tbf-s tbf-b")
+        .attr("text-anchor", "end");
+    sums.push(text(Columns::KEY, sum_y + 17.0).text("sum"));
+    let total: f64 = worked.steps.iter().map(|s| s.weight).sum();
+    sums.push(text(Columns::NUMBERS[2], sum_y + 17.0).text(format!("{total:.3}")));
+    for i in 0..columns.dims {
+        let value: f64 = worked.steps.iter().map(|s| s.weighted[i]).sum();
+        sums.push(text(columns.value_x(i), sum_y + 17.0).text(signed(value, 3)));
+    }
+    [line("tbf-ax", 0.0, sum_y + 2.0, WIDTH, sum_y + 2.0), sums]
 }
 
 fn describe(prompt: &Prompt<'_>, layer: Layer, head: Head, t: usize, worked: &Worked) -> String {

@@ -17,7 +17,7 @@ use crate::format::{short, thousands};
 use crate::options::{choice, Block, Dims, Layer, LayerKey, TokenKey};
 use crate::prompt::Prompt;
 use crate::strip::StripRow;
-use crate::svg::{Canvas, Element};
+use crate::svg::{Canvas, Css, Element};
 use crate::token_text::Shown;
 use crate::Traces;
 use serde::Deserialize;
@@ -82,24 +82,62 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
     };
     let (prompt, caption) = (block.prompt, block.caption);
     let n = prompt.tokens()?.len();
-    let config = prompt.config();
-    let d = config.n_embd;
-    let pick = DimPick::read(dims, spread, d, 32)?;
-    let (before, after, place) = if norm == Norm::Final {
-        if table.contains_key("layer") {
-            return Err(FigureError::at("layer", "the final LayerNorm has no layer")
-                .with_hint("remove `layer`, or use norm = \"ln1\" or \"ln2\""));
+    let pick = DimPick::read(dims, spread, prompt.config().n_embd, 32)?;
+    let normed = match layer {
+        None => {
+            if table.contains_key("layer") {
+                return Err(FigureError::at("layer", "the final LayerNorm has no layer")
+                    .with_hint("remove `layer`, or use norm = \"ln1\" or \"ln2\""));
+            }
+            Normed::last(&prompt, n, t)?
         }
+        Some(layer) => Normed::in_block(&prompt, norm, layer, n, t)?,
+    };
+    let (body, height, css) = draw(&prompt, t, &pick, &normed);
+    let canvas = Canvas {
+        kind: KIND,
+        width: WIDTH,
+        height,
+        title: format!("LayerNorm {}", normed.place),
+        desc: describe(&prompt, t, &normed),
+        css,
+    };
+    Ok(Figure::new(canvas, body, caption, &prompt))
+}
+
+/// One token's vector before and after a LayerNorm, and where that LayerNorm sits.
+struct Normed {
+    before: Described,
+    after: Described,
+    /// "after the last block", "before attention in layer 3".
+    place: String,
+}
+
+impl Normed {
+    /// The final LayerNorm, after the last block, for token `t` of `n`.
+    fn last(prompt: &Prompt<'_>, n: usize, t: usize) -> Result<Normed, FigureError> {
+        let config = prompt.config();
+        let d = config.n_embd;
         let last = Layer(config.n_layer.saturating_sub(1));
         let before = prompt.block(last, "resid_post", d)?.row(&[t]);
         let after = prompt.shaped("ln_final.normalized", &[n, d])?.row(&[t]);
-        (
-            Described::of(before),
-            after,
-            "after the last block".to_string(),
-        )
-    } else {
-        let layer = layer.unwrap_or(Layer(0));
+        Ok(Normed {
+            before: Described::of(before),
+            after: Described::of(after),
+            place: "after the last block".to_string(),
+        })
+    }
+
+    /// `norm` (ln1 or ln2) of `layer` for token `t` of `n`, with the statistics it used as
+    /// traced.
+    fn in_block(
+        prompt: &Prompt<'_>,
+        norm: Norm,
+        layer: Layer,
+        n: usize,
+        t: usize,
+    ) -> Result<Normed, FigureError> {
+        let d = prompt.config().n_embd;
         let input = if norm == Norm::Ln1 {
             "resid_pre"
         } else {
@@ -124,22 +162,28 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
         } else {
             "the MLP"
         };
-        (
+        Ok(Normed {
             before,
-            after,
-            format!("before {which} in layer {}", layer.0),
-        )
-    };
-    let after = Described::of(after);
-    let rows = vec![
-        strip("before", &before, &pick),
-        strip("after", &after, &pick),
-    ];
+            after: Described::of(after),
+            place: format!("before {which} in layer {}", layer.0),
+        })
+    }
+}
+
+/// The formula, the strips of both vectors, then a histogram panel for each; with the
+/// height they take and the strips' colour rules.
+fn draw(
+    prompt: &Prompt<'_>,
+    t: usize,
+    pick: &DimPick,
+    normed: &Normed,
+) -> (Vec<Element>, f64, Css) {
+    let (before, after) = (&normed.before, &normed.after);
     let figure = StripFigure {
-        rows,
+        rows: vec![strip("before", before, pick), strip("after", after, pick)],
         header: format!(
             "{} (token {t}): {}",
-            token_label(&prompt, t).text(),
+            token_label(prompt, t).text(),
             pick.header()
         ),
         summary_title: "",
@@ -152,19 +196,11 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
         .text("LayerNorm: (x − μ) ÷ σ, then × γ + β in each dimension")];
     body.extend(drawn.elements);
     let mut top = drawn.height + 6.0;
-    for (name, vector) in [("before", &before), ("after", &after)] {
+    for (name, vector) in [("before", before), ("after", after)] {
         body.extend(panel(name, vector, top));
         top += PANEL + 20.0;
     }
-    let canvas = Canvas {
-        kind: KIND,
-        width: WIDTH,
-        height: top,
-        title: format!("LayerNorm {place}"),
-        desc: describe(&prompt, t, &place, &before, &after),
-        css: drawn.css,
-    };
-    Ok(Figure::new(canvas, body, caption, &prompt))
+    (body, top, drawn.css)
 }
 
 fn strip(name: &str, vector: &Described, pick: &DimPick) -> StripRow {
@@ -229,13 +265,12 @@ fn panel(name: &str, vector: &Described, top: f64) -> Vec<Element> {
     ]
 }
 
-fn describe(
-    prompt: &Prompt<'_>,
-    t: usize,
-    place: &str,
-    before: &Described,
-    after: &Described,
-) -> String {
+fn describe(prompt: &Prompt<'_>, t: usize, normed: &Normed) -> String {
+    let Normed {
+        before,
+        after,
+        place,
+    } = normed;
     format!(
         "The LayerNorm {place}, for {:?} (token {t}). Before, its {} values have mean {} and \
          standard deviation {}; LayerNorm subtracts the mean, divides by the standard \

@@ -19,6 +19,8 @@ use crate::svg::{text_width, Canvas, Css, Element, Font};
 use crate::token_text::Shown;
 use crate::Traces;
 use serde::Deserialize;
+use std::ops::Range;
+use tracebook_trace::Token;
 
 pub const KIND: &str = "loss";
 
@@ -51,101 +53,177 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
         .with_hint("use a prompt of at least two tokens"));
     }
     let losses = crate::candidates::surprise(&prompt)?;
-    // Row r is the loss of token shown.start + r + 1.
-    let shown = window(n - 1, block.options.tokens.get());
-    let rows = &losses[shown.clone()];
-    let mean = losses.iter().sum::<f64>() / losses.len() as f64;
-    let most = losses.iter().fold(mean, |m, &v| m.max(v)).max(1e-9);
-    let labels: Vec<Shown> = shown
-        .clone()
-        .map(|i| Shown::fit(&tokens[i + 1].text, 90.0, Font::Mono, 12.0))
-        .collect();
+    let chart = Chart::of(&losses, window(n - 1, block.options.tokens.get()));
     let mut body = vec![note(
         "token · surprise −ln p (nats) · p, given the tokens before it",
         0.0,
         12.0,
     )];
-    // Row r is token shown.start + r + 1: its label and bar highlight with the token.
-    let first = shown.start + 1;
-    body.push(token_label_column(
-        &labels,
-        Some((&prompt.name, first)),
-        BAR_X - 6.0,
-        TOP + 3.0,
-        PITCH,
-        12.0,
-    ));
-    let bottom = TOP + rows.len() as f64 * PITCH;
-    let mean_x = BAR_X + mean / most * ROOM;
-    let value_texts: Vec<String> = rows
+    body.push(chart.token_labels(tokens, &prompt.name));
+    let value_texts: Vec<String> = chart
+        .rows
         .iter()
         .map(|&loss| format!("{} · {}", short(loss), percent((-loss).exp())))
         .collect();
-    let spans: Vec<(f64, f64)> = rows
-        .iter()
-        .zip(&value_texts)
-        .map(|(&loss, label)| {
-            let start = BAR_X + (loss / most * ROOM).max(0.5) + 5.0;
-            (
-                start,
-                start + text_width(label, Font::Sans, 12.0) * LABEL_SLACK,
-            )
-        })
-        .collect();
-    for (y1, y2) in mean_segments(&spans, mean_x) {
-        body.push(line("tbf-line", mean_x, y1, mean_x, y2));
+    body.extend(chart.mean_line(&value_texts));
+    body.extend(chart.bars(value_texts, &prompt.name));
+    body.push(chart.axis());
+    let lines = notes(&chart, &losses, tokens);
+    for (i, l) in lines.iter().enumerate() {
+        body.push(note(
+            l.clone(),
+            0.0,
+            chart.bottom() + 36.0 + i as f64 * 15.0,
+        ));
     }
-    body.push(
-        text(mean_x, TOP - 10.0)
-            .class("tbf-s tbf-acc")
-            .attr("text-anchor", "middle")
-            .text(format!("mean {}", short(mean))),
-    );
-    let mut bars = Element::new("g").class("tbf-bar2");
-    let mut values = Element::new("g").class("tbf-s");
-    for (r, (&loss, label)) in rows.iter().zip(value_texts).enumerate() {
-        let y = TOP + r as f64 * PITCH;
-        let length = (loss / most * ROOM).max(0.5);
-        bars.push(
-            rect("", BAR_X, y + 3.0, length, PITCH - 6.0)
-                .attr("data-tb-tok", token_key(&prompt.name, first + r)),
+    let canvas = Canvas {
+        kind: KIND,
+        width: WIDTH,
+        height: chart.bottom() + 48.0 + lines.len() as f64 * 15.0,
+        title: "Surprise per token".to_string(),
+        desc: describe(&prompt.trace.meta.tokens, &losses, chart.mean),
+        css: Css::default(),
+    };
+    Ok(Figure::new(canvas, body, caption, &prompt))
+}
+
+/// The rows on show and the scale of their bars.
+struct Chart<'l> {
+    /// Positions in the losses: row r is the loss of token `shown.start + r + 1`.
+    shown: Range<usize>,
+    rows: &'l [f64],
+    /// The mean over every token, not only the rows on show.
+    mean: f64,
+    /// The loss a full-length bar stands for.
+    most: f64,
+}
+
+impl<'l> Chart<'l> {
+    fn of(losses: &'l [f64], shown: Range<usize>) -> Chart<'l> {
+        let mean = losses.iter().sum::<f64>() / losses.len() as f64;
+        let most = losses.iter().fold(mean, |m, &v| m.max(v)).max(1e-9);
+        Chart {
+            rows: &losses[shown.clone()],
+            shown,
+            mean,
+            most,
+        }
+    }
+
+    /// The token of row 0.
+    fn first(&self) -> usize {
+        self.shown.start + 1
+    }
+
+    fn bottom(&self) -> f64 {
+        TOP + self.rows.len() as f64 * PITCH
+    }
+
+    /// Where a loss of `value` falls on the bars' scale.
+    fn x(&self, value: f64) -> f64 {
+        BAR_X + value / self.most * ROOM
+    }
+
+    /// A bar's length, never quite zero.
+    fn length(&self, loss: f64) -> f64 {
+        (loss / self.most * ROOM).max(0.5)
+    }
+
+    /// Each row's token, highlighting with the token on the page.
+    fn token_labels(&self, tokens: &[Token], prompt_name: &str) -> Element {
+        let labels: Vec<Shown> = self
+            .shown
+            .clone()
+            .map(|i| Shown::fit(&tokens[i + 1].text, 90.0, Font::Mono, 12.0))
+            .collect();
+        token_label_column(
+            &labels,
+            Some((prompt_name, self.first())),
+            BAR_X - 6.0,
+            TOP + 3.0,
+            PITCH,
+            12.0,
+        )
+    }
+
+    /// The mean as a line down the rows, around their value labels, titled above them.
+    fn mean_line(&self, value_texts: &[String]) -> Vec<Element> {
+        let mean_x = self.x(self.mean);
+        let spans: Vec<(f64, f64)> = self
+            .rows
+            .iter()
+            .zip(value_texts)
+            .map(|(&loss, label)| {
+                let start = BAR_X + self.length(loss) + 5.0;
+                (
+                    start,
+                    start + text_width(label, Font::Sans, 12.0) * LABEL_SLACK,
+                )
+            })
+            .collect();
+        let mut out: Vec<Element> = mean_segments(&spans, mean_x)
+            .into_iter()
+            .map(|(y1, y2)| line("tbf-line", mean_x, y1, mean_x, y2))
+            .collect();
+        out.push(
+            text(mean_x, TOP - 10.0)
+                .class("tbf-s tbf-acc")
+                .attr("text-anchor", "middle")
+                .text(format!("mean {}", short(self.mean))),
         );
-        values.push(text(BAR_X + length + 5.0, y + 14.0).text(label));
+        out
     }
-    body.extend([bars, values]);
-    let mut axis = Element::new("g")
-        .class("tbf-s tbf-dim")
-        .attr("text-anchor", "middle");
-    for tick in ticks(0.0, most, 4) {
-        axis.push(text(BAR_X + tick / most * ROOM, bottom + 16.0).text(signed(tick, 0)));
+
+    /// A bar per row, each with its value label after it.
+    fn bars(&self, value_texts: Vec<String>, prompt_name: &str) -> [Element; 2] {
+        let mut bars = Element::new("g").class("tbf-bar2");
+        let mut values = Element::new("g").class("tbf-s");
+        for (r, (&loss, label)) in self.rows.iter().zip(value_texts).enumerate() {
+            let y = TOP + r as f64 * PITCH;
+            let length = self.length(loss);
+            bars.push(
+                rect("", BAR_X, y + 3.0, length, PITCH - 6.0)
+                    .attr("data-tb-tok", token_key(prompt_name, self.first() + r)),
+            );
+            values.push(text(BAR_X + length + 5.0, y + 14.0).text(label));
+        }
+        [bars, values]
     }
-    body.push(axis);
+
+    /// The nats scale under the bars.
+    fn axis(&self) -> Element {
+        let mut axis = Element::new("g")
+            .class("tbf-s tbf-dim")
+            .attr("text-anchor", "middle");
+        for tick in ticks(0.0, self.most, 4) {
+            axis.push(text(self.x(tick), self.bottom() + 16.0).text(signed(tick, 0)));
+        }
+        axis
+    }
+}
+
+/// The lines under the chart: the mean and perplexity, then why the first token has no
+/// row, or how many rows were left out.
+fn notes(chart: &Chart<'_>, losses: &[f64], tokens: &[Token]) -> Vec<String> {
     let mut lines = vec![format!(
         "nats; mean {} over {} tokens = perplexity {}",
-        short(mean),
+        short(chart.mean),
         losses.len(),
-        short(mean.exp())
+        short(chart.mean.exp())
     )];
-    if shown.start == 0 {
+    if chart.shown.start == 0 {
         lines.push(format!(
             "the first token, {}, has no loss: nothing comes before it",
             Shown::fit(&tokens[0].text, 120.0, Font::Mono, 12.0).text()
         ));
     } else {
-        lines.push(format!("showing the last {} of {} tokens", rows.len(), n));
+        lines.push(format!(
+            "showing the last {} of {} tokens",
+            chart.rows.len(),
+            tokens.len()
+        ));
     }
-    for (i, l) in lines.iter().enumerate() {
-        body.push(note(l.clone(), 0.0, bottom + 36.0 + i as f64 * 15.0));
-    }
-    let canvas = Canvas {
-        kind: KIND,
-        width: WIDTH,
-        height: bottom + 48.0 + lines.len() as f64 * 15.0,
-        title: "Surprise per token".to_string(),
-        desc: describe(&prompt.trace.meta.tokens, &losses, mean),
-        css: Css::default(),
-    };
-    Ok(Figure::new(canvas, body, caption, &prompt))
+    lines
 }
 
 /// How much wider than the width estimate a value label may render (DejaVu Sans, the usual
@@ -177,7 +255,7 @@ fn mean_segments(spans: &[(f64, f64)], mean_x: f64) -> Vec<(f64, f64)> {
     segments
 }
 
-fn describe(tokens: &[tracebook_trace::Token], losses: &[f64], mean: f64) -> String {
+fn describe(tokens: &[Token], losses: &[f64], mean: f64) -> String {
     let by_loss = |a: &(usize, &f64), b: &(usize, &f64)| a.1.total_cmp(b.1);
     let hardest = losses.iter().enumerate().max_by(by_loss);
     let easiest = losses.iter().enumerate().min_by(by_loss);

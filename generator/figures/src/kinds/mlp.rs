@@ -134,67 +134,21 @@ fn diagram(d: usize, width: usize) -> Vec<Element> {
 /// The histogram of pre-GELU values, the GELU curve over it and the top neurons on the
 /// curve; returns the chart's bottom.
 fn gelu_chart(pass: &Pass, body: &mut Vec<Element>) -> f64 {
-    let lo = pass
-        .pre
-        .iter()
-        .fold(f64::INFINITY, |m, &v| m.min(v))
-        .min(-1.0);
-    let hi = pass
-        .pre
-        .iter()
-        .fold(f64::NEG_INFINITY, |m, &v| m.max(v))
-        .max(1.0);
-    let axis = Axis {
-        lo,
-        hi,
-        start: 30.0,
-        end: WIDTH - 10.0,
-    };
-    let base = CHART_TOP + CHART_HEIGHT;
-    let counts = histogram(&pass.pre, 48, lo, hi);
+    let chart = Chart::of(&pass.pre);
+    let counts = histogram(&pass.pre, 48, chart.axis.lo, chart.axis.hi);
     body.push(histogram_bars(
         &counts,
-        &axis,
-        base,
+        &chart.axis,
+        chart.base,
         CHART_HEIGHT * 0.8,
         "tbf-hist",
     ));
-    // GELU over the axis, from its minimum (about −0.17) to gelu(hi) at the chart's top.
-    let (y_lo, y_hi) = (-0.2, gelu(hi).max(0.5));
-    let y = |v: f64| base - (v - y_lo) / (y_hi - y_lo) * CHART_HEIGHT;
-    body.push(line("tbf-grid", axis.start, y(0.0), axis.end, y(0.0)));
-    body.push(
-        text(axis.start - 4.0, y(0.0) + 4.0)
-            .class("tbf-s tbf-dim")
-            .attr("text-anchor", "end")
-            .text("0"),
-    );
-    let mut d = String::new();
-    for i in 0..=60 {
-        let x = lo + (hi - lo) * f64::from(i) / 60.0;
-        let command = if i == 0 { "M" } else { "L" };
-        d.push_str(&format!(
-            "{command}{} {}",
-            number(axis.at(x), 1),
-            number(y(gelu(x)), 1)
-        ));
-    }
-    body.push(Element::new("path").class("tbf-line").attr("d", d));
-    let curve_label = text(axis.start, CHART_TOP + 8.0).class("tbf-s tbf-acc");
-    body.push(curve_label.text("line: GELU(x), the value after"));
-    let mut dots = Element::new("g").class("tbf-dot");
-    for &i in &pass.top {
-        dots.push(
-            Element::new("circle")
-                .attr("cx", axis.at(pass.pre[i]))
-                .attr("cy", y(pass.post[i]))
-                .attr("r", 3.0),
-        );
-    }
-    body.push(dots);
+    body.extend(chart.curve());
+    body.push(chart.dots(pass));
+    let (lo, hi) = (chart.axis.lo, chart.axis.hi);
     body.push(x_axis(
-        &axis,
-        base + 2.0,
+        &chart.axis,
+        chart.base + 2.0,
         &ticks(lo, hi, 6),
         "value before GELU",
     ));
@@ -206,8 +160,85 @@ fn gelu_chart(pass: &Pass, body: &mut Vec<Element>) -> f64 {
     body.push(note(key, 0.0, CHART_TOP - 12.0));
     let share = percent(off as f64 / pass.post.len() as f64);
     let off_note = format!("{share} of the neurons are nearly off after GELU (|value| < {OFF})");
-    body.push(note(off_note, 0.0, base + 50.0));
-    base + 50.0
+    body.push(note(off_note, 0.0, chart.base + 50.0));
+    chart.base + 50.0
+}
+
+/// The GELU chart's scales: values before GELU across, values after GELU up.
+struct Chart {
+    axis: Axis,
+    /// The chart's bottom edge.
+    base: f64,
+    /// The range of values after GELU the height spans.
+    y_lo: f64,
+    y_hi: f64,
+}
+
+impl Chart {
+    /// The scales for the values before GELU, `pre`: across their range, at least −1 to 1.
+    fn of(pre: &[f64]) -> Chart {
+        let lo = pre.iter().fold(f64::INFINITY, |m, &v| m.min(v)).min(-1.0);
+        let hi = pre
+            .iter()
+            .fold(f64::NEG_INFINITY, |m, &v| m.max(v))
+            .max(1.0);
+        Chart {
+            axis: Axis {
+                lo,
+                hi,
+                start: 30.0,
+                end: WIDTH - 10.0,
+            },
+            base: CHART_TOP + CHART_HEIGHT,
+            // GELU over the axis, from its minimum (about −0.17) to gelu(hi) at the top.
+            y_lo: -0.2,
+            y_hi: gelu(hi).max(0.5),
+        }
+    }
+
+    /// Where a value after GELU of `v` is drawn.
+    fn y(&self, v: f64) -> f64 {
+        self.base - (v - self.y_lo) / (self.y_hi - self.y_lo) * CHART_HEIGHT
+    }
+
+    /// The zero line and its label, the GELU curve, and the curve's key.
+    fn curve(&self) -> [Element; 4] {
+        let (axis, zero) = (&self.axis, self.y(0.0));
+        let mut d = String::new();
+        for i in 0..=60 {
+            let x = axis.lo + (axis.hi - axis.lo) * f64::from(i) / 60.0;
+            let command = if i == 0 { "M" } else { "L" };
+            d.push_str(&format!(
+                "{command}{} {}",
+                number(axis.at(x), 1),
+                number(self.y(gelu(x)), 1)
+            ));
+        }
+        let curve_label = text(axis.start, CHART_TOP + 8.0).class("tbf-s tbf-acc");
+        [
+            line("tbf-grid", axis.start, zero, axis.end, zero),
+            text(axis.start - 4.0, zero + 4.0)
+                .class("tbf-s tbf-dim")
+                .attr("text-anchor", "end")
+                .text("0"),
+            Element::new("path").class("tbf-line").attr("d", d),
+            curve_label.text("line: GELU(x), the value after"),
+        ]
+    }
+
+    /// The top neurons, each a dot at its values before and after GELU.
+    fn dots(&self, pass: &Pass) -> Element {
+        let mut dots = Element::new("g").class("tbf-dot");
+        for &i in &pass.top {
+            dots.push(
+                Element::new("circle")
+                    .attr("cx", self.axis.at(pass.pre[i]))
+                    .attr("cy", self.y(pass.post[i]))
+                    .attr("r", 3.0),
+            );
+        }
+        dots
+    }
 }
 
 /// The top neurons' activations after GELU as bars; returns the figure's height.

@@ -49,52 +49,12 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
     let block = Block::<Opts>::read(KIND, table, traces)?;
     let t = block.token(block.options.token)?.0;
     let (prompt, caption) = (block.prompt, block.caption);
-    let config = prompt.config();
     let n = prompt.tokens()?.len();
     let shown = window(n, block.options.tokens.get());
     let lengths = read(&prompt, t)?;
     let ramp = Ramp::unit();
-    let (lo, hi) = range(&lengths.stream, &shown);
-    let bin = |v: f64| ramp.bin_of_unit((v / lo).ln() / (hi / lo).ln().max(1e-9));
-    let rows: Vec<Shown> = shown
-        .clone()
-        .map(|i| Shown::fit(&prompt.trace.meta.tokens[i].text, 90.0, Font::Mono, 12.0))
-        .collect();
-    let mut cols = vec![Shown::plain("emb")];
-    cols.extend((0..config.n_layer).map(|l| Shown::plain(l.to_string())));
-    let cells: Vec<Cell> = shown
-        .clone()
-        .flat_map(|i| {
-            lengths.stream[i].iter().map(|&v| Cell::Value {
-                bin: bin(v),
-                label: None,
-            })
-        })
-        .collect();
-    let grid = Grid {
-        rows: &rows,
-        cols: &cols,
-        cells: &cells,
-        ramp: &ramp,
-        corner: ("token ↓", "after →"),
-        tokens: None,
-    };
-    let placed = heatmap::draw(&grid, WIDTH, 0.0);
-    let mut body = placed.elements;
-    let ticks: Vec<(f64, String)> = [0.0, 0.5, 1.0]
-        .iter()
-        .map(|&at| (at, short(lo * (hi / lo).powf(at))))
-        .collect();
-    let top = placed.bottom + 10.0;
-    body.push(heatmap::legend(
-        &ramp,
-        "length ‖x‖ (log scale)",
-        &ticks,
-        None,
-        placed.left,
-        top,
-    ));
-    let bars_top = top + heatmap::LEGEND_HEIGHT + 28.0;
+    let (mut body, bottom) = stream_heatmap(&prompt, &lengths, &shown, &ramp);
+    let bars_top = bottom + 28.0;
     let token = &prompt.trace.meta.tokens[t].text;
     let shown_token = Shown::fit(token, 120.0, Font::Mono, 12.0).text();
     body.push(text(0.0, bars_top - 10.0).class("tbf-s").text(format!(
@@ -110,6 +70,51 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
         css: ramp.css(),
     };
     Ok(Figure::new(canvas, body, caption, &prompt))
+}
+
+/// The heatmap of the stream's lengths, tokens down and stages across, coloured on a log
+/// scale, with its legend; and the legend's bottom.
+fn stream_heatmap(
+    prompt: &Prompt<'_>,
+    lengths: &Lengths,
+    shown: &Range<usize>,
+    ramp: &Ramp,
+) -> (Vec<Element>, f64) {
+    let (lo, hi) = range(&lengths.stream, shown);
+    let bin = |v: f64| ramp.bin_of_unit((v / lo).ln() / (hi / lo).ln().max(1e-9));
+    let rows: Vec<Shown> = shown
+        .clone()
+        .map(|i| Shown::fit(&prompt.trace.meta.tokens[i].text, 90.0, Font::Mono, 12.0))
+        .collect();
+    let mut cols = vec![Shown::plain("emb")];
+    cols.extend((0..prompt.config().n_layer).map(|l| Shown::plain(l.to_string())));
+    let cells: Vec<Cell> = shown
+        .clone()
+        .flat_map(|i| {
+            lengths.stream[i].iter().map(|&v| Cell::Value {
+                bin: bin(v),
+                label: None,
+            })
+        })
+        .collect();
+    let grid = Grid {
+        rows: &rows,
+        cols: &cols,
+        cells: &cells,
+        ramp,
+        corner: ("token ↓", "after →"),
+        tokens: None,
+    };
+    let placed = heatmap::draw(&grid, WIDTH, 0.0);
+    let mut body = placed.elements;
+    let ticks: Vec<(f64, String)> = [0.0, 0.5, 1.0]
+        .iter()
+        .map(|&at| (at, short(lo * (hi / lo).powf(at))))
+        .collect();
+    let top = placed.bottom + 10.0;
+    let title = "length ‖x‖ (log scale)";
+    body.push(heatmap::legend(ramp, title, &ticks, None, placed.left, top));
+    (body, top + heatmap::LEGEND_HEIGHT)
 }
 
 fn read(prompt: &Prompt<'_>, t: usize) -> Result<Lengths, FigureError> {

@@ -26,6 +26,7 @@ use crate::svg::{Canvas, Css, Element, Font};
 use crate::token_text::{one_line, Shown};
 use crate::Traces;
 use serde::Deserialize;
+use tracebook_trace::PromptOptions;
 
 pub const KIND: &str = "sampling";
 
@@ -46,46 +47,21 @@ pub(super) struct Opts {
 pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, FigureError> {
     let block = Block::<Opts>::read(KIND, table, traces)?;
     let (prompt, caption, options) = (block.prompt, block.caption, block.options);
-    let own = &prompt.trace.meta.prompt.options;
     let n = prompt.tokens()?.len();
     let distribution = candidates::at(&prompt, n - 1)?;
     let logits = distribution.all_logits.clone().unwrap_or_default();
     let vocab = logits.len();
-    let stored = distribution.candidates.len();
-    let given = options.top_k.is_some() || options.top_p.is_some();
-    let top_k = match options.top_k {
-        Some(rule) => Some(capped(Some(rule), vocab, vocab)?),
-        None => None,
-    };
-    let top_p = options.top_p.map(|p| p.0);
-    let (top_k, top_p) = match (given, own.top_k, own.top_p) {
-        (true, _, _) => (top_k, top_p),
-        (false, None, None) => (None, Some(0.9)),
-        (false, k, p) => (k, p),
-    };
-    let temperature = options
-        .temperature
-        .map_or(own.temperature.unwrap_or(1.0), |t| t.0);
-    let rules = Rules {
-        temperature,
-        top_k,
-        top_p,
-    };
-    let k = capped(options.k, 10, stored)?;
+    let rules = rules(&options, &prompt.trace.meta.prompt.options, vocab)?;
+    let k = capped(options.k, 10, distribution.candidates.len())?;
     // Every token, sorted, so survivors beyond the stored candidates are counted too.
     let sampled = sample(&logits, rules);
-    let (probs, survivors, mass) = (&sampled.sorted, sampled.survivors, sampled.mass);
-    let shown: Vec<(u32, f64)> = probs[..k].to_vec();
+    let (survivors, mass) = (sampled.survivors, sampled.mass);
+    let shown: Vec<(u32, f64)> = sampled.sorted[..k].to_vec();
     let texts: Vec<String> = shown
         .iter()
         .map(|(id, _)| {
-            prompt
-                .trace
-                .meta
-                .token_texts
-                .get(id)
-                .cloned()
-                .unwrap_or_default()
+            let texts = &prompt.trace.meta.token_texts;
+            texts.get(id).cloned().unwrap_or_default()
         })
         .collect();
     let context = format!(
@@ -101,18 +77,7 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
     ];
     body.extend(table_rows(&shown, &texts, survivors, mass));
     let bottom = TOP + k as f64 * PITCH;
-    let mut notes = vec![format!(
-        "{} of {} tokens survive, holding {} of the probability",
-        thousands(survivors),
-        thousands(vocab),
-        percent(mass)
-    )];
-    // The second line is always there (empty when all survivors show) for the controls.
-    notes.push(if survivors > k {
-        format!("{} more survivors are not shown", thousands(survivors - k))
-    } else {
-        String::new()
-    });
+    let notes = notes(survivors, vocab, mass, k);
     for (i, line_text) in notes.iter().enumerate() {
         body.push(
             note(line_text.clone(), 0.0, bottom + 18.0 + i as f64 * 15.0).attr("data-tb-note", i),
@@ -131,6 +96,47 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
         Some(json) => figure.with_live(json),
         None => figure,
     })
+}
+
+/// The rules drawn: the options' top_k and top_p if either is given, else the prompt's own
+/// (`own`), else top_p = 0.9; the options' temperature, else the prompt's, else 1.
+fn rules(options: &Opts, own: &PromptOptions, vocab: usize) -> Result<Rules, FigureError> {
+    let given = options.top_k.is_some() || options.top_p.is_some();
+    let top_k = match options.top_k {
+        Some(rule) => Some(capped(Some(rule), vocab, vocab)?),
+        None => None,
+    };
+    let top_p = options.top_p.map(|p| p.0);
+    let (top_k, top_p) = match (given, own.top_k, own.top_p) {
+        (true, _, _) => (top_k, top_p),
+        (false, None, None) => (None, Some(0.9)),
+        (false, k, p) => (k, p),
+    };
+    let temperature = options
+        .temperature
+        .map_or(own.temperature.unwrap_or(1.0), |t| t.0);
+    Ok(Rules {
+        temperature,
+        top_k,
+        top_p,
+    })
+}
+
+/// The lines under the table: how many survive, then how many of them are not shown.
+fn notes(survivors: usize, vocab: usize, mass: f64, k: usize) -> Vec<String> {
+    let mut notes = vec![format!(
+        "{} of {} tokens survive, holding {} of the probability",
+        thousands(survivors),
+        thousands(vocab),
+        percent(mass)
+    )];
+    // The second line is always there (empty when all survivors show) for the controls.
+    notes.push(if survivors > k {
+        format!("{} more survivors are not shown", thousands(survivors - k))
+    } else {
+        String::new()
+    });
+    notes
 }
 
 /// The controls' numbers, starting at the figure's own rules; `None` when its top_k is
@@ -165,12 +171,6 @@ fn table_rows(shown: &[(u32, f64)], texts: &[String], survivors: usize, mass: f6
         .iter()
         .map(|t| Shown::fit(t, 90.0, Font::Mono, 12.0))
         .collect();
-    let mut heads = Element::new("g")
-        .class("tbf-s tbf-dim")
-        .attr("text-anchor", "end");
-    heads.push(text(220.0, TOP - 10.0).text("probability"));
-    heads.push(text(330.0, TOP - 10.0).text("running total"));
-    heads.push(text(WIDTH, TOP - 10.0).text("sampled with"));
     let full = shown.first().map_or(1.0, |s| s.1).max(1e-12);
     let (mut kept_bars, mut cut_bars) = (
         Element::new("g").class("tbf-bar").attr("data-tb-g", "kept"),
@@ -189,40 +189,63 @@ fn table_rows(shown: &[(u32, f64)], texts: &[String], survivors: usize, mass: f6
             cut_bars.push(bar);
         }
         before += p;
-        numbers.push(text(220.0, y + 15.0).attr("data-tb-p", r).text(percent(*p)));
-        numbers.push(
-            text(330.0, y + 15.0)
-                .attr("data-tb-cum", r)
-                .text(percent(before)),
-        );
-        let sampled = if survives {
-            percent(p / mass)
-        } else {
-            "cut".to_string()
-        };
-        let cell = text(WIDTH, y + 15.0).attr("data-tb-pct", r).text(sampled);
-        numbers.push(if survives {
-            cell.class("tbf-b")
-        } else {
-            cell.class("tbf-dim")
-        });
+        for cell in row_numbers(r, *p, before, survives.then_some(mass)) {
+            numbers.push(cell);
+        }
     }
-    let mut out = vec![
-        heads,
+    vec![
+        column_heads(),
         label_column(&labels, 94.0, TOP + 3.0, PITCH, 12.0),
         cut_bars,
         kept_bars,
         numbers,
-    ];
-    // Always drawn, hidden when nothing shown is cut, so the page's controls can move it.
-    let y = TOP + survivors.min(shown.len()) as f64 * PITCH;
+        cut_line(survivors, shown.len()),
+    ]
+}
+
+/// The titles over the number columns.
+fn column_heads() -> Element {
+    let mut heads = Element::new("g")
+        .class("tbf-s tbf-dim")
+        .attr("text-anchor", "end");
+    heads.push(text(220.0, TOP - 10.0).text("probability"));
+    heads.push(text(330.0, TOP - 10.0).text("running total"));
+    heads.push(text(WIDTH, TOP - 10.0).text("sampled with"));
+    heads
+}
+
+/// Row `r`'s probability `p`, the running total `before` (up to and with it), and the
+/// probability it is sampled with: renormalized over the survivors' `mass`, or "cut".
+fn row_numbers(r: usize, p: f64, before: f64, mass: Option<f64>) -> [Element; 3] {
+    let y = TOP + r as f64 * PITCH;
+    let sampled = match mass {
+        Some(mass) => percent(p / mass),
+        None => "cut".to_string(),
+    };
+    let cell = text(WIDTH, y + 15.0).attr("data-tb-pct", r).text(sampled);
+    [
+        text(220.0, y + 15.0).attr("data-tb-p", r).text(percent(p)),
+        text(330.0, y + 15.0)
+            .attr("data-tb-cum", r)
+            .text(percent(before)),
+        if mass.is_some() {
+            cell.class("tbf-b")
+        } else {
+            cell.class("tbf-dim")
+        },
+    ]
+}
+
+/// The line between the survivors and the cut tokens; always drawn, hidden when nothing
+/// shown is cut, so the page's controls can move it.
+fn cut_line(survivors: usize, shown: usize) -> Element {
+    let y = TOP + survivors.min(shown) as f64 * PITCH;
     let cut = line("tbf-ax", 0.0, y, WIDTH, y).attr("data-tb-cut", 0);
-    out.push(if survivors < shown.len() {
+    if survivors < shown {
         cut
     } else {
         cut.attr("visibility", "hidden")
-    });
-    out
+    }
 }
 
 fn describe(

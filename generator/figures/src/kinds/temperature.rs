@@ -21,7 +21,7 @@ use crate::format::{percent, thousands};
 use crate::live::{json_numbers, Live};
 use crate::options::{capped, Block, Temperatures, TopK};
 use crate::sampler::{column, Column};
-use crate::svg::{number, text_width, Canvas, Css, Font};
+use crate::svg::{number, text_width, Canvas, Css, Element, Font};
 use crate::token_text::{one_line, Shown};
 use crate::Traces;
 use serde::Deserialize;
@@ -59,30 +59,80 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
         .iter()
         .map(|c| Shown::fit(&c.text, 100.0, Font::Mono, 12.0))
         .collect();
-    let label_width = labels
-        .iter()
-        .map(|l| text_width(&l.text(), Font::Mono, 12.0))
-        .fold(20.0, f64::max);
-    let left = (label_width + 10.0).ceil();
-    let pitch_x = (WIDTH - left) / columns.len() as f64;
-    let full = columns
-        .iter()
-        .flat_map(|c| &c.probs)
-        .fold(1e-9, |m: f64, &p| m.max(p));
+    let layout = Layout::of(&labels, &columns, k);
     let text_prompt = one_line(&prompt.trace.meta.prompt.text);
     let mut body = vec![text(0.0, 14.0)
         .class("tbf-s")
         .text(format!("next token after “{text_prompt}”"))];
-    body.push(label_column(&labels, left - 6.0, TOP, PITCH, 12.0));
-    let bottom = TOP + k as f64 * PITCH;
+    body.push(label_column(&labels, layout.left - 6.0, TOP, PITCH, 12.0));
     for (i, c) in columns.iter().enumerate() {
-        let x = left + i as f64 * pitch_x;
-        body.push(
-            text(x, TOP - 10.0)
-                .class("tbf-b")
-                .attr("data-tb-head", i)
-                .text(format!("T = {}", short_t(c.temperature))),
-        );
+        body.extend(layout.column(i, c));
+    }
+    let others = thousands(distribution.vocab - k);
+    body.push(note(
+        format!("each logit ÷ T, then softmax · others: the other {others} tokens"),
+        0.0,
+        layout.bottom + 32.0,
+    ));
+    let canvas = Canvas {
+        kind: KIND,
+        width: WIDTH,
+        height: layout.bottom + 40.0,
+        title: format!("Temperature: the next token after “{text_prompt}”"),
+        desc: describe(
+            &text_prompt,
+            shown.first().map_or("", |c| c.text.as_str()),
+            &columns,
+        ),
+        css: Css::default(),
+    };
+    let live = Live::new(&logits, &temperatures, &[], traces.live_cache());
+    let json = live_json(&live, &temperatures, k, &layout);
+    Ok(Figure::new(canvas, body, caption, &prompt).with_live(json))
+}
+
+/// Where the columns go: after the token labels, side by side across the rest.
+struct Layout {
+    /// Left edge of the first column, right of the labels.
+    left: f64,
+    /// Distance from one column to the next.
+    pitch_x: f64,
+    /// The probability a full-length bar stands for, shared by every column.
+    full: f64,
+    /// Under the rows.
+    bottom: f64,
+}
+
+impl Layout {
+    fn of(labels: &[Shown], columns: &[Column], k: usize) -> Layout {
+        let label_width = labels
+            .iter()
+            .map(|l| text_width(&l.text(), Font::Mono, 12.0))
+            .fold(20.0, f64::max);
+        let left = (label_width + 10.0).ceil();
+        Layout {
+            left,
+            pitch_x: (WIDTH - left) / columns.len() as f64,
+            full: columns
+                .iter()
+                .flat_map(|c| &c.probs)
+                .fold(1e-9, |m: f64, &p| m.max(p)),
+            bottom: TOP + k as f64 * PITCH,
+        }
+    }
+
+    /// Room for a bar, leaving space for its percentage.
+    fn room(&self) -> f64 {
+        self.pitch_x - 50.0
+    }
+
+    /// Column `i`: its temperature over it, its bars, and what the others share under it.
+    fn column(&self, i: usize, c: &Column) -> [Element; 3] {
+        let x = self.left + i as f64 * self.pitch_x;
+        let title = text(x, TOP - 10.0)
+            .class("tbf-b")
+            .attr("data-tb-head", i)
+            .text(format!("T = {}", short_t(c.temperature)));
         let bars: Vec<Bar> = c
             .probs
             .iter()
@@ -93,50 +143,26 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
                 strong: r == 0,
             })
             .collect();
-        body.push(bar_column_tagged(
-            &bars,
-            x,
-            pitch_x - 50.0,
-            full,
-            TOP,
-            PITCH,
-            Some(i),
-        ));
-        body.push(
-            note(format!("others {}", percent(c.rest)), x, bottom + 12.0).attr("data-tb-rest", i),
-        );
+        let bars = bar_column_tagged(&bars, x, self.room(), self.full, TOP, PITCH, Some(i));
+        let rest = note(format!("others {}", percent(c.rest)), x, self.bottom + 12.0)
+            .attr("data-tb-rest", i);
+        [title, bars, rest]
     }
-    let others = thousands(distribution.vocab - k);
-    body.push(note(
-        format!("each logit ÷ T, then softmax · others: the other {others} tokens"),
-        0.0,
-        bottom + 32.0,
-    ));
-    let canvas = Canvas {
-        kind: KIND,
-        width: WIDTH,
-        height: bottom + 40.0,
-        title: format!("Temperature: the next token after “{text_prompt}”"),
-        desc: describe(
-            &text_prompt,
-            shown.first().map_or("", |c| c.text.as_str()),
-            &columns,
-        ),
-        css: Css::default(),
-    };
-    let live = Live::new(&logits, &temperatures, &[], traces.live_cache());
+}
+
+/// The slider's numbers: a stop for each column's temperature, starting at the last.
+fn live_json(live: &Live, temperatures: &[f64], k: usize, layout: &Layout) -> String {
     let stops: Vec<f64> = temperatures
         .iter()
         .map(|&t| live.temp_stop(t) as f64)
         .collect();
-    let json = format!(
+    format!(
         "{{\"kind\":\"{KIND}\",\"rows\":{k},\"cols\":{},\"t\":{},\"room\":{},\"gap\":4,{}}}",
         json_numbers(&stops),
         stops.last().copied().unwrap_or(0.0),
-        number(pitch_x - 50.0, 2),
+        number(layout.room(), 2),
         live.json_fields()
-    );
-    Ok(Figure::new(canvas, body, caption, &prompt).with_live(json))
+    )
 }
 
 /// A temperature as written: "0.5", "1", "2".

@@ -14,6 +14,7 @@ use crate::error::FigureError;
 use crate::figure::{Figure, Source};
 use crate::format::{count, short, signed};
 use crate::options::{choice, Block};
+use crate::prompt::Prompt;
 use crate::svg::{number, text_width, Canvas, Css, Element, Font};
 use crate::Traces;
 use serde::Deserialize;
@@ -43,6 +44,47 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
     let block = Block::<Opts>::read(KIND, table, traces)?;
     let (prompt, caption) = (block.prompt, block.caption);
     let by_tokens = block.options.x == XAxis::Tokens;
+    let run = recorded_run(&prompt)?;
+    let axes = Axes::of(run, by_tokens);
+    let mut body = vec![note("loss (nats per token)", 0.0, 14.0)];
+    body.push(y_axis(&axes.y, &ticks(axes.y.lo, axes.y.hi, 5)));
+    let title = if by_tokens {
+        "training tokens seen"
+    } else {
+        "optimiser steps"
+    };
+    body.push(x_axis(
+        &axes.x,
+        TOP + HEIGHT,
+        &ticks(0.0, axes.x.hi, 5),
+        title,
+    ));
+    if let Some(bigram) = run.bigram_val_loss {
+        body.extend(baseline(run, bigram, &axes));
+    }
+    body.push(path(
+        "tbf-line",
+        run.loss.iter().map(|&(s, l)| axes.point(s, l)),
+    ));
+    body.push(validation_dots(run, &axes));
+    body.push(legend(TOP + HEIGHT + 44.0));
+    let lines = summary_lines(run);
+    for (i, l) in lines.iter().enumerate() {
+        body.push(note(l.clone(), 0.0, TOP + HEIGHT + 70.0 + i as f64 * 15.0));
+    }
+    let canvas = Canvas {
+        kind: KIND,
+        width: WIDTH,
+        height: TOP + HEIGHT + 78.0 + lines.len() as f64 * 15.0,
+        title: "Training loss".to_string(),
+        desc: describe(run, &prompt.trace.meta.model.id),
+        css: Css::default(),
+    };
+    Ok(Figure::new(canvas, body, caption, &prompt).with_source(Source::TrainingLog))
+}
+
+/// The training run the prompt's trace records, with at least one step.
+fn recorded_run<'p>(prompt: &'p Prompt<'_>) -> Result<&'p TrainingSummary, FigureError> {
     let meta = &prompt.trace.meta;
     let run = meta.training.as_ref().ok_or_else(|| {
         FigureError::at(
@@ -64,70 +106,82 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
             "the training run records no steps",
         ));
     }
-    let scale = if by_tokens {
-        run.tokens_per_step as f64
-    } else {
-        1.0
-    };
-    let last_step = run.loss.last().map_or(1, |p| p.0).max(1);
-    let x = Axis {
-        lo: 0.0,
-        hi: last_step as f64 * scale,
-        start: LEFT,
-        end: RIGHT,
-    };
-    let values = run
-        .loss
-        .iter()
-        .chain(&run.val_loss)
-        .map(|p| p.1)
-        .chain(run.bigram_val_loss);
-    let (lo, hi) = values.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
-        (lo.min(v), hi.max(v))
-    });
-    // A little room around the curves, so a baseline near the lowest stays off the axis.
-    let pad = 0.05 * (hi - lo).max(0.1);
-    let y = Axis {
-        lo: lo - pad,
-        hi: hi + pad,
-        start: TOP + HEIGHT,
-        end: TOP,
-    };
-    let y_ticks = ticks(y.lo, y.hi, 5);
-    let point = |step: usize, loss: f64| (x.at(step as f64 * scale), y.at(loss));
+    Ok(run)
+}
 
-    let mut body = vec![note("loss (nats per token)", 0.0, 14.0)];
-    body.push(y_axis(&y, &y_ticks));
-    let x_ticks = ticks(0.0, x.hi, 5);
-    let title = if by_tokens {
-        "training tokens seen"
-    } else {
-        "optimiser steps"
-    };
-    body.push(x_axis(&x, TOP + HEIGHT, &x_ticks, title));
-    if let Some(bigram) = run.bigram_val_loss {
-        let at = y.at(bigram);
-        body.push(line("tbf-o", LEFT, at, RIGHT, at).attr("stroke-dasharray", "4 3"));
-        let label = format!("bigram baseline {}", nats(bigram));
-        // At the left, above the line or, where the curves come close to it there, below.
-        let from = LEFT + 6.0;
-        let to = from + text_width(&label, Font::Sans, 12.0) * LABEL_SLACK;
-        let curves: Vec<(f64, f64)> = run
+/// Where steps and losses go: steps (or tokens seen) across, losses up.
+struct Axes {
+    x: Axis,
+    y: Axis,
+    /// Units of the x axis per step: 1, or the tokens each step sees.
+    per_step: f64,
+}
+
+impl Axes {
+    fn of(run: &TrainingSummary, by_tokens: bool) -> Axes {
+        let per_step = if by_tokens {
+            run.tokens_per_step as f64
+        } else {
+            1.0
+        };
+        let last_step = run.loss.last().map_or(1, |p| p.0).max(1);
+        let x = Axis {
+            lo: 0.0,
+            hi: last_step as f64 * per_step,
+            start: LEFT,
+            end: RIGHT,
+        };
+        let values = run
             .loss
             .iter()
             .chain(&run.val_loss)
-            .map(|&(s, l)| point(s, l))
-            .collect();
-        body.push(
-            text(from, baseline_label_y(at, &curves, from, to))
-                .class("tbf-s tbf-dim")
-                .text(label),
-        );
+            .map(|p| p.1)
+            .chain(run.bigram_val_loss);
+        let (lo, hi) = values.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
+            (lo.min(v), hi.max(v))
+        });
+        // A little room around the curves, so a baseline near the lowest stays off the axis.
+        let pad = 0.05 * (hi - lo).max(0.1);
+        let y = Axis {
+            lo: lo - pad,
+            hi: hi + pad,
+            start: TOP + HEIGHT,
+            end: TOP,
+        };
+        Axes { x, y, per_step }
     }
-    body.push(path("tbf-line", run.loss.iter().map(|&(s, l)| point(s, l))));
+
+    /// Where the loss `loss` at step `step` is drawn.
+    fn point(&self, step: usize, loss: f64) -> (f64, f64) {
+        (self.x.at(step as f64 * self.per_step), self.y.at(loss))
+    }
+}
+
+/// The bigram baseline as a dashed line across, with its label at the left, above the line
+/// or, where the curves come close to it there, below.
+fn baseline(run: &TrainingSummary, bigram: f64, axes: &Axes) -> [Element; 2] {
+    let at = axes.y.at(bigram);
+    let dashed = line("tbf-o", LEFT, at, RIGHT, at).attr("stroke-dasharray", "4 3");
+    let label = format!("bigram baseline {}", nats(bigram));
+    let from = LEFT + 6.0;
+    let to = from + text_width(&label, Font::Sans, 12.0) * LABEL_SLACK;
+    let curves: Vec<(f64, f64)> = run
+        .loss
+        .iter()
+        .chain(&run.val_loss)
+        .map(|&(s, l)| axes.point(s, l))
+        .collect();
+    let label = text(from, baseline_label_y(at, &curves, from, to))
+        .class("tbf-s tbf-dim")
+        .text(label);
+    [dashed, label]
+}
+
+/// The validation losses, a dot each.
+fn validation_dots(run: &TrainingSummary, axes: &Axes) -> Element {
     let mut dots = Element::new("g").class("tbf-c1");
     for &(step, loss) in &run.val_loss {
-        let (cx, cy) = point(step, loss);
+        let (cx, cy) = axes.point(step, loss);
         dots.push(
             Element::new("circle")
                 .attr("cx", number(cx, 1))
@@ -135,21 +189,7 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
                 .attr("r", "3"),
         );
     }
-    body.push(dots);
-    body.push(legend(TOP + HEIGHT + 44.0));
-    let lines = summary_lines(run);
-    for (i, l) in lines.iter().enumerate() {
-        body.push(note(l.clone(), 0.0, TOP + HEIGHT + 70.0 + i as f64 * 15.0));
-    }
-    let canvas = Canvas {
-        kind: KIND,
-        width: WIDTH,
-        height: TOP + HEIGHT + 78.0 + lines.len() as f64 * 15.0,
-        title: "Training loss".to_string(),
-        desc: describe(run, &meta.model.id),
-        css: Css::default(),
-    };
-    Ok(Figure::new(canvas, body, caption, &prompt).with_source(Source::TrainingLog))
+    dots
 }
 
 /// The vertical axis: a baseline, tick labels and faint grid lines.

@@ -1,0 +1,82 @@
+//! The alt text of `figure attention`: what the stage shows, where the last token looks,
+//! and (for the pattern) the strongest other link.
+
+use super::matrix::Matrix;
+use super::scale::Scale;
+use super::Stage;
+use crate::format::{signed, weight};
+use crate::options::{Head, Layer};
+use tracebook_trace::Token;
+
+pub(super) fn describe(
+    matrix: &Matrix,
+    scale: &Scale,
+    layer: Layer,
+    head: Head,
+    tokens: &[Token],
+) -> String {
+    let quote = |i: usize| format!("{:?}", tokens[i - matrix.first].text);
+    let mut out = format!(
+        "Layer {}, head {}, over {} tokens. {}",
+        layer.0,
+        head.0,
+        tokens.len(),
+        what(scale)
+    );
+    let last = matrix.n - 1;
+    if let Some(k) = matrix.top_key(last) {
+        let verb = if scale.stage == Stage::Pattern {
+            "attends most to"
+        } else {
+            "scores highest with"
+        };
+        let value = scale.label(matrix.at(last, k));
+        out.push_str(&format!(
+            " The last token, {}, {verb} {} ({value}).",
+            quote(last),
+            quote(k)
+        ));
+    }
+    if scale.stage == Stage::Pattern {
+        if let Some((q, k)) = strongest_other_link(matrix) {
+            let value = weight(matrix.at(q, k));
+            out.push_str(&format!(
+                " The strongest other link is {} to {} ({value}).",
+                quote(q),
+                quote(k)
+            ));
+        }
+    }
+    out
+}
+
+/// The (query, key) with the highest weight among the queries' top keys, leaving out the
+/// first row (it attends only to itself) and the last (described on its own).
+fn strongest_other_link(matrix: &Matrix) -> Option<(usize, usize)> {
+    let last = matrix.n - 1;
+    matrix
+        .shown()
+        .skip(1)
+        .filter(|&q| q != last)
+        .filter_map(|q| matrix.top_key(q).map(|k| (q, k)))
+        .max_by(|a, b| matrix.at(a.0, a.1).total_cmp(&matrix.at(b.0, b.1)))
+}
+
+/// What the stage shows, in a sentence.
+fn what(scale: &Scale) -> String {
+    match scale.stage {
+        Stage::Pattern => "Attention pattern: each row is a token (the query) and how it divides \
+                           its attention, summing to 1, among itself and the tokens before it."
+            .to_string(),
+        Stage::Scores => format!(
+            "Attention scores q·k/√dₕ before the causal mask, from {} to {}.",
+            signed(-scale.limit, 2),
+            signed(scale.limit, 2)
+        ),
+        Stage::Masked => {
+            "Attention scores q·k/√dₕ after the causal mask: each token (row) keeps \
+                          its scores for itself and earlier tokens, and later tokens are set to −∞."
+                .to_string()
+        }
+    }
+}

@@ -1,0 +1,86 @@
+//! The other panels of `figure attention`, drawn hidden for the page's layer and head
+//! pickers (see [`crate::panels`]): which ones `pickers` asks for, and the stack of them
+//! around the figure's own.
+
+use super::draw::Drawn;
+use super::Pickers;
+use crate::error::FigureError;
+use crate::options::{Head, Layer};
+use crate::panels::{self, Panel};
+
+/// Panels a figure may carry: each is a whole heatmap, and pages have a size budget.
+const MAX_PANELS: usize = 48;
+
+/// The (layer, head) panels that `pickers` asks for, in order; empty for "none".
+pub(super) fn picked(
+    pickers: Pickers,
+    (layer, head): (Layer, Head),
+    (n_layer, n_head): (usize, usize),
+) -> Result<Vec<(usize, usize)>, FigureError> {
+    let others: Vec<(usize, usize)> = match pickers {
+        Pickers::Heads => (0..n_head).map(|h| (layer.0, h)).collect(),
+        Pickers::Layers => (0..n_layer).map(|l| (l, head.0)).collect(),
+        Pickers::All => (0..n_layer)
+            .flat_map(|l| (0..n_head).map(move |h| (l, h)))
+            .collect(),
+        Pickers::None => Vec::new(),
+    };
+    if others.len() > MAX_PANELS {
+        return Err(FigureError::at(
+            "pickers",
+            format!(
+                "{} panels are too many for one page (at most {MAX_PANELS})",
+                others.len()
+            ),
+        )
+        .with_hint("use pickers = \"heads\" (every head of this layer) or \"layers\""));
+    }
+    Ok(others)
+}
+
+/// The figure's own panel (`own`, of `layer` and `head`) among the `others`, each drawn by
+/// `draw`, all but its own hidden; with the pickers' JSON when there are panels. The size
+/// fits them all.
+pub(super) fn stack(
+    own: Drawn,
+    (layer, head): (Layer, Head),
+    others: &[(usize, usize)],
+    draw: impl Fn(Layer, Head) -> Result<Drawn, FigureError>,
+) -> Result<(Drawn, Option<String>), FigureError> {
+    let (mut width, mut height) = (own.width, own.height);
+    let mut panels = Vec::with_capacity(others.len());
+    let mut shown = 0;
+    for &(l, h) in others {
+        let key = vec![("layer", l), ("head", h)];
+        if (l, h) == (layer.0, head.0) {
+            shown = panels.len();
+            panels.push(Panel {
+                key,
+                body: Vec::new(),
+            });
+            continue;
+        }
+        let drawn = draw(Layer(l), Head(h))?;
+        (width, height) = (width.max(drawn.width), height.max(drawn.height));
+        panels.push(Panel {
+            key,
+            body: drawn.body,
+        });
+    }
+    let live = (!panels.is_empty()).then(|| panels::json(&panels, shown));
+    let body = match panels.get_mut(shown) {
+        Some(panel) => {
+            panel.body = own.body;
+            panels::stack(panels, shown)
+        }
+        None => own.body,
+    };
+    Ok((
+        Drawn {
+            body,
+            width,
+            height,
+        },
+        live,
+    ))
+}

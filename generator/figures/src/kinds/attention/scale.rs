@@ -1,0 +1,105 @@
+//! How `figure attention` colours and labels each stage's values: weights from 0 to 1, or
+//! scores symmetric around 0 with future positions blank or −∞; the legend and the cells.
+
+use super::matrix::Matrix;
+use super::Stage;
+use crate::format::{signed, weight};
+use crate::heatmap::{self, Cell};
+use crate::svg::{Element, Ramp};
+
+/// How values map to colours: weights 0 to 1, or scores symmetric around 0.
+pub(super) struct Scale {
+    pub(super) ramp: Ramp,
+    pub(super) stage: Stage,
+    /// Largest |score| on show (scores and masked stages).
+    pub(super) limit: f64,
+}
+
+impl Scale {
+    pub(super) fn of(matrix: &Matrix, stage: Stage) -> Scale {
+        if stage == Stage::Pattern {
+            return Scale {
+                ramp: Ramp::unit(),
+                stage,
+                limit: 1.0,
+            };
+        }
+        let limit = matrix
+            .shown()
+            .flat_map(|q| matrix.shown().map(move |k| (q, k)))
+            .filter(|&(q, k)| stage == Stage::Scores || k <= q)
+            .map(|(q, k)| matrix.at(q, k).abs())
+            .fold(0.0, f64::max);
+        Scale {
+            ramp: Ramp::signed(),
+            stage,
+            limit,
+        }
+    }
+
+    fn bin(&self, value: f64) -> usize {
+        match self.stage {
+            Stage::Pattern => self.ramp.bin_of_unit(value),
+            _ if self.limit > 0.0 => self.ramp.bin_of_signed(value / self.limit),
+            _ => self.ramp.bin_of_signed(0.0),
+        }
+    }
+
+    pub(super) fn label(&self, value: f64) -> String {
+        match self.stage {
+            Stage::Pattern => weight(value),
+            _ => signed(value, 1),
+        }
+    }
+
+    /// The legend at (`left`, `top`), and its right edge.
+    pub(super) fn legend(&self, left: f64, top: f64) -> (Element, f64) {
+        let (title, masked) = match self.stage {
+            Stage::Pattern => ("attention weight", None),
+            Stage::Scores => ("score q·k/√dₕ", None),
+            Stage::Masked => ("score q·k/√dₕ", Some("masked: −∞")),
+        };
+        let ticks = if self.stage == Stage::Pattern {
+            vec![
+                (0.0, "0".to_string()),
+                (0.5, "0.5".to_string()),
+                (1.0, "1".to_string()),
+            ]
+        } else {
+            // Bin centres sit at −limit and +limit; the row's ends are half a bin beyond.
+            let edge = 0.5 / self.ramp.bins() as f64;
+            vec![
+                (edge, signed(-self.limit, 1)),
+                (0.5, "0".to_string()),
+                (1.0 - edge, signed(self.limit, 1)),
+            ]
+        };
+        let width = heatmap::legend_width(&self.ramp, title, masked);
+        let element = heatmap::legend(&self.ramp, title, &ticks, masked, left, top);
+        (element, left + width)
+    }
+}
+
+/// The cells on show, row by row, each with its number when `values` asks for it.
+pub(super) fn cells(matrix: &Matrix, scale: &Scale, values: bool) -> Vec<Cell> {
+    let mut cells = Vec::new();
+    for q in matrix.shown() {
+        for k in matrix.shown() {
+            let future = k > q;
+            cells.push(match scale.stage {
+                Stage::Pattern if future => Cell::Blank,
+                Stage::Masked if future => Cell::Masked {
+                    label: values.then(|| "−∞".to_string()),
+                },
+                _ => {
+                    let value = matrix.at(q, k);
+                    Cell::Value {
+                        bin: scale.bin(value),
+                        label: values.then(|| scale.label(value)),
+                    }
+                }
+            });
+        }
+    }
+    cells
+}

@@ -11,6 +11,8 @@ pub struct Args {
     /// `[check] claims`.
     #[arg(long, value_name = "MODE")]
     pub claims: Option<ClaimsMode>,
+    #[command(flatten)]
+    pub external: super::external::ExternalArgs,
 }
 
 /// `--claims` of `check`.
@@ -31,7 +33,8 @@ pub fn run(root: &Path, ui: &Ui, args: Args) -> anyhow::Result<()> {
             ClaimsMode::Warn | ClaimsMode::List => ClaimPolicy::Warn,
         }),
     };
-    match tracebook_site::check_with(root, &overrides) {
+    let checked = tracebook_site::check_with(root, &overrides);
+    match super::external::with_external(checked, root, ui, &args.external) {
         Ok(report) if list => {
             println!("{}", tracebook_site::claims_list(&report.claims));
             let false_claims = report.claims.iter().filter(|c| c.fails()).count();

@@ -7,6 +7,7 @@ mod check;
 #[cfg(feature = "trace")]
 mod dev;
 mod eject;
+mod external;
 mod figures;
 mod init;
 mod inspect;

@@ -19,6 +19,7 @@ mod panels;
 mod prompt;
 pub mod reference;
 pub mod sampler;
+mod shared;
 mod strip;
 mod svg;
 mod token_text;
@@ -29,6 +30,8 @@ mod preview;
 mod preview_traces;
 #[cfg(test)]
 mod readme_tests;
+#[cfg(test)]
+mod shared_tests;
 #[cfg(test)]
 mod test_forward;
 #[cfg(test)]
@@ -44,6 +47,7 @@ pub use error::FigureError;
 pub use figure::{Figure, Source};
 pub use format::{percent, thousands};
 pub use live::LiveCache;
+pub use shared::{Domain, SharedScale};
 pub use svg::unescape_html;
 
 /// The traces a figure can draw from, by prompt name.
@@ -70,11 +74,39 @@ pub fn option_keys(kind: &str) -> Option<Vec<&'static str>> {
     kinds::keys(kind)
 }
 
-/// Draws the figure `kind` with `options` (the block's TOML body) from `traces`.
+/// Draws the figure `kind` with `options` (the block's TOML body) from `traces`, on its own
+/// colour scale (a `scale` name among the options changes nothing here: see
+/// [`render_shared`]).
 pub fn render(
     kind: &str,
     options: &toml::Table,
     traces: &dyn Traces,
 ) -> Result<Figure, FigureError> {
-    kinds::render(kind, options, traces)
+    kinds::render(kind, options, traces, None)
+}
+
+/// The domain of the values the figure colours, for a scale shared with other figures
+/// (the union of theirs, see [`Domain::union`]); `None` when `kind` colours nothing by
+/// value.
+pub fn domain(
+    kind: &str,
+    options: &toml::Table,
+    traces: &dyn Traces,
+) -> Result<Option<Domain>, FigureError> {
+    kinds::domain(kind, options, traces)
+}
+
+/// [`render`] on the colour scale `shared`, which the figure's legend says it shares.
+pub fn render_shared(
+    kind: &str,
+    options: &toml::Table,
+    traces: &dyn Traces,
+    shared: &SharedScale,
+) -> Result<Figure, FigureError> {
+    kinds::render(kind, options, traces, Some(shared))
+}
+
+/// The kinds that colour by value and so take `scale = "NAME"`.
+pub fn scaled_kinds() -> Vec<&'static str> {
+    kinds::scaled()
 }

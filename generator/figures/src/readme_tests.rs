@@ -56,7 +56,8 @@ fn every_accepted_option_is_in_its_readme_row() {
     for kind in crate::kinds() {
         let row = row(kind).unwrap_or_default();
         for key in accepted(kind) {
-            if key == "prompt" || key == "caption" {
+            // The preamble: documented once above the table.
+            if key == "prompt" || key == "caption" || key == "scale" {
                 continue;
             }
 
@@ -83,4 +84,15 @@ fn every_option_in_a_readme_row_is_one_its_kind_accepts() {
         named("| `x` | `a` [1, 2], `b` = `q` \\| `k`, `c` (required) | d |"),
         ["a", "b", "c"]
     );
+}
+
+#[test]
+fn the_kinds_with_a_shared_scale_are_the_ones_listed() {
+    let start = README
+        .find("Kinds with `scale`:")
+        .expect("a sentence \"Kinds with `scale`: ...\"");
+    let sentence = &README[start..];
+    let sentence = &sentence[..sentence.find(". ").unwrap_or(sentence.len())];
+    let listed: Vec<&str> = sentence.split('`').skip(3).step_by(2).collect();
+    assert_eq!(listed, crate::scaled_kinds(), "{sentence}");
 }

@@ -1,6 +1,8 @@
 //! Token text made visible: GPT-2 tokens carry their leading space, and some are newlines
 //! or control bytes, none of which show up as drawn text. Whitespace and controls become
-//! marker glyphs drawn faintly, so " the" reads as "·the" and "\n" as "⏎".
+//! marker glyphs drawn faintly, so " the" reads as "·the" and "\n" as "⏎". Text cut to
+//! fit ends in "…" and carries a `<title>` with the whole of it, which browsers show on
+//! hover: nothing is cut silently.
 
 use crate::svg::{text_width, Element, Font};
 
@@ -20,6 +22,8 @@ pub struct Piece {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Shown {
     pub pieces: Vec<Piece>,
+    /// The whole text, markers and all, when it was cut.
+    pub full: Option<String>,
 }
 
 impl Shown {
@@ -39,11 +43,14 @@ impl Shown {
             used += text_width(shown.encode_utf8(&mut buf), font, size);
             if used > budget {
                 push(&mut pieces, '…', false);
-                break;
+                return Shown {
+                    pieces,
+                    full: Some(visible(raw)),
+                };
             }
             push(&mut pieces, shown, marker);
         }
-        Shown { pieces }
+        Shown { pieces, full: None }
     }
 
     /// `text` as it is, one literal piece: for labels that are not token text.
@@ -53,6 +60,7 @@ impl Shown {
                 text: text.into(),
                 marker: false,
             }],
+            full: None,
         }
     }
 
@@ -64,7 +72,11 @@ impl Shown {
     /// Appends the shown text to a `<text>` element, markers in a faint `tspan` so they
     /// read as annotations rather than characters; a token that is only markers (a space,
     /// a newline) shows them less faintly, as they are all there is to see.
-    pub fn append_to(&self, mut element: Element) -> Element {
+    pub fn append_to(&self, element: Element) -> Element {
+        let mut element = match &self.full {
+            Some(full) => with_title(element, full),
+            None => element,
+        };
         let only_markers = self.pieces.iter().all(|p| p.marker);
         let class = if only_markers { "tbf-dim" } else { "tbf-ws" };
         for piece in &self.pieces {
@@ -83,8 +95,22 @@ pub fn visible(raw: &str) -> String {
     raw.chars().map(|c| marker_for(c).unwrap_or(c)).collect()
 }
 
+/// `element` with a `<title>` child holding `full`: the whole of a text drawn cut.
+pub fn with_title(element: Element, full: &str) -> Element {
+    element.child(Element::new("title").text(full))
+}
+
+/// `element` with `<title>` `full` if `shown` is not all of it.
+pub fn titled(element: Element, shown: &str, full: &str) -> Element {
+    if shown == full {
+        element
+    } else {
+        with_title(element, full)
+    }
+}
+
 /// `text` as it is, cut with "…" to fit `max_width`: for running text such as a prompt,
-/// where spaces read as spaces.
+/// where spaces read as spaces. Draw it with [`titled`], so the cut part can be read.
 pub fn cut(text: &str, max_width: f64, font: Font, size: f64) -> String {
     if text_width(text, font, size) <= max_width {
         return text.to_string();
@@ -100,6 +126,26 @@ pub fn cut(text: &str, max_width: f64, font: Font, size: f64) -> String {
     }
     out.push('…');
     out
+}
+
+/// The end of `text`, cut from the start with "…" to fit `max_width`: for a prompt whose
+/// last words lead into what comes next. Draw it with [`titled`].
+pub fn cut_start(text: &str, max_width: f64, font: Font, size: f64) -> String {
+    if text_width(text, font, size) <= max_width {
+        return text.to_string();
+    }
+    let mut used = text_width("…", font, size);
+    let mut tail: Vec<char> = Vec::new();
+    for c in text.chars().rev() {
+        let mut buf = [0u8; 4];
+        used += text_width(c.encode_utf8(&mut buf), font, size);
+        if used > max_width {
+            break;
+        }
+        tail.push(c);
+    }
+    tail.push('…');
+    tail.into_iter().rev().collect()
 }
 
 /// Text on one line: newlines as "⏎", other runs of whitespace as one space.

@@ -31,6 +31,9 @@ pub struct SiteConfig {
     pub check: CheckSettings,
     /// `language` and `[words]`: the theme's words.
     pub words: Words,
+    /// `edit_url`: where a page's source can be edited, with `{path}` for its path in the
+    /// site (`content/attention.md`); every article then links "Edit this page".
+    pub edit_url: Option<String>,
 }
 
 /// `[check]`: what a false claim does (`claims = "error"` by default, or `"warn"`) and
@@ -90,6 +93,7 @@ struct RawConfig {
     extra_head: String,
     #[serde(default)]
     check: CheckSettings,
+    edit_url: Option<String>,
 }
 
 const TOP_KEYS: &[&str] = &[
@@ -104,6 +108,7 @@ const TOP_KEYS: &[&str] = &[
     "check",
     "language",
     "words",
+    "edit_url",
 ];
 const MODEL_KEYS: &[&str] = &["id"];
 const TRACE_KEYS: &[&str] = &["precision", "top_k"];
@@ -136,6 +141,9 @@ pub fn parse(file: &SourceFile) -> Result<(SiteConfig, Vec<NamedPrompt>), Diagno
         .map_err(|d| with_missing_hint(d, file))?;
     let base_url = raw.base_url.map(|url| check_base_url(&doc, url, &mut out));
     let words = crate::words::from_config(&doc, &mut out);
+    if let Some(url) = &raw.edit_url {
+        check_edit_url(&doc, url, &mut out);
+    }
     let prompts = match entry(doc.table(), "prompts") {
         Some((_, value)) => parse_prompt_table(&doc, value, PromptScope::Shared, &mut out),
         None => Vec::new(),
@@ -150,6 +158,7 @@ pub fn parse(file: &SourceFile) -> Result<(SiteConfig, Vec<NamedPrompt>), Diagno
         extra_head: raw.extra_head,
         check: raw.check,
         words,
+        edit_url: raw.edit_url,
     };
     out.into_result((config, prompts))
 }
@@ -203,6 +212,17 @@ pub fn base_url_from_flag(url: &str) -> Result<String, Diagnostics> {
     } else {
         format!("{url}/")
     })
+}
+
+fn check_edit_url(doc: &TomlDoc<'_>, url: &str, out: &mut Diagnostics) {
+    if (url.starts_with("https://") || url.starts_with("http://")) && url.contains("{path}") {
+        return;
+    }
+    let span = entry(doc.table(), "edit_url").map_or(0..0, |(_, v)| v.span());
+    out.push(
+        doc.error(span, "edit_url must be an http(s) URL with `{path}` where the page's file goes")
+            .with_hint("for GitHub: edit_url = \"https://github.com/OWNER/REPO/edit/main/{path}\" ({path} is e.g. content/attention.md)"),
+    );
 }
 
 fn check_base_url(doc: &TomlDoc<'_>, url: String, out: &mut Diagnostics) -> String {

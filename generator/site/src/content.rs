@@ -24,9 +24,13 @@ pub struct FrontMatter {
     /// Drafts are left out of the output (their front matter and prompts are still read).
     #[serde(default)]
     pub draft: bool,
+    /// When the article was published or last revised (`date = 2026-11-25`): the Atom feed's
+    /// date for it.
+    #[serde(default)]
+    pub date: Option<toml::value::Datetime>,
 }
 
-const FRONT_MATTER_KEYS: &[&str] = &["title", "description", "weight", "draft", "prompts"];
+const FRONT_MATTER_KEYS: &[&str] = &["title", "description", "weight", "draft", "date", "prompts"];
 
 /// A markdown file of `content/`.
 #[derive(Debug, Clone)]
@@ -135,6 +139,13 @@ pub fn load_page(
         Ok(meta) => meta,
         Err(diagnostic) => return out.push(diagnostic),
     };
+    if meta.date.is_some_and(|d| d.date.is_none()) {
+        let span = entry(doc.table(), "date").map_or(0..0, |(_, v)| v.span());
+        out.push(
+            doc.error(span, "`date` must be a day, with or without a time")
+                .with_hint("write it unquoted, e.g. date = 2026-11-25"),
+        );
+    }
     let output = output_path(relative);
     content.pages.push(Page {
         source,

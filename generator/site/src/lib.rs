@@ -11,6 +11,7 @@ mod config;
 mod content;
 mod diagnostic;
 mod escape;
+mod external;
 mod front_matter;
 #[doc(hidden)]
 pub mod fuzzing;
@@ -40,6 +41,9 @@ pub use claim_report::{list as claims_list, ClaimRecord};
 pub use commands::{build, build_at, check, check_with, BuildReport, CheckReport, Overrides};
 pub use config::{CheckSettings, ClaimPolicy, ModelSettings, SiteConfig, CONFIG_FILE};
 pub use diagnostic::{Diagnostic, Diagnostics, Snippet};
+pub use external::{
+    check_external, ExternalOptions, ExternalReport, CACHE_FILE as EXTERNAL_LINKS_CACHE,
+};
 pub use inline::Outcome as ClaimOutcome;
 pub use prompt_name::{InvalidPromptName, PromptName};
 pub use prompts::{NamedPrompt, PromptScope, SitePrompts};

@@ -111,11 +111,11 @@ pub fn check_template_links(index: &OutputIndex<'_>, site: &RenderedSite, out: &
         .iter()
         .map(|l| (l.page.as_str(), paths::decode(&l.href)))
         .collect();
-    for (page, bytes) in site
-        .files
-        .iter()
-        .filter(|(p, _)| p.ends_with(".html") && p.as_str() != "404.html")
-    {
+    // 404.html is served at any depth; print.html is the articles again, whose links were
+    // checked (and reported) where they are written.
+    for (page, bytes) in site.files.iter().filter(|(p, _)| {
+        p.ends_with(".html") && p.as_str() != "404.html" && p.as_str() != "print.html"
+    }) {
         let html = String::from_utf8_lossy(bytes);
         let refs = attribute_values(&html, "href")
             .into_iter()

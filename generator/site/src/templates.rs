@@ -35,6 +35,10 @@ pub const DEFAULTS: &[(&str, &str)] = &[
         include_str!("../defaults/templates/partials/footer.html"),
     ),
     (
+        "print.html",
+        include_str!("../defaults/templates/print.html"),
+    ),
+    (
         "partials/sidebar.html",
         include_str!("../defaults/templates/partials/sidebar.html"),
     ),

@@ -47,7 +47,11 @@ fn every_figure_is_also_a_standalone_svg_file_its_caption_links_to() {
     build_into(&site, "public").unwrap_or_else(|d| panic!("{d}"));
     let files = read_tree(&site.root().join("public"));
     let mut linked = 0;
-    for (path, bytes) in files.iter().filter(|(p, _)| p.ends_with(".html")) {
+    // print.html shows the articles' figures again (and links the same files): counted once.
+    let pages = files
+        .iter()
+        .filter(|(p, _)| p.ends_with(".html") && p.as_str() != "print.html");
+    for (path, bytes) in pages {
         let html = String::from_utf8_lossy(bytes);
         let dir = path
             .rsplit_once('/')
@@ -348,4 +352,47 @@ fn probabilities_match_the_trace() {
     let p = (logits[dogs as usize] as f64 - max).exp() / sum;
     // The site's one rounding for percentages.
     assert_eq!(values[2], tracebook_figures::percent(p), "p = {p}");
+}
+
+#[test]
+fn figures_that_name_one_scale_share_its_limits_and_say_so() {
+    let site = TempSite::new(&support::sites_dir().join("valid/scales"));
+    build_into(&site, "public").unwrap_or_else(|d| panic!("{d}"));
+    let html = std::fs::read_to_string(site.root().join("public/shared.html")).unwrap();
+    let figures: Vec<&str> = html.split("<figure ").skip(1).collect();
+    assert_eq!(figures.len(), 5);
+    // A legend's tick labels: the texts of the group after its title.
+    let ticks = |figure: &str, title: &str| -> Vec<String> {
+        let at = figure.find(&format!(">{title}</text>")).expect(title);
+        let rest = &figure[at..];
+        let start = rest.find("<g text-anchor=\"middle\">").expect("ticks");
+        let group = &rest[start..start + rest[start..].find("</g>").unwrap()];
+        group
+            .split("</text>")
+            .filter_map(|t| t.rsplit_once('>').map(|(_, label)| label.to_string()))
+            .filter(|label| !label.trim().is_empty())
+            .collect()
+    };
+    let scores = "score q·k/√dₕ";
+    assert_eq!(ticks(figures[0], scores), ticks(figures[1], scores));
+    assert_eq!(ticks(figures[0], scores).len(), 3);
+    let value = "embedding value";
+    assert_eq!(ticks(figures[2], value), ticks(figures[3], value));
+    assert_eq!(ticks(figures[3], value), ticks(figures[4], "value"));
+    for (figure, line) in [
+        (
+            figures[0],
+            "colour scale shared with 1 other figure (scale \"scores\")",
+        ),
+        (
+            figures[3],
+            "colour scale shared with 2 other figures (scale \"embed\")",
+        ),
+        (
+            figures[4],
+            "colour scale shared with 2 other figures (scale \"embed\")",
+        ),
+    ] {
+        assert!(figure.contains(line), "{line} in {figure}");
+    }
 }

@@ -84,7 +84,7 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
         width: WIDTH,
         height: y + 30.0,
         title: format!(
-            "GPT-2's architecture: {} blocks, width {}",
+            "The model's architecture: {} layers, width {}",
             config.n_layer,
             thousands(config.n_embd)
         ),
@@ -179,7 +179,7 @@ fn block(config: &ModelShape, p: &Parameters, n: usize, top: f64) -> Vec<Element
         text(WIDTH - 8.0, top + 16.0)
             .class("tbf-b")
             .attr("text-anchor", "end")
-            .text(format!("block × {}", config.n_layer)),
+            .text(format!("layer × {}", config.n_layer)),
         text(WIDTH - 8.0, top + 31.0)
             .class("tbf-s tbf-dim")
             .attr("text-anchor", "end")
@@ -257,11 +257,11 @@ fn plus(x: f64, y: f64) -> Element {
 fn describe(config: &ModelShape, p: &Parameters, n: usize) -> String {
     let (d, v) = (thousands(config.n_embd), thousands(config.vocab_size));
     format!(
-        "GPT-2 as traced: the prompt's {n} token ids select rows of the token embedding \
+        "The model as traced (GPT-2's shape): the prompt's {n} token ids select rows of the token embedding \
          ({v} × {d}), to which position embeddings ({} × {d}) are added, giving the residual \
-         stream, {n} × {d}. Then {} identical blocks: each applies a LayerNorm and attention \
+         stream, {n} × {d}. Then {} identical layers: each applies a LayerNorm and attention \
          with {} heads of {} and adds the result to the residual stream, then a LayerNorm and \
-         an MLP ({d} → {} → {d}) and adds that too; {} parameters per block. A final \
+         an MLP ({d} → {} → {d}) and adds that too; {} parameters per layer. A final \
          LayerNorm and the unembedding (the token embedding matrix again) turn each position \
          into {v} logits. {} parameters in all.",
         thousands(config.n_positions),
@@ -306,7 +306,7 @@ mod tests {
         let texts = all_texts(&figure.svg);
         for expected in [
             "T = 4 tokens of the prompt",
-            "block × 2",
+            "layer × 2",
             "residual stream, 4 × 8",
             "2 heads × 4 · 288",
             "8 → 32 → 8 · 552",
@@ -321,7 +321,7 @@ mod tests {
         let p = Parameters::of(&tiny_trace().meta.model.config);
         assert_eq!(p.total, 2_592);
         assert!(texts.contains(&"2,592 parameters in all (2,592)".to_string()));
-        assert!(figure.alt.contains("2 identical blocks"), "{}", figure.alt);
+        assert!(figure.alt.contains("2 identical layers"), "{}", figure.alt);
     }
 
     #[test]

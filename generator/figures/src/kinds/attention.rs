@@ -18,7 +18,8 @@
 
 use crate::error::FigureError;
 use crate::figure::Figure;
-use crate::options::{choice, Block, HeadKey, LayerKey};
+use crate::options::{choice, Block, Head, HeadKey, Layer, LayerKey};
+use crate::shared::{Domain, SharedScale};
 use crate::svg::Canvas;
 use crate::Traces;
 use draw::draw;
@@ -60,7 +61,11 @@ pub(super) struct Opts {
     pickers: Pickers,
 }
 
-pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, FigureError> {
+pub fn render(
+    table: &toml::Table,
+    traces: &dyn Traces,
+    shared: Option<&SharedScale>,
+) -> Result<(Figure, Domain), FigureError> {
     let block = Block::<Opts>::read(KIND, table, traces)?;
     let layer = block.layer(KIND, block.options.layer)?;
     let head = block.head(KIND, block.options.head)?;
@@ -75,19 +80,25 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
     let matrix = read_matrix(&prompt, layer, head, stage)?;
     let values = print_values(values, matrix.shown_len())?;
     let tokens = &prompt.trace.meta.tokens[matrix.first..];
-    let scale = Scale::of(&matrix, stage);
+    let scale = Scale::of(&matrix, stage, shared);
     let own = draw(&prompt.name, &matrix, tokens, &scale, values);
     let others = pickers::picked(pickers, (layer, head), (config.n_layer, config.n_head))?;
+    // Every panel counts towards the domain: a shared scale must cover the hidden ones too.
+    let mut domain = Scale::domain(&matrix, stage);
     let (drawn, live) = pickers::stack(own, (layer, head), &others, |l, h| {
         let m = read_matrix(&prompt, l, h, stage)?;
         Ok(draw(
             &prompt.name,
             &m,
             tokens,
-            &Scale::of(&m, stage),
+            &Scale::of(&m, stage, shared),
             values,
         ))
     })?;
+    for &(l, h) in &others {
+        let m = read_matrix(&prompt, Layer(l), Head(h), stage)?;
+        domain = domain.union(Scale::domain(&m, stage)).unwrap_or(domain);
+    }
     let canvas = Canvas {
         kind: KIND,
         width: drawn.width,
@@ -102,10 +113,11 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
         css: scale.ramp.css(),
     };
     let figure = Figure::new(canvas, drawn.body, caption, &prompt);
-    Ok(match live {
+    let figure = match live {
         Some(json) => figure.with_live(json),
         None => figure,
-    })
+    };
+    Ok((figure, domain))
 }
 
 /// Whether the cells carry their numbers: the `values` option, else yes for `shown` tokens

@@ -16,6 +16,7 @@ use crate::heatmap;
 use crate::heatmap::grid_marker;
 use crate::options::{capped, Block, Layer, LayerKey, Tokens};
 use crate::prompt::{Checked, Prompt};
+use crate::shared::{self, Domain, SharedScale};
 use crate::svg::{number, Canvas, Element, Ramp};
 use crate::Traces;
 use serde::Deserialize;
@@ -71,7 +72,11 @@ pub(super) struct Opts {
     tokens: Option<Tokens>,
 }
 
-pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, FigureError> {
+pub fn render(
+    table: &toml::Table,
+    traces: &dyn Traces,
+    shared: Option<&SharedScale>,
+) -> Result<(Figure, Domain), FigureError> {
     let block = Block::<Opts>::read(KIND, table, traces)?;
     let layer = block.layer_or_all(block.options.layer)?;
     let (prompt, caption) = (block.prompt, block.caption);
@@ -84,7 +89,12 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
     let mut body = labels(&grid);
     body.extend(tiles(&grid, &ramp));
     body.extend(markers(&grid, &prompt.name));
-    let lines = tile_notes(&grid, prompt.trace.meta.tokens.len(), layer.is_none());
+    let mut lines: Vec<String> = shared::note(shared).into_iter().collect();
+    lines.extend(tile_notes(
+        &grid,
+        prompt.trace.meta.tokens.len(),
+        layer.is_none(),
+    ));
     let height = legend_and_notes(&grid, &ramp, lines, &mut body);
     let heads = grid.heads();
     let canvas = Canvas {
@@ -101,7 +111,7 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
         desc: describe(&prompt, &grid),
         css: ramp.css(),
     };
-    Ok(Figure::new(canvas, body, caption, &prompt))
+    Ok((Figure::new(canvas, body, caption, &prompt), Domain::Unit))
 }
 
 /// The patterns of `layer` (every layer when `None`) over at most `tokens` positions, laid

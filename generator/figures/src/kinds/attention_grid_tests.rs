@@ -10,7 +10,7 @@ const ROBOTS: [u32; 4] = [10, 11, 12, 13];
 
 fn draw(ids: &[u32], body: &str) -> Result<Figure, FigureError> {
     let traces = TestTraces::with("p", trace_of(ids));
-    render(&options(&format!("prompt = \"p\"\n{body}")), &traces)
+    render(&options(&format!("prompt = \"p\"\n{body}")), &traces, None).map(|(figure, _)| figure)
 }
 
 /// The cell size: the first step of the first causal triangle (`M x y h c v c ...`).

@@ -9,7 +9,7 @@ const ROBOTS: [u32; 4] = [10, 11, 12, 13];
 
 fn draw(ids: &[u32], body: &str) -> Result<Figure, FigureError> {
     let traces = TestTraces::with("p", trace_of(ids));
-    render(&options(&format!("prompt = \"p\"\n{body}")), &traces)
+    render(&options(&format!("prompt = \"p\"\n{body}")), &traces, None).map(|(figure, _)| figure)
 }
 
 /// Cells drawn per class: each cell is one `M` in its bin's path.

@@ -11,6 +11,7 @@ use crate::figure::Figure;
 use crate::format::{short, signed, thousands};
 use crate::options::{Block, Dims};
 use crate::prompt::{Checked, Prompt};
+use crate::shared::{Domain, SharedScale};
 use crate::strip::{norm, StripRow};
 use crate::svg::{Canvas, Font};
 use crate::token_text::{one_line, Shown};
@@ -32,7 +33,11 @@ pub(super) struct Opts {
     pub(super) spread: bool,
 }
 
-pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, FigureError> {
+pub fn render(
+    table: &toml::Table,
+    traces: &dyn Traces,
+    shared: Option<&SharedScale>,
+) -> Result<(Figure, Domain), FigureError> {
     let block = Block::<Opts>::read(KIND, table, traces)?;
     let (prompt, caption) = (block.prompt, block.caption);
     let d = prompt.config().n_embd;
@@ -48,7 +53,7 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
         legend_title: "embedding value".to_string(),
         notes: window_note(&shown, tokens.len()).into_iter().collect(),
     };
-    let (body, height, css) = strips::draw(&figure, 0.0);
+    let (body, height, css) = strips::draw(&figure, 0.0, shared);
     let canvas = Canvas {
         kind: KIND,
         width: strips::WIDTH,
@@ -60,7 +65,8 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
         desc: describe(&prompt, &embed, &figure, &pick, &shown),
         css,
     };
-    Ok(Figure::new(canvas, body, caption, &prompt))
+    let domain = figure.domain();
+    Ok((Figure::new(canvas, body, caption, &prompt), domain))
 }
 
 /// A token's text as a row label.

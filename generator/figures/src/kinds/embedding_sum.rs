@@ -1,4 +1,4 @@
-//! `figure embedding-sum`: the input to the first block, token embedding + position
+//! `figure embedding-sum`: the input to the first layer, token embedding + position
 //! embedding, drawn per token as three heat strips: the token's embedding (`embed`), its
 //! position's (`pos_embed`), and their sum as the model computed it (`blocks.0.resid_pre`).
 //!
@@ -13,6 +13,7 @@ use crate::figure::Figure;
 use crate::format::short;
 use crate::options::{Block, Dims, Layer, TokenKey};
 use crate::prompt::{Checked, Prompt};
+use crate::shared::{Domain, SharedScale};
 use crate::strip::{norm, StripRow};
 use crate::svg::Canvas;
 use crate::token_text::{one_line, Shown};
@@ -42,7 +43,11 @@ pub(super) struct Opts {
     spread: bool,
 }
 
-pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, FigureError> {
+pub fn render(
+    table: &toml::Table,
+    traces: &dyn Traces,
+    shared: Option<&SharedScale>,
+) -> Result<(Figure, Domain), FigureError> {
     let block = Block::<Opts>::read(KIND, table, traces)?;
     let Opts {
         token,
@@ -77,7 +82,7 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
             window_note(&shown, n).into_iter().collect()
         },
     };
-    let (body, height, css) = strips::draw(&figure, 0.0);
+    let (body, height, css) = strips::draw(&figure, 0.0, shared);
     let canvas = Canvas {
         kind: KIND,
         width: strips::WIDTH,
@@ -89,7 +94,8 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
         desc: describe(&prompt, &parts, &shown, &pick),
         css,
     };
-    Ok(Figure::new(canvas, body, caption, &prompt))
+    let domain = figure.domain();
+    Ok((Figure::new(canvas, body, caption, &prompt), domain))
 }
 
 fn rows(prompt: &Prompt<'_>, parts: &Parts, shown: Range<usize>, pick: &DimPick) -> Vec<StripRow> {
@@ -117,7 +123,7 @@ fn describe(prompt: &Prompt<'_>, parts: &Parts, shown: &Range<usize>, pick: &Dim
     let t = shown.end - 1;
     let length = |tensor: &Checked| short(norm(&tensor.row(&[t])));
     format!(
-        "The input to the first block is each token's embedding plus its position's \
+        "The input to the first layer is each token's embedding plus its position's \
          embedding, added dimension by dimension; drawn by {} for {} token{}. For {:?} at \
          position {t}: token embedding of length {}, position embedding of length {}, \
          input of length {}.",
@@ -143,7 +149,8 @@ mod tests {
 
     fn draw(ids: &[u32], body: &str) -> Result<Figure, FigureError> {
         let traces = TestTraces::with("p", trace_of(ids));
-        render(&options(&format!("prompt = \"p\"\n{body}")), &traces)
+        render(&options(&format!("prompt = \"p\"\n{body}")), &traces, None)
+            .map(|(figure, _)| figure)
     }
 
     #[test]

@@ -13,7 +13,7 @@ const ROBOTS: [u32; 4] = [10, 11, 12, 13];
 
 fn draw(ids: &[u32], body: &str) -> Result<Figure, FigureError> {
     let traces = TestTraces::with("p", trace_of(ids));
-    render(&options(&format!("prompt = \"p\"\n{body}")), &traces)
+    render(&options(&format!("prompt = \"p\"\n{body}")), &traces, None).map(|(figure, _)| figure)
 }
 
 /// Widths of the strip frames: cells × cell width.
@@ -106,7 +106,7 @@ fn alt_text_states_the_matrix_and_the_lengths() {
 fn a_trace_without_embeddings_is_an_error_about_the_prompt() {
     let meta = trace_of(&ROBOTS).meta;
     let traces = TestTraces::with("bare", tracebook_trace::Trace::new(meta));
-    let error = render(&options("prompt = \"bare\""), &traces).unwrap_err();
+    let error = render(&options("prompt = \"bare\""), &traces, None).unwrap_err();
     assert_eq!(error.key.as_deref(), Some("prompt"));
     assert!(error.message.contains("`embed`"), "{}", error.message);
 }

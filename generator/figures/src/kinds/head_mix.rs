@@ -15,6 +15,7 @@ use crate::figure::Figure;
 use crate::format::{short, thousands};
 use crate::options::{capped, Block, Dims, Layer, LayerKey, TokenKey};
 use crate::prompt::Prompt;
+use crate::shared::{Domain, SharedScale};
 use crate::strip::{norm, StripRow};
 use crate::svg::Canvas;
 use crate::token_text::Shown;
@@ -44,7 +45,11 @@ pub(super) struct Opts {
     dims: Option<Dims>,
 }
 
-pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, FigureError> {
+pub fn render(
+    table: &toml::Table,
+    traces: &dyn Traces,
+    shared: Option<&SharedScale>,
+) -> Result<(Figure, Domain), FigureError> {
     let block = Block::<Opts>::read(KIND, table, traces)?;
     let layer = block.layer(KIND, block.options.layer)?;
     let t = block.token(block.options.token)?.0;
@@ -77,7 +82,7 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
         // than the width estimate).
         notes: vec!["resid_mid = resid_pre + attn_out".to_string()],
     };
-    let drawn = strips::draw_placed(&figure, 0.0);
+    let drawn = strips::draw_placed(&figure, 0.0, shared);
     let mut body = drawn.elements;
     let arrow_y = drawn.row_tops[heads] - GAP / 2.0 + 3.0;
     body.push(text(drawn.left, arrow_y).class("tbf-s").text(format!(
@@ -99,7 +104,8 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
         desc: describe(&prompt, layer, t, &lengths),
         css: drawn.css,
     };
-    Ok(Figure::new(canvas, body, caption, &prompt))
+    let domain = figure.domain();
+    Ok((Figure::new(canvas, body, caption, &prompt), domain))
 }
 
 fn strip(label: String, row: &[f64], pick: &DimPick, gap_before: f64) -> StripRow {
@@ -157,7 +163,8 @@ mod tests {
 
     fn draw(body: &str) -> Result<Figure, FigureError> {
         let traces = TestTraces::with("p", trace_of(&ROBOTS));
-        render(&options(&format!("prompt = \"p\"\n{body}")), &traces)
+        render(&options(&format!("prompt = \"p\"\n{body}")), &traces, None)
+            .map(|(figure, _)| figure)
     }
 
     fn row(name: &str, t: usize) -> Vec<f64> {

@@ -13,6 +13,7 @@ use crate::error::FigureError;
 use crate::figure::Figure;
 use crate::format::{short, thousands};
 use crate::options::{capped, choice, Block, Dims, LayerKey, TokenKey};
+use crate::shared::{Domain, SharedScale};
 use crate::strip::{norm, StripRow};
 use crate::svg::{Canvas, Element, CATEGORY_COUNT};
 use crate::token_text::Shown;
@@ -41,7 +42,11 @@ pub(super) struct Opts {
     dims: Option<Dims>,
 }
 
-pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, FigureError> {
+pub fn render(
+    table: &toml::Table,
+    traces: &dyn Traces,
+    shared: Option<&SharedScale>,
+) -> Result<(Figure, Domain), FigureError> {
     let block = Block::<Opts>::read(KIND, table, traces)?;
     let layer = block.layer(KIND, block.options.layer)?;
     let t = block.token(block.options.token)?.0;
@@ -72,7 +77,7 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
         legend_title: "value".to_string(),
         notes: Vec::new(),
     };
-    let (strips, height, css) = strips::draw(&figure, SPLIT_TOP + SPLIT_HEIGHT + 30.0);
+    let (strips, height, css) = strips::draw(&figure, SPLIT_TOP + SPLIT_HEIGHT + 30.0, shared);
     body.extend(strips);
     let lengths: Vec<String> = figure
         .rows
@@ -95,7 +100,8 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
         desc,
         css,
     };
-    Ok(Figure::new(canvas, body, caption, &prompt))
+    let domain = figure.domain();
+    Ok((Figure::new(canvas, body, caption, &prompt), domain))
 }
 
 fn vector_name(of: &str) -> &'static str {
@@ -146,7 +152,8 @@ mod tests {
 
     fn draw(body: &str) -> Result<Figure, FigureError> {
         let traces = TestTraces::with("p", trace_of(&[10, 11, 12, 13]));
-        render(&options(&format!("prompt = \"p\"\n{body}")), &traces)
+        render(&options(&format!("prompt = \"p\"\n{body}")), &traces, None)
+            .map(|(figure, _)| figure)
     }
 
     #[test]

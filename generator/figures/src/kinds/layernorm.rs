@@ -4,7 +4,7 @@
 //! divides by σ, then scales and shifts each dimension by learned weights γ and β.
 //!
 //! Options: `prompt`, `caption`, `norm` = "ln1" (default, before attention) | "ln2"
-//! (before the MLP) | "final" (after the last block), `layer` (required for ln1 and ln2;
+//! (before the MLP) | "final" (after the last layer), `layer` (required for ln1 and ln2;
 //! not for final), `token` (default -1), `dims` (default 32, at most 64), `spread`.
 
 use super::embedding::token_label;
@@ -16,6 +16,7 @@ use crate::figure::Figure;
 use crate::format::{short, thousands};
 use crate::options::{choice, Block, Dims, Layer, LayerKey, TokenKey};
 use crate::prompt::Prompt;
+use crate::shared::{Domain, SharedScale};
 use crate::strip::StripRow;
 use crate::svg::{Canvas, Css, Element};
 use crate::token_text::Shown;
@@ -66,7 +67,11 @@ pub(super) struct Opts {
     spread: bool,
 }
 
-pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, FigureError> {
+pub fn render(
+    table: &toml::Table,
+    traces: &dyn Traces,
+    shared: Option<&SharedScale>,
+) -> Result<(Figure, Domain), FigureError> {
     let block = Block::<Opts>::read(KIND, table, traces)?;
     let Opts {
         norm,
@@ -93,7 +98,12 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
         }
         Some(layer) => Normed::in_block(&prompt, norm, layer, n, t)?,
     };
-    let (body, height, css) = draw(&prompt, t, &pick, &normed);
+    let Drawing {
+        body,
+        height,
+        css,
+        domain,
+    } = draw(&prompt, t, &pick, &normed, shared);
     let canvas = Canvas {
         kind: KIND,
         width: WIDTH,
@@ -102,19 +112,19 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
         desc: describe(&prompt, t, &normed),
         css,
     };
-    Ok(Figure::new(canvas, body, caption, &prompt))
+    Ok((Figure::new(canvas, body, caption, &prompt), domain))
 }
 
 /// One token's vector before and after a LayerNorm, and where that LayerNorm sits.
 struct Normed {
     before: Described,
     after: Described,
-    /// "after the last block", "before attention in layer 3".
+    /// "after the last layer", "before attention in layer 3".
     place: String,
 }
 
 impl Normed {
-    /// The final LayerNorm, after the last block, for token `t` of `n`.
+    /// The final LayerNorm, after the last layer, for token `t` of `n`.
     fn last(prompt: &Prompt<'_>, n: usize, t: usize) -> Result<Normed, FigureError> {
         let config = prompt.config();
         let d = config.n_embd;
@@ -124,7 +134,7 @@ impl Normed {
         Ok(Normed {
             before: Described::of(before),
             after: Described::of(after),
-            place: "after the last block".to_string(),
+            place: "after the last layer".to_string(),
         })
     }
 
@@ -170,14 +180,24 @@ impl Normed {
     }
 }
 
-/// The formula, the strips of both vectors, then a histogram panel for each; with the
-/// height they take and the strips' colour rules.
+/// The drawing: its elements, the height they take, the strips' colour rules and the
+/// domain of their values.
+struct Drawing {
+    body: Vec<Element>,
+    height: f64,
+    css: Css,
+    domain: Domain,
+}
+
+/// The formula, the strips of both vectors (on the scale `shared` if given), then a
+/// histogram panel for each.
 fn draw(
     prompt: &Prompt<'_>,
     t: usize,
     pick: &DimPick,
     normed: &Normed,
-) -> (Vec<Element>, f64, Css) {
+    shared: Option<&SharedScale>,
+) -> Drawing {
     let (before, after) = (&normed.before, &normed.after);
     let figure = StripFigure {
         rows: vec![strip("before", before, pick), strip("after", after, pick)],
@@ -190,7 +210,7 @@ fn draw(
         legend_title: "value".to_string(),
         notes: Vec::new(),
     };
-    let drawn = strips::draw_placed(&figure, 18.0);
+    let drawn = strips::draw_placed(&figure, 18.0, shared);
     let mut body = vec![text(0.0, 12.0)
         .class("tbf-s")
         .text("LayerNorm: (x − μ) ÷ σ, then × γ + β in each dimension")];
@@ -200,7 +220,12 @@ fn draw(
         body.extend(panel(name, vector, top));
         top += PANEL + 20.0;
     }
-    (body, top, drawn.css)
+    Drawing {
+        body,
+        height: top,
+        css: drawn.css,
+        domain: figure.domain(),
+    }
 }
 
 fn strip(name: &str, vector: &Described, pick: &DimPick) -> StripRow {

@@ -12,7 +12,7 @@ const ROBOTS: [u32; 4] = [10, 11, 12, 13];
 
 fn draw(body: &str) -> Result<Figure, FigureError> {
     let traces = TestTraces::with("p", trace_of(&ROBOTS));
-    render(&options(&format!("prompt = \"p\"\n{body}")), &traces)
+    render(&options(&format!("prompt = \"p\"\n{body}")), &traces, None).map(|(figure, _)| figure)
 }
 
 fn row(name: &str, t: usize) -> Vec<f64> {
@@ -48,7 +48,7 @@ fn ln2_and_the_final_norm_read_their_own_inputs() {
     let last = draw("norm = \"final\"").unwrap();
     let (mean, _) = stats(&row("blocks.1.resid_post", 3));
     assert!(texts_in_last(&last.svg, "tbf-s")[0].starts_with(&format!("μ {}", short(mean))));
-    assert!(last.alt.starts_with("The LayerNorm after the last block"));
+    assert!(last.alt.starts_with("The LayerNorm after the last layer"));
     let error = draw("norm = \"final\"\nlayer = 1").unwrap_err();
     assert_eq!(error.key.as_deref(), Some("layer"));
     assert_eq!(

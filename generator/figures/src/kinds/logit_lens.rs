@@ -1,22 +1,24 @@
 //! `figure logit-lens`: what the residual stream would predict if the model stopped after
-//! each block (the final LayerNorm and the unembedding applied to `blocks.L.resid_post`,
+//! each layer (the final LayerNorm and the unembedding applied to `blocks.L.resid_post`,
 //! traced as `logit_lens.topk_ids` / `.topk_probs`). Rows are layers, columns the last
 //! positions; each cell shows the likeliest next token, shaded by its probability, in
-//! bold where it is the token that actually comes next. The last row is the model's
-//! own prediction.
+//! bold where it is the token that actually comes next. The last layer's row is the
+//! model's own prediction: labelled "L = output" and framed in the accent colour. Under
+//! the rule, the row "next" is no prediction but the text's actual next token.
 //!
 //! Options: `prompt`, `caption`, `tokens` (positions shown, the last ones, default 6, at
 //! most 10).
 
 use super::strips::{window, WIDTH};
-use crate::draw::{line, note, text, Cells};
+use crate::draw::{line, note, rect, text, Cells};
 use crate::error::FigureError;
 use crate::figure::Figure;
 use crate::format::percent;
 use crate::heatmap;
 use crate::options::{Block, Int};
 use crate::prompt::{Checked, Prompt};
-use crate::svg::{Canvas, Element, Font, Ramp};
+use crate::shared::{self, Domain, SharedScale};
+use crate::svg::{text_width, Canvas, Element, Font, Ramp};
 use crate::token_text::Shown;
 use crate::Traces;
 use serde::Deserialize;
@@ -25,7 +27,6 @@ use std::ops::Range;
 pub const KIND: &str = "logit-lens";
 
 const ROW: f64 = 20.0;
-const LEFT: f64 = 34.0;
 const TOP: f64 = 40.0;
 
 /// The lens's top prediction per layer and position.
@@ -42,6 +43,28 @@ impl Lens<'_> {
             self.ids.at(&[layer, position, 0]) as u32,
             self.probs.at(&[layer, position, 0]),
         )
+    }
+
+    /// Each row's label: the layer, the last one marked as the model's output, then the
+    /// row of actual next tokens.
+    fn row_labels(&self) -> Vec<String> {
+        let mut labels: Vec<String> = (0..self.layers).map(|l| l.to_string()).collect();
+        if let Some(last) = labels.last_mut() {
+            last.push_str(" = output");
+        }
+        labels.push("next".to_string());
+        labels
+    }
+
+    /// Left edge of the cells: room for the widest row label.
+    fn left(&self) -> f64 {
+        let widest = self
+            .row_labels()
+            .iter()
+            .map(|l| text_width(l, Font::Sans, 12.0))
+            .fold(0.0, f64::max);
+        // With 20% slack: system fonts run wider than the estimate (DejaVu Sans does).
+        (widest * 1.2 + 10.0).ceil().max(34.0)
     }
 
     fn text(&self, id: u32) -> String {
@@ -73,7 +96,11 @@ pub(super) struct Opts {
     tokens: Int<1, 10, 6>,
 }
 
-pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, FigureError> {
+pub fn render(
+    table: &toml::Table,
+    traces: &dyn Traces,
+    shared: Option<&SharedScale>,
+) -> Result<(Figure, Domain), FigureError> {
     let block = Block::<Opts>::read(KIND, table, traces)?;
     let (prompt, caption) = (block.prompt, block.caption);
     let n = prompt.tokens()?.len();
@@ -88,6 +115,7 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
         layers,
     };
     let ramp = Ramp::unit();
+    let left = lens.left();
     let mut body = grid(&lens, &shown, &ramp);
     let bottom = TOP + (layers as f64 + 1.0) * ROW + 10.0;
     let ticks = [
@@ -100,30 +128,35 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
         "probability of the top token",
         &ticks,
         None,
-        LEFT,
+        left,
         bottom,
     ));
-    let note_y = bottom + heatmap::LEGEND_HEIGHT + 8.0;
-    body.push(note(
-        "bold: the token that actually comes next",
-        LEFT,
-        note_y,
-    ));
+    let mut note_y = bottom + heatmap::LEGEND_HEIGHT + 8.0;
+    let out = layers - 1;
+    let lines = [
+        format!("framed: layer {out}, the model's own prediction"),
+        "next: the token that actually follows; bold where a layer predicts it".to_string(),
+    ];
+    for line in shared::note(shared).into_iter().chain(lines) {
+        body.push(note(line, 0.0, note_y));
+        note_y += 16.0;
+    }
     let canvas = Canvas {
         kind: KIND,
         width: WIDTH,
-        height: note_y + 10.0,
+        height: note_y - 6.0,
         title: "The logit lens: the top prediction after each layer".to_string(),
         desc: describe(&lens, &shown),
         css: ramp.css(),
     };
-    Ok(Figure::new(canvas, body, caption, &prompt))
+    Ok((Figure::new(canvas, body, caption, &prompt), Domain::Unit))
 }
 
 /// Column heads (the input tokens), layer labels, cells and their tokens, and the row of
 /// actual next tokens.
 fn grid(lens: &Lens<'_>, shown: &Range<usize>, ramp: &Ramp) -> Vec<Element> {
-    let width = ((WIDTH - LEFT) / shown.len() as f64).floor();
+    let left = lens.left();
+    let width = ((WIDTH - left) / shown.len() as f64).floor();
     let fit = |t: &str, size: f64| Shown::fit(t, width - 6.0, Font::Mono, size);
     let tokens = &lens.prompt.trace.meta.tokens;
     let mut heads = Element::new("g")
@@ -139,7 +172,7 @@ fn grid(lens: &Lens<'_>, shown: &Range<usize>, ramp: &Ramp) -> Vec<Element> {
         .class("tbf-s tbf-dim")
         .attr("text-anchor", "end");
     for (c, position) in shown.clone().enumerate() {
-        let x = LEFT + c as f64 * width;
+        let x = left + c as f64 * width;
         heads.push(fit(&tokens[position].text, 12.0).append_to(text(x + width / 2.0, TOP - 8.0)));
         for layer in 0..lens.layers {
             let y = TOP + layer as f64 * ROW;
@@ -160,11 +193,10 @@ fn grid(lens: &Lens<'_>, shown: &Range<usize>, ramp: &Ramp) -> Vec<Element> {
         let y = TOP + lens.layers as f64 * ROW + 15.0;
         words.push(fit(&actual, 11.0).append_to(text(x + width / 2.0, y).class("tbf-dim")));
     }
-    for layer in 0..lens.layers {
-        layer_labels
-            .push(text(LEFT - 6.0, TOP + layer as f64 * ROW + 14.0).text(layer.to_string()));
+    for (row, label) in lens.row_labels().into_iter().enumerate() {
+        let y = TOP + row as f64 * ROW + if row < lens.layers { 14.0 } else { 15.0 };
+        layer_labels.push(text(left - 6.0, y).text(label));
     }
-    layer_labels.push(text(LEFT - 6.0, TOP + lens.layers as f64 * ROW + 15.0).text("next"));
     let mut out = vec![
         note("layer ↓ · after token →", 0.0, 12.0),
         heads,
@@ -172,8 +204,18 @@ fn grid(lens: &Lens<'_>, shown: &Range<usize>, ramp: &Ramp) -> Vec<Element> {
     ];
     out.extend(cells.paths(ramp, ROW - 1.0));
     out.push(words);
-    let rule_y = TOP + lens.layers as f64 * ROW + 1.0;
-    out.push(line("tbf-ax", LEFT, rule_y, WIDTH, rule_y));
+    // The model's own output: the last layer's row, framed in the accent colour.
+    let output_y = TOP + (lens.layers - 1) as f64 * ROW;
+    let output_width = width * shown.len() as f64 - 1.0;
+    out.push(rect(
+        "tbf-line",
+        left - 1.0,
+        output_y - 1.0,
+        output_width + 2.0,
+        ROW + 1.0,
+    ));
+    let rule_y = TOP + lens.layers as f64 * ROW + 3.0;
+    out.push(line("tbf-ax", left, rule_y, WIDTH, rule_y));
     out
 }
 
@@ -204,7 +246,7 @@ fn describe(lens: &Lens<'_>, shown: &Range<usize>) -> String {
         .count();
     format!(
         "The logit lens over {} layers: the final LayerNorm and the unembedding applied to the \
-         residual stream after each block, giving the likeliest next token at each of the last \
+         residual stream after each layer, giving the likeliest next token at each of the last \
          {} positions. After {:?}, the top prediction is {}; the last layer is the model's own \
          output. At the output, the top prediction is the actual next token at {right} of {known} \
          positions.",

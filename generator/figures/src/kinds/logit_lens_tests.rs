@@ -9,7 +9,7 @@ use crate::{Figure, FigureError};
 
 fn draw(ids: &[u32], body: &str) -> Result<Figure, FigureError> {
     let traces = TestTraces::with("p", trace_of(ids));
-    render(&options(&format!("prompt = \"p\"\n{body}")), &traces)
+    render(&options(&format!("prompt = \"p\"\n{body}")), &traces, None).map(|(figure, _)| figure)
 }
 
 /// The top token of the lens at `layer`, `position` of a 4-token prompt.

@@ -27,71 +27,167 @@ mod tokens;
 mod training;
 
 use crate::error::FigureError;
+use crate::shared::{Domain, SharedScale};
 use crate::{Figure, Traces};
 use tracebook_trace::suggest::did_you_mean;
+
+/// A kind that colours nothing by value.
+type Plain = fn(&toml::Table, &dyn Traces) -> Result<Figure, FigureError>;
+/// A kind that colours by value: drawn on a shared scale if given, it also reports the
+/// domain of its own values.
+type Scaled =
+    fn(&toml::Table, &dyn Traces, Option<&SharedScale>) -> Result<(Figure, Domain), FigureError>;
+
+/// How a kind draws.
+enum Render {
+    Plain(Plain),
+    Scaled(Scaled),
+}
 
 /// One figure kind: its name, its renderer and the options struct it reads.
 struct Kind {
     name: &'static str,
-    render: fn(&toml::Table, &dyn Traces) -> Result<Figure, FigureError>,
+    render: Render,
     keys: fn() -> Vec<&'static str>,
 }
 
-/// Lists the kinds, in the order the docs list them, each by its module.
+/// Lists the kinds, in the order the docs list them, each by its module; `scaled` marks
+/// the kinds that colour by value and so take a shared `scale`.
 macro_rules! kinds {
-    ($($kind:ident),+ $(,)?) => {
+    ($($kind:ident $(: $scaled:ident)?),+ $(,)?) => {
         const KINDS: &[Kind] = &[$(Kind {
             name: $kind::KIND,
-            render: $kind::render,
+            render: kinds!(@render $kind $($scaled)?),
             keys: crate::options::keys::<$kind::Opts>,
         }),+];
         /// Every kind's name, in the order the docs list them.
         pub const NAMES: &[&str] = &[$($kind::KIND),+];
     };
+    (@render $kind:ident) => { Render::Plain($kind::render) };
+    (@render $kind:ident scaled) => { Render::Scaled($kind::render) };
 }
 
 kinds![
     tokens,
-    embedding,
-    positional,
-    embedding_sum,
-    sinusoidal,
-    qkv,
-    heads,
-    attention,
+    embedding: scaled,
+    positional: scaled,
+    embedding_sum: scaled,
+    sinusoidal: scaled,
+    qkv: scaled,
+    heads: scaled,
+    attention: scaled,
     attention_steps,
-    attention_grid,
-    head_mix,
+    attention_grid: scaled,
+    head_mix: scaled,
     mlp,
-    layernorm,
-    residual,
+    layernorm: scaled,
+    residual: scaled,
     next_token,
     temperature,
     sampling,
     generation,
-    logit_lens,
+    logit_lens: scaled,
     loss,
     training,
     compare,
     architecture,
 ];
 
-/// Renders `kind`, or explains that there is no such kind.
+/// The option key that names a shared colour scale.
+const SCALE: &str = "scale";
+
+/// Renders `kind` on its own colour scale, or on `shared` when given; explains an unknown
+/// kind, and a `scale` on a kind that colours nothing by value.
 pub fn render(
     kind: &str,
     options: &toml::Table,
     traces: &dyn Traces,
+    shared: Option<&SharedScale>,
 ) -> Result<Figure, FigureError> {
-    match KINDS.iter().find(|k| k.name == kind) {
-        Some(k) => (k.render)(options, traces),
-        None => Err(unknown_kind(kind)),
+    match find(kind)?.render {
+        Render::Plain(render) => render(options, traces).map_err(|e| not_scaled(kind, e)),
+        Render::Scaled(render) => {
+            let options = without_scale(options)?;
+            render(&options, traces, shared).map(|(figure, _)| figure)
+        }
     }
 }
 
-/// The option keys `kind` accepts (`prompt`, `caption`, then its own), from its options
-/// struct; `None` for an unknown kind.
+/// The domain of the values `kind` colours with `options`; `None` for a kind that colours
+/// nothing by value.
+pub fn domain(
+    kind: &str,
+    options: &toml::Table,
+    traces: &dyn Traces,
+) -> Result<Option<Domain>, FigureError> {
+    match find(kind)?.render {
+        Render::Plain(_) => Ok(None),
+        Render::Scaled(render) => {
+            let options = without_scale(options)?;
+            render(&options, traces, None).map(|(_, domain)| Some(domain))
+        }
+    }
+}
+
+/// The option keys `kind` accepts (`prompt`, `caption`, `scale` where it colours by value,
+/// then its own), from its options struct; `None` for an unknown kind.
 pub fn keys(kind: &str) -> Option<Vec<&'static str>> {
-    KINDS.iter().find(|k| k.name == kind).map(|k| (k.keys)())
+    let k = KINDS.iter().find(|k| k.name == kind)?;
+    let mut keys = (k.keys)();
+    if matches!(k.render, Render::Scaled(_)) {
+        keys.insert(2, SCALE);
+    }
+    Some(keys)
+}
+
+/// The kinds that colour by value, and so take a shared `scale`.
+pub fn scaled() -> Vec<&'static str> {
+    KINDS
+        .iter()
+        .filter(|k| matches!(k.render, Render::Scaled(_)))
+        .map(|k| k.name)
+        .collect()
+}
+
+fn find(kind: &str) -> Result<&'static Kind, FigureError> {
+    KINDS
+        .iter()
+        .find(|k| k.name == kind)
+        .ok_or_else(|| unknown_kind(kind))
+}
+
+/// `options` without `scale`, which the figure reads as a [`SharedScale`], not an option;
+/// an error if `scale` is not a name.
+fn without_scale(options: &toml::Table) -> Result<toml::Table, FigureError> {
+    let mut options = options.clone();
+    match options.remove(SCALE) {
+        None | Some(toml::Value::String(_)) => Ok(options),
+        Some(other) => Err(FigureError::at(
+            SCALE,
+            format!(
+                "`scale` is the name of a shared colour scale, not {}",
+                other.type_str()
+            ),
+        )
+        .with_hint("e.g. scale = \"attn\": figures of the page with the same name share colours")),
+    }
+}
+
+/// `error` about `scale` on a kind without a colour scale, saying which kinds have one.
+fn not_scaled(kind: &str, mut error: FigureError) -> FigureError {
+    if error.key.as_deref() != Some(SCALE) {
+        return error;
+    }
+    let kinds = scaled().join(", ");
+    let note = format!(
+        "`{kind}` colours nothing by value, so it cannot share a colour scale; \
+         scale = \"NAME\" is for: {kinds}"
+    );
+    error.hint = Some(match error.hint {
+        Some(hint) => format!("{hint}; {note}"),
+        None => note,
+    });
+    error
 }
 
 fn unknown_kind(kind: &str) -> FigureError {
@@ -108,7 +204,8 @@ mod size_tests;
 
 #[cfg(test)]
 mod tests {
-    use super::{render, NAMES};
+    use super::NAMES;
+    use crate::render;
     use crate::test_svg::{desc, parse};
     use crate::test_traces::{options, tiny_trace, training_run, TestTraces};
 

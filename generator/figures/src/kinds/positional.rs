@@ -11,6 +11,7 @@ use crate::error::FigureError;
 use crate::figure::Figure;
 use crate::format::thousands;
 use crate::options::Block;
+use crate::shared::{Domain, SharedScale};
 use crate::svg::Canvas;
 use crate::token_text::Shown;
 use crate::Traces;
@@ -20,7 +21,11 @@ pub(super) use super::embedding::Opts;
 
 pub const KIND: &str = "positional";
 
-pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, FigureError> {
+pub fn render(
+    table: &toml::Table,
+    traces: &dyn Traces,
+    shared: Option<&SharedScale>,
+) -> Result<(Figure, Domain), FigureError> {
     let block = Block::<Opts>::read(KIND, table, traces)?;
     let (prompt, caption) = (block.prompt, block.caption);
     let config = prompt.config();
@@ -36,7 +41,7 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
         legend_title: "position embedding value".to_string(),
         notes: window_note(&shown, n).into_iter().collect(),
     };
-    let (body, height, css) = strips::draw(&figure, 0.0);
+    let (body, height, css) = strips::draw(&figure, 0.0, shared);
     let desc = format!(
         "Learned position embeddings for positions {} to {}: each is a row of the {} × {} \
          position embedding matrix, the same whatever the token, drawn by {} ({}), blue \
@@ -60,7 +65,8 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
         desc,
         css,
     };
-    Ok(Figure::new(canvas, body, caption, &prompt))
+    let domain = figure.domain();
+    Ok((Figure::new(canvas, body, caption, &prompt), domain))
 }
 
 #[cfg(test)]
@@ -74,7 +80,9 @@ mod tests {
 
     fn draw(ids: &[u32], body: &str) -> crate::Figure {
         let traces = TestTraces::with("p", trace_of(ids));
-        render(&options(&format!("prompt = \"p\"\n{body}")), &traces).unwrap()
+        render(&options(&format!("prompt = \"p\"\n{body}")), &traces, None)
+            .unwrap()
+            .0
     }
 
     #[test]

@@ -14,6 +14,7 @@ use crate::figure::Figure;
 use crate::format::{short, thousands};
 use crate::options::{Block, Dims, Layer, LayerKey, TokenKey};
 use crate::prompt::{Checked, Prompt};
+use crate::shared::{Domain, SharedScale};
 use crate::strip::{norm, StripRow};
 use crate::svg::{Canvas, Element};
 use crate::token_text::Shown;
@@ -36,7 +37,11 @@ pub(super) struct Opts {
     spread: bool,
 }
 
-pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, FigureError> {
+pub fn render(
+    table: &toml::Table,
+    traces: &dyn Traces,
+    shared: Option<&SharedScale>,
+) -> Result<(Figure, Domain), FigureError> {
     let block = Block::<Opts>::read(KIND, table, traces)?;
     let layer = block.layer(KIND, block.options.layer)?;
     let t = block.token(block.options.token)?.0;
@@ -67,7 +72,7 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
         notes: Vec::new(),
     };
     let mut body = diagram(n, d);
-    let (strips, height, css) = strips::draw(&figure, DIAGRAM_HEIGHT);
+    let (strips, height, css) = strips::draw(&figure, DIAGRAM_HEIGHT, shared);
     body.extend(strips);
     let canvas = Canvas {
         kind: KIND,
@@ -77,7 +82,8 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
         desc: describe(&prompt, layer, t, &vectors, &pick),
         css,
     };
-    Ok(Figure::new(canvas, body, caption, &prompt))
+    let domain = figure.domain();
+    Ok((Figure::new(canvas, body, caption, &prompt), domain))
 }
 
 /// One token's vector over all heads, head 0's dimensions first: the d-wide row that

@@ -12,7 +12,7 @@ const ROBOTS: [u32; 4] = [10, 11, 12, 13];
 
 fn draw(body: &str) -> Result<Figure, FigureError> {
     let traces = TestTraces::with("p", trace_of(&ROBOTS));
-    render(&options(&format!("prompt = \"p\"\n{body}")), &traces)
+    render(&options(&format!("prompt = \"p\"\n{body}")), &traces, None).map(|(figure, _)| figure)
 }
 
 #[test]

@@ -1,7 +1,7 @@
 //! `figure residual`: the residual stream through the model. A heatmap of its length
-//! ‖x‖ per token (rows) after the embeddings and after each block (columns), on a log
+//! ‖x‖ per token (rows) after the embeddings and after each layer (columns), on a log
 //! scale since GPT-2's first token grows far longer than the rest; then, for one token,
-//! what each block adds: the lengths of its attention output (`attn_out`) and its MLP
+//! what each layer adds: the lengths of its attention output (`attn_out`) and its MLP
 //! output (`mlp_out`) as paired bars.
 //!
 //! Options: `prompt`, `caption`, `token` (the token whose contributions are drawn,
@@ -15,6 +15,7 @@ use crate::format::short;
 use crate::heatmap::{self, Cell, Grid};
 use crate::options::{Block, Int, Layer, TokenKey};
 use crate::prompt::Prompt;
+use crate::shared::{self, Domain, SharedScale};
 use crate::strip::norm;
 use crate::svg::{Canvas, Element, Font, Ramp};
 use crate::token_text::Shown;
@@ -35,6 +36,13 @@ struct Lengths {
     mlp: Vec<f64>,
 }
 
+/// How lengths map to colours: a log scale over `range`, and the legend's line when the
+/// scale is shared with other figures.
+struct LogScale {
+    range: (f64, f64),
+    shared: Option<String>,
+}
+
 /// The options of `residual`.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -45,7 +53,11 @@ pub(super) struct Opts {
     tokens: Int<1, 16, 12>,
 }
 
-pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, FigureError> {
+pub fn render(
+    table: &toml::Table,
+    traces: &dyn Traces,
+    shared: Option<&SharedScale>,
+) -> Result<(Figure, Domain), FigureError> {
     let block = Block::<Opts>::read(KIND, table, traces)?;
     let t = block.token(block.options.token)?.0;
     let (prompt, caption) = (block.prompt, block.caption);
@@ -53,34 +65,45 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
     let shown = window(n, block.options.tokens.get());
     let lengths = read(&prompt, t)?;
     let ramp = Ramp::unit();
-    let (mut body, bottom) = stream_heatmap(&prompt, &lengths, &shown, &ramp);
+    let own = range(&lengths.stream, &shown);
+    let scale = LogScale {
+        range: shared::log_range(shared, own),
+        shared: shared::note(shared),
+    };
+    let (mut body, bottom) = stream_heatmap(&prompt, &lengths, &shown, &scale, &ramp);
     let bars_top = bottom + 28.0;
     let token = &prompt.trace.meta.tokens[t].text;
     let shown_token = Shown::fit(token, 120.0, Font::Mono, 12.0).text();
     body.push(text(0.0, bars_top - 10.0).class("tbf-s").text(format!(
-        "what each block adds to {shown_token} (token {t}): length of"
+        "what each layer adds to {shown_token} (token {t}): length of"
     )));
     let height = contributions(&lengths, bars_top, &mut body);
     let canvas = Canvas {
         kind: KIND,
         width: WIDTH,
         height,
-        title: "The residual stream, block by block".to_string(),
+        title: "The residual stream, layer by layer".to_string(),
         desc: describe(&prompt, t, &lengths, &shown),
         css: ramp.css(),
     };
-    Ok(Figure::new(canvas, body, caption, &prompt))
+    let domain = Domain::Log {
+        lo: own.0,
+        hi: own.1,
+    };
+    Ok((Figure::new(canvas, body, caption, &prompt), domain))
 }
 
 /// The heatmap of the stream's lengths, tokens down and stages across, coloured on a log
-/// scale, with its legend; and the legend's bottom.
+/// scale from `lo` to `hi`, with its legend and the line saying the scale is shared if it
+/// is; and the bottom of those.
 fn stream_heatmap(
     prompt: &Prompt<'_>,
     lengths: &Lengths,
     shown: &Range<usize>,
+    scale: &LogScale,
     ramp: &Ramp,
 ) -> (Vec<Element>, f64) {
-    let (lo, hi) = range(&lengths.stream, shown);
+    let (lo, hi) = scale.range;
     let bin = |v: f64| ramp.bin_of_unit((v / lo).ln() / (hi / lo).ln().max(1e-9));
     let rows: Vec<Shown> = shown
         .clone()
@@ -114,7 +137,12 @@ fn stream_heatmap(
     let top = placed.bottom + 10.0;
     let title = "length ‖x‖ (log scale)";
     body.push(heatmap::legend(ramp, title, &ticks, None, placed.left, top));
-    (body, top + heatmap::LEGEND_HEIGHT)
+    let mut bottom = top + heatmap::LEGEND_HEIGHT;
+    if let Some(line) = &scale.shared {
+        body.push(note(line, placed.left, bottom + 8.0));
+        bottom += 16.0;
+    }
+    (body, bottom)
 }
 
 fn read(prompt: &Prompt<'_>, t: usize) -> Result<Lengths, FigureError> {
@@ -177,7 +205,7 @@ fn describe(prompt: &Prompt<'_>, t: usize, lengths: &Lengths, shown: &Range<usiz
     let stream = &lengths.stream[t];
     let mut out = format!(
         "The length of the residual stream for each of the last {} tokens, after the \
-         embeddings and after each of the {} blocks. For {:?} (token {t}) it goes from {} to {}.",
+         embeddings and after each of the {} layers. For {:?} (token {t}) it goes from {} to {}.",
         shown.len(),
         lengths.attn.len(),
         tokens[t].text,
@@ -203,7 +231,7 @@ fn describe(prompt: &Prompt<'_>, t: usize, lengths: &Lengths, shown: &Range<usiz
     };
     if let (Some((la, a)), Some((lm, m))) = (biggest(&lengths.attn), biggest(&lengths.mlp)) {
         out.push_str(&format!(
-            " Each block adds its attention output and its MLP output; for {:?} the largest \
+            " Each layer adds its attention output and its MLP output; for {:?} the largest \
              attention output comes from layer {la} (length {}), the largest MLP output from \
              layer {lm} (length {}).",
             tokens[t].text,

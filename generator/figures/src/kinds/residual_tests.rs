@@ -12,7 +12,7 @@ const ROBOTS: [u32; 4] = [10, 11, 12, 13];
 
 fn draw(ids: &[u32], body: &str) -> Result<Figure, FigureError> {
     let traces = TestTraces::with("p", trace_of(ids));
-    render(&options(&format!("prompt = \"p\"\n{body}")), &traces)
+    render(&options(&format!("prompt = \"p\"\n{body}")), &traces, None).map(|(figure, _)| figure)
 }
 
 fn length(ids: &[u32], name: &str, t: usize) -> f64 {
@@ -73,7 +73,7 @@ fn each_blocks_attention_and_mlp_contributions_are_listed() {
     }
     assert!(texts
         .iter()
-        .any(|t| t.starts_with("what each block adds to ·will (token 2)")));
+        .any(|t| t.starts_with("what each layer adds to ·will (token 2)")));
     assert!(
         figure.alt.contains("For \" will\" (token 2) it goes from"),
         "{}",

@@ -12,6 +12,7 @@ use crate::error::FigureError;
 use crate::figure::{Figure, Source};
 use crate::format::thousands;
 use crate::options::{capped, Block, Dims, Int};
+use crate::shared::{Domain, SharedScale};
 use crate::strip::StripRow;
 use crate::svg::Canvas;
 use crate::token_text::Shown;
@@ -45,7 +46,11 @@ pub(super) struct Opts {
     dims: Option<Dims>,
 }
 
-pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, FigureError> {
+pub fn render(
+    table: &toml::Table,
+    traces: &dyn Traces,
+    shared: Option<&SharedScale>,
+) -> Result<(Figure, Domain), FigureError> {
     let block = Block::<Opts>::read(KIND, table, traces)?;
     let (prompt, caption) = (block.prompt, block.caption);
     let d = prompt.config().n_embd;
@@ -77,7 +82,7 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
             "computed, not traced: GPT-2 learns its position embeddings".to_string(),
         ],
     };
-    let (body, height, css) = strips::draw(&figure, 0.0);
+    let (body, height, css) = strips::draw(&figure, 0.0, shared);
     let last_pair = pick.indices[pick.indices.len() - 2];
     let desc = format!(
         "The sinusoidal position encoding of the original Transformer, computed for \
@@ -104,7 +109,11 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
         desc,
         css,
     };
-    Ok(Figure::new(canvas, body, caption, &prompt).with_source(Source::Computed))
+    let domain = figure.domain();
+    Ok((
+        Figure::new(canvas, body, caption, &prompt).with_source(Source::Computed),
+        domain,
+    ))
 }
 
 /// The wavelength of dimension `j` in positions, 2π·10000^(2i/d): "6.3", "1,234".
@@ -138,7 +147,8 @@ mod tests {
 
     fn draw(body: &str) -> Result<Figure, FigureError> {
         let traces = TestTraces::with("p", tiny_trace());
-        render(&options(&format!("prompt = \"p\"\n{body}")), &traces)
+        render(&options(&format!("prompt = \"p\"\n{body}")), &traces, None)
+            .map(|(figure, _)| figure)
     }
 
     #[test]

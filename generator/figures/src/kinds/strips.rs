@@ -6,6 +6,7 @@ use crate::draw::note;
 use crate::error::FigureError;
 use crate::format::thousands;
 use crate::options::{capped, Dims};
+use crate::shared::{self, Domain, SharedScale};
 use crate::strip::{self, StripRow, Strips};
 use crate::svg::{text_width, Css, Element, Font, Ramp};
 
@@ -83,9 +84,23 @@ pub struct StripFigure {
     pub notes: Vec<String>,
 }
 
-/// The drawing of `figure` starting at `top`: its elements, height and colour rules.
-pub fn draw(figure: &StripFigure, top: f64) -> (Vec<Element>, f64, Css) {
-    let drawn = draw_placed(figure, top);
+impl StripFigure {
+    /// The domain of its values: diverging, to the largest |value| on show.
+    pub fn domain(&self) -> Domain {
+        Domain::Signed {
+            limit: strip::limit_of(self.rows.iter().flat_map(|r| &r.values)),
+        }
+    }
+}
+
+/// The drawing of `figure` starting at `top`, on the scale `shared` if given: its elements,
+/// height and colour rules.
+pub fn draw(
+    figure: &StripFigure,
+    top: f64,
+    shared: Option<&SharedScale>,
+) -> (Vec<Element>, f64, Css) {
+    let drawn = draw_placed(figure, top, shared);
     (drawn.elements, drawn.height, drawn.css)
 }
 
@@ -101,8 +116,9 @@ pub struct Drawn {
 }
 
 /// [`draw`], also saying where the rows went, so a kind can annotate between them.
-pub fn draw_placed(figure: &StripFigure, top: f64) -> Drawn {
-    let limit = strip::limit_of(figure.rows.iter().flat_map(|r| &r.values));
+pub fn draw_placed(figure: &StripFigure, top: f64, shared: Option<&SharedScale>) -> Drawn {
+    let own = strip::limit_of(figure.rows.iter().flat_map(|r| &r.values));
+    let limit = shared::signed_limit(shared, own);
     let strips = Strips {
         rows: &figure.rows,
         limit,
@@ -120,7 +136,7 @@ pub fn draw_placed(figure: &StripFigure, top: f64) -> Drawn {
     );
     elements.push(legend);
     let mut bottom = placed.bottom + 8.0 + crate::heatmap::LEGEND_HEIGHT;
-    for line in &figure.notes {
+    for line in shared::note(shared).iter().chain(&figure.notes) {
         bottom += 16.0;
         // A note too long to start under the strips starts at the left edge.
         let fits = placed.left + text_width(line, Font::Sans, 12.0) <= WIDTH;

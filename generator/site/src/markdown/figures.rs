@@ -1,5 +1,9 @@
 //! Figure directives: a fenced block ```` ```figure <kind> ```` with a TOML body becomes the
 //! figure drawn by the figures crate, wrapped in `<figure>` with a caption naming the model.
+//! Figures that name a shared colour `scale` are drawn on the union of their domains
+//! ([`scales`], a pass over the page's figures before any is drawn).
+
+mod scales;
 
 use super::Spanned;
 use crate::escape;
@@ -32,6 +36,12 @@ struct Block {
     body_start: usize,
 }
 
+/// An event of the page, or a figure block gathered from its events.
+enum Item<'s> {
+    Event(Spanned<'s>),
+    Figure(Block, Range<usize>),
+}
+
 /// Replaces every `figure` code block by its rendered figure.
 pub fn rewrite<'s>(
     events: Vec<Spanned<'s>>,
@@ -42,27 +52,46 @@ pub fn rewrite<'s>(
     problems: &mut Vec<Problem>,
     stats: &mut FigureStats,
 ) -> Vec<Spanned<'s>> {
-    let mut out = Vec::with_capacity(events.len());
-    let mut iter = events.into_iter();
-    while let Some((event, range)) = iter.next() {
-        let Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(info))) = &event else {
-            out.push((event, range));
-            continue;
-        };
-        if info.split_whitespace().next() != Some("figure") {
-            out.push((event, range));
-            continue;
-        }
-        let block = collect(info, source, range.clone(), &mut iter);
-        if unclosed.contains(&range.start) {
-            // Already reported: the rest of the file is not a figure body worth reading.
-            continue;
-        }
-        if let Some(html) = render(&block, scope, words, problems, stats) {
-            out.push((Event::Html(CowStr::from(html)), range));
+    let items = gather(events, source, unclosed);
+    let blocks = items.iter().filter_map(|item| match item {
+        Item::Figure(block, _) => Some(block),
+        Item::Event(_) => None,
+    });
+    let scales = scales::shared(blocks, scope, problems);
+    let mut out = Vec::with_capacity(items.len());
+    for item in items {
+        match item {
+            Item::Event(event) => out.push(event),
+            Item::Figure(block, range) => {
+                if let Some(html) = render(&block, scope, &scales, words, problems, stats) {
+                    out.push((Event::Html(CowStr::from(html)), range));
+                }
+            }
         }
     }
     out
+}
+
+/// The page's events with each figure block gathered into one item; blocks left unclosed
+/// (already reported: the rest of the file is not a figure body worth reading) dropped.
+fn gather<'s>(events: Vec<Spanned<'s>>, source: &str, unclosed: &[usize]) -> Vec<Item<'s>> {
+    let mut items = Vec::with_capacity(events.len());
+    let mut iter = events.into_iter();
+    while let Some((event, range)) = iter.next() {
+        let Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(info))) = &event else {
+            items.push(Item::Event((event, range)));
+            continue;
+        };
+        if info.split_whitespace().next() != Some("figure") {
+            items.push(Item::Event((event, range)));
+            continue;
+        }
+        let block = collect(info, source, range.clone(), &mut iter);
+        if !unclosed.contains(&range.start) {
+            items.push(Item::Figure(block, range));
+        }
+    }
+    items
 }
 
 fn collect<'s>(
@@ -93,45 +122,51 @@ fn collect<'s>(
     }
 }
 
+/// A figure block read: its kind, its options for the figures crate, and its `id`.
+struct Read<'b> {
+    kind: &'b str,
+    options: toml::Table,
+    id: Option<String>,
+}
+
+/// The block's kind and TOML body, `id` taken out of the options.
+fn read(block: &Block) -> Result<Read<'_>, Problem> {
+    let kind = kind(block)?;
+    let mut options: toml::Table = toml::from_str(&block.body).map_err(|err| {
+        let span = err.span().unwrap_or(0..0);
+        let at = block.body_start + span.start..block.body_start + span.end;
+        let message = format!(
+            "the body of this figure is not valid TOML: {}",
+            err.message().trim()
+        );
+        Problem::new(at, message)
+            .with_hint("write one `key = value` per line, strings in double quotes")
+    })?;
+    // `id` names the figure for `{{ ref ID }}` (refs.rs); the figure itself never sees it.
+    let id =
+        match options.remove("id") {
+            None => None,
+            Some(toml::Value::String(id)) if crate::refs::valid_id(&id) => Some(id),
+            Some(_) => return Err(Problem::new(
+                key_span(block, "id"),
+                "a figure's id is a word of letters, digits, `-` and `_`, starting with a letter",
+            )
+            .with_hint("e.g. id = \"fig-heads\"; `{{ ref fig-heads }}` then links to the figure")),
+        };
+    Ok(Read { kind, options, id })
+}
+
 fn render(
     block: &Block,
     scope: &PromptScopeView<'_>,
+    scales: &scales::Shared,
     words: &Words,
     problems: &mut Vec<Problem>,
     stats: &mut FigureStats,
 ) -> Option<String> {
-    let kind = match kind(block) {
-        Ok(kind) => kind,
+    let Read { kind, options, id } = match read(block) {
+        Ok(read) => read,
         Err(problem) => return fail(problems, problem),
-    };
-    let mut options: toml::Table = match toml::from_str(&block.body) {
-        Ok(options) => options,
-        Err(err) => {
-            let span = err.span().unwrap_or(0..0);
-            let at = block.body_start + span.start..block.body_start + span.end;
-            let message = format!(
-                "the body of this figure is not valid TOML: {}",
-                err.message().trim()
-            );
-            return fail(
-                problems,
-                Problem::new(at, message)
-                    .with_hint("write one `key = value` per line, strings in double quotes"),
-            );
-        }
-    };
-    // `id` names the figure for `{{ ref ID }}` (refs.rs); the figure itself never sees it.
-    let id = match options.remove("id") {
-        None => None,
-        Some(toml::Value::String(id)) if crate::refs::valid_id(&id) => Some(id),
-        Some(_) => return fail(
-            problems,
-            Problem::new(
-                key_span(block, "id"),
-                "a figure's id is a word of letters, digits, `-` and `_`, starting with a letter",
-            )
-            .with_hint("e.g. id = \"fig-heads\"; `{{ ref fig-heads }}` then links to the figure"),
-        ),
     };
     if let Some(toml::Value::String(prompt)) = options.get("prompt") {
         match scope.resolve(prompt, key_span(block, "prompt")) {
@@ -140,7 +175,11 @@ fn render(
             Err(problem) => return fail(problems, problem),
         }
     }
-    match tracebook_figures::render(kind, &options, scope) {
+    let drawn = match scales.of(&options) {
+        Some(shared) => tracebook_figures::render_shared(kind, &options, scope, shared),
+        None => tracebook_figures::render(kind, &options, scope),
+    };
+    match drawn {
         Ok(figure) => {
             stats.count += 1;
             stats.models.extend(figure.model_ids.iter().cloned());

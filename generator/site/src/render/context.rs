@@ -39,6 +39,19 @@ impl SiteContext {
     }
 }
 
+/// `share` in templates, with `base_url` set: what link previews and feeds show of a page.
+#[derive(Debug, Clone, Serialize)]
+pub struct ShareContext {
+    /// The page's canonical address.
+    pub url: String,
+    pub title: String,
+    pub description: String,
+    /// `article` or `website` (OpenGraph's type).
+    pub kind: &'static str,
+    /// The absolute address of its preview image (its first figure as PNG), if it has one.
+    pub image: Option<String>,
+}
+
 /// A link to an article, relative to the page it appears on.
 #[derive(Debug, Clone, Serialize)]
 pub struct PageLink {
@@ -65,6 +78,8 @@ pub struct ArticleContext {
     pub next: Option<PageLink>,
     /// This page's path relative to the output root.
     pub path: String,
+    /// Where to edit its source (`edit_url` with the page's file), if the site says.
+    pub edit_url: Option<String>,
 }
 
 /// What every template gets; callers add `page` or `intro`.

@@ -2,8 +2,11 @@
 //! sitemap, the theme and static files; then reports missing or stale traces once each.
 
 mod context;
+mod feed;
 mod files;
 mod pages;
+mod preview_image;
+mod print;
 
 pub use context::GENERATOR;
 
@@ -32,6 +35,8 @@ pub struct RenderEnv<'a> {
     pub page_index: PageIndex,
     /// Every figure and heading `{{ ref ID }}` may name.
     pub refs: RefIndex,
+    /// Draws link-preview images (with `base_url`).
+    pub previews: preview_image::Painter,
     pub site_context: SiteContext,
     /// Published articles in series order.
     pub series: Vec<&'a Page>,
@@ -60,6 +65,7 @@ pub fn render(
     let (refs, ref_problems) = RefIndex::collect(site.pages.iter().filter(|p| !p.meta.draft));
     let env = RenderEnv {
         refs,
+        previews: preview_image::Painter::default(),
         site,
         traces,
         templates,
@@ -74,6 +80,7 @@ pub fn render(
         .into_par_iter()
         .map(|n| pages::article(&env, n))
         .collect();
+    outputs.push(pages::print(&env, &outputs));
     outputs.push(pages::index(&env, intro));
     outputs.push(pages::not_found(&env));
     let mut out = Diagnostics::new();
@@ -96,6 +103,9 @@ pub fn render(
         rendered.files.insert(page.path, page.html.into_bytes());
         for (path, svg) in page.figure_files {
             rendered.files.insert(path, svg.into_bytes());
+        }
+        for (path, png) in page.images {
+            rendered.files.insert(path, png);
         }
     }
     rendered.pages = env.series.len() + 1;
@@ -162,6 +172,11 @@ fn add_other_files(
         rendered.files.insert(
             "sitemap.xml".into(),
             files::sitemap(base_url, &pages).into_bytes(),
+        );
+        let config = &env.site.config;
+        rendered.files.insert(
+            "atom.xml".into(),
+            feed::atom(base_url, &config.title, &config.description, &env.series).into_bytes(),
         );
     }
 }

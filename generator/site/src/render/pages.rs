@@ -1,6 +1,7 @@
 //! Renders articles and the home page: markdown, then the page template around it.
 
-use super::context::{context, ArticleContext, PageLink};
+use super::context::{context, ArticleContext, PageLink, ShareContext};
+use super::print;
 use super::RenderEnv;
 use crate::claim_report::ClaimRecord;
 use crate::content::Page;
@@ -9,7 +10,7 @@ use crate::markdown::{self, BodyRef, LinkRef, MarkdownInput, RenderedMarkdown};
 use crate::paths;
 use crate::scope::PromptScopeView;
 use crate::search::SearchEntry;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// One rendered page and what the rest of the build needs to know about it.
 #[derive(Debug, Default)]
@@ -28,6 +29,12 @@ pub struct PageOutput {
     pub figure_files: Vec<(String, String)>,
     /// The page's claims with their verdicts.
     pub claims: Vec<ClaimRecord>,
+    /// Binary files the page brings (its link-preview PNG): (output path, bytes).
+    pub images: Vec<(String, Vec<u8>)>,
+    /// An article's body HTML, for print.html.
+    pub body: Option<String>,
+    /// The models its credit names.
+    pub models: Vec<String>,
 }
 
 /// The `n`-th article of the series.
@@ -41,6 +48,7 @@ pub fn article(env: &RenderEnv<'_>, n: usize) -> PageOutput {
         &body.html,
     ));
     let link = |i: usize| env.series.get(i).map(|p| link_from(&page.output, p));
+    out.body = Some(body.html.clone());
     let article = ArticleContext {
         title: page.meta.title.clone(),
         description: page.meta.description.clone(),
@@ -57,16 +65,51 @@ pub fn article(env: &RenderEnv<'_>, n: usize) -> PageOutput {
         previous: n.checked_sub(1).and_then(link),
         next: link(n + 1),
         path: page.output.clone(),
+        edit_url: env
+            .site
+            .config
+            .edit_url
+            .as_ref()
+            .map(|pattern| pattern.replace("{path}", &page.source.name)),
     };
+    let first_figure = out.figure_files.first().map(|(_, svg)| svg.clone());
+    let share = share(env, page, first_figure.as_deref(), &mut out);
+    out.models = models(env, &out.used, &body.models);
     let mut cx = context(
         &env.site_context,
         &paths::root_prefix(&page.output),
-        &models(env, &out.used, &body.models),
+        &out.models,
         &series(env, &page.output),
     );
     cx.insert("page", &article);
+    cx.insert("share", &share);
     finish(env, "article.html", &cx, &mut out);
     out
+}
+
+/// What link previews show of an article, with `base_url` set: its address, title,
+/// description, and its first figure drawn to PNG (written beside the page).
+fn share(
+    env: &RenderEnv<'_>,
+    page: &Page,
+    first_figure: Option<&str>,
+    out: &mut PageOutput,
+) -> Option<ShareContext> {
+    let base = env.site_context.base_url.as_deref()?;
+    let image = first_figure.and_then(|svg| {
+        let png = env.previews.png(svg)?;
+        let stem = page.output.strip_suffix(".html").unwrap_or(&page.output);
+        let path = format!("{stem}.preview.png");
+        out.images.push((path.clone(), png));
+        Some(format!("{base}{}", paths::encode(&path)))
+    });
+    Some(ShareContext {
+        url: format!("{base}{}", paths::encode(&page.output)),
+        title: page.meta.title.clone(),
+        description: page.meta.description.clone(),
+        kind: "article",
+        image,
+    })
 }
 
 /// `index.html`: the series, under the introduction from content/index.md if there is one.
@@ -92,9 +135,58 @@ pub fn index(env: &RenderEnv<'_>, intro: Option<&Page>) -> PageOutput {
         &series(env, "index.html"),
     );
     cx.insert("intro", &intro_html);
+    let share = env.site_context.base_url.as_ref().map(|base| ShareContext {
+        url: base.clone(),
+        title: env.site_context.title.clone(),
+        description: env.site_context.description.clone(),
+        kind: "website",
+        image: None,
+    });
+    cx.insert("share", &share);
     finish(env, "index.html", &cx, &mut out);
     out
 }
+
+/// `print.html`: every article of the series on one page, in order (`bodies` by article).
+pub fn print(env: &RenderEnv<'_>, articles_out: &[PageOutput]) -> PageOutput {
+    let anchors: BTreeMap<String, String> = env
+        .series
+        .iter()
+        .map(|p| (p.output.clone(), print::anchor(&p.output)))
+        .collect();
+    let articles: Vec<print::PrintArticle> = env
+        .series
+        .iter()
+        .zip(articles_out)
+        .map(|(page, out)| print::PrintArticle {
+            title: page.meta.title.clone(),
+            description: page.meta.description.clone(),
+            anchor: anchors[&page.output].clone(),
+            content: print::rebase(
+                out.body.as_deref().unwrap_or_default(),
+                &page.output,
+                &anchors,
+            ),
+        })
+        .collect();
+    let models: Vec<String> = articles_out
+        .iter()
+        .flat_map(|o| o.models.iter().cloned())
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let mut cx = context(&env.site_context, "", &models, &series(env, "print.html"));
+    cx.insert("articles", &articles);
+    let mut out = PageOutput {
+        path: PRINT_PAGE.into(),
+        ..PageOutput::default()
+    };
+    finish(env, "print.html", &cx, &mut out);
+    out
+}
+
+/// The series on one page.
+pub const PRINT_PAGE: &str = "print.html";
 
 /// `404.html`: served by hosts at any depth, so its links start at base_url when there is one.
 pub fn not_found(env: &RenderEnv<'_>) -> PageOutput {
@@ -156,6 +248,9 @@ fn body(env: &RenderEnv<'_>, page: &Page) -> (RenderedMarkdown, PageOutput) {
         diagnostics,
         html: String::new(),
         search: None,
+        images: Vec::new(),
+        body: None,
+        models: Vec::new(),
     };
     (rendered, out)
 }

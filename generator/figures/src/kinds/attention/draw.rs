@@ -4,7 +4,7 @@
 use super::matrix::Matrix;
 use super::scale::{cells, Scale};
 use crate::heatmap::{self, Grid};
-use crate::svg::{Element, Font};
+use crate::svg::{text_width, Element, Font};
 use crate::token_text::Shown;
 use tracebook_trace::Token;
 
@@ -45,6 +45,19 @@ pub(super) fn draw(
     let (legend, legend_right) = scale.legend(placed.left, bottom);
     body.push(legend);
     bottom += heatmap::LEGEND_HEIGHT;
+    let mut right = placed.right.max(legend_right);
+    if let Some(shared) = &scale.note {
+        // A long line starts at the left edge rather than run off the figure.
+        let width = text_width(shared, Font::Sans, 12.0);
+        let x = if placed.left + width <= WIDTH {
+            placed.left
+        } else {
+            0.0
+        };
+        body.push(note(shared, x, bottom + 10.0));
+        right = right.max(x + width);
+        bottom += 18.0;
+    }
     if matrix.first > 0 {
         let text = format!(
             "showing the last {} of {} tokens",
@@ -56,7 +69,7 @@ pub(super) fn draw(
     }
     Drawn {
         body,
-        width: placed.right.max(legend_right).min(WIDTH).ceil(),
+        width: right.min(WIDTH).ceil(),
         height: bottom,
     }
 }

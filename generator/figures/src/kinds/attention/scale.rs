@@ -5,35 +5,47 @@ use super::matrix::Matrix;
 use super::Stage;
 use crate::format::{signed, weight};
 use crate::heatmap::{self, Cell};
+use crate::shared::{self, Domain, SharedScale};
 use crate::svg::{Element, Ramp};
 
 /// How values map to colours: weights 0 to 1, or scores symmetric around 0.
 pub(super) struct Scale {
     pub(super) ramp: Ramp,
     pub(super) stage: Stage,
-    /// Largest |score| on show (scores and masked stages).
+    /// |score| at which colours saturate (scores and masked stages): the largest on show,
+    /// or the shared scale's.
     pub(super) limit: f64,
+    /// The legend's line when the scale is shared.
+    pub(super) note: Option<String>,
 }
 
 impl Scale {
-    pub(super) fn of(matrix: &Matrix, stage: Stage) -> Scale {
+    /// The scale of `matrix` at `stage`, or `shared` when given.
+    pub(super) fn of(matrix: &Matrix, stage: Stage, shared: Option<&SharedScale>) -> Scale {
+        let note = shared::note(shared);
         if stage == Stage::Pattern {
             return Scale {
                 ramp: Ramp::unit(),
                 stage,
                 limit: 1.0,
+                note,
             };
         }
-        let limit = matrix
-            .shown()
-            .flat_map(|q| matrix.shown().map(move |k| (q, k)))
-            .filter(|&(q, k)| stage == Stage::Scores || k <= q)
-            .map(|(q, k)| matrix.at(q, k).abs())
-            .fold(0.0, f64::max);
         Scale {
             ramp: Ramp::signed(),
             stage,
-            limit,
+            limit: shared::signed_limit(shared, own_limit(matrix, stage)),
+            note,
+        }
+    }
+
+    /// The domain of the values `matrix` shows at `stage`.
+    pub(super) fn domain(matrix: &Matrix, stage: Stage) -> Domain {
+        match stage {
+            Stage::Pattern => Domain::Unit,
+            _ => Domain::Signed {
+                limit: own_limit(matrix, stage),
+            },
         }
     }
 
@@ -78,6 +90,16 @@ impl Scale {
         let element = heatmap::legend(&self.ramp, title, &ticks, masked, left, top);
         (element, left + width)
     }
+}
+
+/// The largest |score| on show: every cell for scores, the causal ones when masked.
+fn own_limit(matrix: &Matrix, stage: Stage) -> f64 {
+    matrix
+        .shown()
+        .flat_map(|q| matrix.shown().map(move |k| (q, k)))
+        .filter(|&(q, k)| stage == Stage::Scores || k <= q)
+        .map(|(q, k)| matrix.at(q, k).abs())
+        .fold(0.0, f64::max)
 }
 
 /// The cells on show, row by row, each with its number when `values` asks for it.

@@ -138,7 +138,7 @@ impl<'a> Evaluator<'a> {
             } => self.call(name, name_span, args, &expr.span),
             Kind::Index { target, indices } => {
                 let array = self.tensor_of(target)?;
-                self.index(array, indices, &expr.span)
+                self.index(&array, indices, &expr.span)
             }
             Kind::Neg(x) => Ok(Val::num(-self.number(x)?)),
             Kind::Not(x) => Ok(Val::Bool(!self.boolean(x)?)),
@@ -189,9 +189,9 @@ impl<'a> Evaluator<'a> {
         self.tensor(name, span).map(Val::Tensor)
     }
 
-    fn tensor(&self, name: &str, span: &Range<usize>) -> Result<Array> {
+    fn tensor(&self, name: &str, span: &Range<usize>) -> Result<Rc<Array>> {
         if let Some(found) = self.decoded.tensors.borrow().get(name) {
-            return Ok(Array::clone(found));
+            return Ok(Rc::clone(found));
         }
         if self.trace.shape(name).is_none() {
             let names: Vec<&str> = self.trace.tensor_names().collect();
@@ -225,19 +225,19 @@ impl<'a> Evaluator<'a> {
             } else {
                 Axis::Plain
             };
-        let array = Array {
+        let array = Rc::new(Array {
             shape: tensor.shape,
             data: tensor.data.iter().map(|&v| f64::from(v)).collect(),
             last,
-        };
+        });
         self.decoded
             .tensors
             .borrow_mut()
-            .insert(name.to_string(), Rc::new(array.clone()));
+            .insert(name.to_string(), Rc::clone(&array));
         Ok(array)
     }
 
-    fn tensor_of(&self, expr: &Expr) -> Result<Array> {
+    fn tensor_of(&self, expr: &Expr) -> Result<Rc<Array>> {
         match self.eval(expr)? {
             Val::Tensor(a) => Ok(a),
             other => Err(self.wrong(expr, "a tensor to index", &other)),
@@ -246,7 +246,7 @@ impl<'a> Evaluator<'a> {
 
     /// `x[i, a:b, :]`: integer indices drop their axis, slices keep it; missing trailing
     /// indices take the whole axis.
-    fn index(&self, array: Array, indices: &[Index], span: &Range<usize>) -> Result<Val> {
+    fn index(&self, array: &Array, indices: &[Index], span: &Range<usize>) -> Result<Val> {
         if indices.len() > array.shape.len() {
             return Err(Problem::new(
                 span.clone(),
@@ -330,12 +330,12 @@ impl<'a> Evaluator<'a> {
             .last()
             .map(|(p, _)| p.first().copied().unwrap_or(0))
             .unwrap_or(0);
-        Ok(Val::Tensor(Array {
+        Ok(Val::Tensor(Rc::new(Array {
             shape,
             data,
             // A slice of positions that does not start at 0 no longer indexes them directly.
             last: if offset_last == 0 { last } else { Axis::Plain },
-        }))
+        })))
     }
 
     /// The ends of `a:b` over `size`: negative count from the end, absent are 0 and size;
@@ -470,7 +470,7 @@ impl<'a> Evaluator<'a> {
         if let Some(found) = self.decoded.last.borrow().as_ref() {
             return Ok(found.clone());
         }
-        let logits = self.tensor("logits.last", span)?.data;
+        let logits = self.tensor("logits.last", span)?.data.clone();
         let max = logits.iter().copied().fold(f64::NEG_INFINITY, f64::max);
         let lse = max + logits.iter().map(|l| (l - max).exp()).sum::<f64>().ln();
         let last = Rc::new((logits, lse));
@@ -654,19 +654,19 @@ impl<'a> Evaluator<'a> {
         }
     }
 
-    fn array(&self, expr: &Expr) -> Result<Array> {
+    fn array(&self, expr: &Expr) -> Result<Rc<Array>> {
         match self.eval(expr)? {
             Val::Tensor(a) => Ok(a),
-            Val::Num { value, .. } => Ok(Array {
+            Val::Num { value, .. } => Ok(Rc::new(Array {
                 shape: vec![1],
                 data: vec![value],
                 last: Axis::Plain,
-            }),
+            })),
             other => Err(self.wrong(expr, "numbers", &other)),
         }
     }
 
-    fn vector(&self, expr: &Expr, name: &str) -> Result<Array> {
+    fn vector(&self, expr: &Expr, name: &str) -> Result<Rc<Array>> {
         let a = self.array(expr)?;
         if a.shape.len() != 1 {
             return Err(Problem::new(

@@ -14,7 +14,8 @@ pub enum Val {
     },
     Bool(bool),
     Text(String),
-    Tensor(Array),
+    /// Shared: a claim may read one tensor many times (in `all`), never copying it.
+    Tensor(std::rc::Rc<Array>),
     /// Token ids: the likeliest next tokens.
     Ids(Vec<u32>),
 }

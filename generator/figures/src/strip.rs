@@ -6,7 +6,7 @@ use crate::draw::{note, text, Cells};
 use crate::format::signed;
 use crate::heatmap;
 use crate::svg::{text_width, Element, Font, Ramp};
-use crate::token_text::Shown;
+use crate::token_text::{fitted, Shown};
 
 /// One strip: a label, the values on show, and a summary of the whole vector.
 #[derive(Debug, Clone)]
@@ -48,7 +48,14 @@ const LABEL_SIZE: f64 = 12.0;
 pub fn draw(strips: &Strips<'_>, top: f64) -> PlacedStrips {
     let layout = Layout::of(strips);
     let header_y = top + 11.0;
-    let mut elements = vec![note(strips.header.clone(), layout.left, header_y)];
+    // The header runs up to the summaries' title (or the edge), cut with a title beyond.
+    let room = if strips.summary_title.is_empty() {
+        strips.width - layout.left
+    } else {
+        layout.summary_x - layout.left - 8.0
+    };
+    let header_text = text(layout.left, header_y).class("tbf-s tbf-dim");
+    let mut elements = vec![fitted(header_text, &strips.header, room, Font::Sans, 12.0)];
     if !strips.summary_title.is_empty() {
         elements.push(note(strips.summary_title, layout.summary_x, header_y));
     }

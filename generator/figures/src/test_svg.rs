@@ -11,10 +11,12 @@ pub fn parse(svg: &str) -> Document<'_> {
     doc
 }
 
-/// The text of a node and its descendants.
+/// The text of a node and its descendants, as drawn: a `<title>` (the whole of a cut text,
+/// shown on hover) is left out.
 pub fn text_of(node: Node<'_, '_>) -> String {
     node.descendants()
         .filter(|n| n.is_text())
+        .filter(|n| !n.ancestors().any(|a| a.has_tag_name("title")))
         .filter_map(|n| n.text())
         .collect()
 }

@@ -128,6 +128,12 @@ pub fn cut(text: &str, max_width: f64, font: Font, size: f64) -> String {
     out
 }
 
+/// `element` with the text `full`, cut with "…" to fit `max_width` (and then titled).
+pub fn fitted(element: Element, full: &str, max_width: f64, font: Font, size: f64) -> Element {
+    let shown = cut(full, max_width, font, size);
+    titled(element, &shown, full).text(shown)
+}
+
 /// The end of `text`, cut from the start with "…" to fit `max_width`: for a prompt whose
 /// last words lead into what comes next. Draw it with [`titled`].
 pub fn cut_start(text: &str, max_width: f64, font: Font, size: f64) -> String {
@@ -251,6 +257,43 @@ mod tests {
         assert_eq!(fit("robots", 24.0), "rob…");
         assert_eq!(fit(" robots", 24.0), "·ro…");
         assert_eq!(fit("日本語テキスト", 30.0), "日本…");
+    }
+
+    #[test]
+    fn cut_text_keeps_the_whole_in_a_title() {
+        let cut = Shown::fit(" internationalisation", 60.0, Font::Mono, 10.0);
+        assert!(cut.text().ends_with('…'));
+        assert_eq!(cut.full.as_deref(), Some("·internationalisation"));
+        assert_eq!(
+            cut.append_to(Element::new("text")).render(),
+            "<text><title>·internationalisation</title><tspan class=\"tbf-ws\">·</tspan>internat…</text>"
+        );
+        assert_eq!(Shown::fit("robots", 60.0, Font::Mono, 10.0).full, None);
+        let whole = super::fitted(Element::new("text"), "short", 100.0, Font::Mono, 10.0);
+        assert_eq!(whole.render(), "<text>short</text>");
+        let long = super::fitted(
+            Element::new("text"),
+            "The robots will",
+            36.0,
+            Font::Mono,
+            10.0,
+        );
+        assert_eq!(
+            long.render(),
+            "<text><title>The robots will</title>The r…</text>"
+        );
+    }
+
+    #[test]
+    fn the_start_of_a_long_text_is_cut_to_keep_its_end() {
+        assert_eq!(
+            super::cut_start("robots", 100.0, Font::Mono, 10.0),
+            "robots"
+        );
+        assert_eq!(
+            super::cut_start("The robots will bring", 48.0, Font::Mono, 10.0),
+            "…l bring"
+        );
     }
 
     #[test]

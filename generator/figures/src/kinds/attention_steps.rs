@@ -8,7 +8,6 @@
 //! default -1), `dims` (value dimensions shown, default 2, at most 3). Queries with more
 //! than 12 keys show the 11 weightiest keys and one row for the rest.
 
-use super::embedding::token_label;
 use crate::draw::{line, note, rect, text};
 use crate::error::FigureError;
 use crate::figure::Figure;
@@ -16,7 +15,7 @@ use crate::format::signed;
 use crate::options::{capped, Block, Dims, Head, HeadKey, Layer, LayerKey, TokenKey};
 use crate::prompt::Prompt;
 use crate::svg::{Canvas, Css, Element, Font};
-use crate::token_text::Shown;
+use crate::token_text::{fitted, visible, Shown};
 use crate::Traces;
 use serde::Deserialize;
 
@@ -69,13 +68,20 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
     let dh = config.n_embd / config.n_head.max(1);
     let dims = capped(block.options.dims, 2, 3.min(dh))?;
     let worked = work(&prompt, layer, head, t, dims)?;
-    let query = token_label(&prompt, t).text();
-    let mut body = vec![text(0.0, 14.0).class("tbf-s").text(format!(
+    let query = visible(&prompt.trace.meta.tokens[t].text);
+    let headline = format!(
         "query {query} (token {t}) · layer {}, head {} · dₕ = {dh}, √dₕ = {}",
         layer.0,
         head.0,
         signed(worked.root_dh, 2)
-    ))];
+    );
+    let mut body = vec![fitted(
+        text(0.0, 14.0).class("tbf-s"),
+        &headline,
+        WIDTH,
+        Font::Sans,
+        12.0,
+    )];
     let compact = prompt
         .trace
         .encoding(&format!("blocks.{}.attn.pattern", layer.0))

@@ -20,7 +20,7 @@ use crate::figure::Figure;
 use crate::options::{choice, resolve_prompt, Block, Int};
 use crate::prompt::Prompt;
 use crate::svg::{Canvas, Css, Element, Font};
-use crate::token_text::{cut, one_line, Shown};
+use crate::token_text::{cut, one_line, titled, Shown};
 use crate::Traces;
 use serde::Deserialize;
 
@@ -119,14 +119,10 @@ fn headline(pair: &Pair<'_>, what: &str) -> Vec<Element> {
     for (i, (name, prompt)) in [("A", &pair.a), ("B", &pair.b)].iter().enumerate() {
         let y = 14.0 + i as f64 * 18.0;
         out.push(rect(&format!("tbf-c{i}"), 0.0, y - 9.0, 10.0, 10.0));
-        let shown = cut(
-            &one_line(&prompt.trace.meta.prompt.text),
-            WIDTH - 40.0,
-            Font::Mono,
-            12.0,
-        );
+        let full = one_line(&prompt.trace.meta.prompt.text);
+        let shown = cut(&full, WIDTH - 40.0, Font::Mono, 12.0);
         let line = text(16.0, y).class("tbf-m").attr("font-size", 12.0);
-        out.push(line.text(format!("{name}: {shown}")));
+        out.push(titled(line, &shown, &full).text(format!("{name}: {shown}")));
     }
     let mut heads = Element::new("g").class("tbf-s tbf-dim");
     heads.push(text(0.0, TOP - 12.0).text(what));

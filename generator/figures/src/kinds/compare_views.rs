@@ -118,7 +118,7 @@ pub fn loss_rows(pair: &Pair<'_>) -> Result<Vec<Row>, FigureError> {
                 Shown::fit(&ta, 96.0, Font::Mono, 12.0)
             } else {
                 let both = format!("{}/{}", visible(&ta), visible(&tb));
-                Shown::plain(Shown::fit(&both, 96.0, Font::Mono, 12.0).text())
+                Shown::fit(&both, 96.0, Font::Mono, 12.0)
             };
             Row {
                 label,

@@ -19,7 +19,7 @@ use crate::live::json_string;
 use crate::options::{Block, Int};
 use crate::sampler::Rules;
 use crate::svg::{text_width, Canvas, Css, Element, Font};
-use crate::token_text::{cut, one_line, visible, Shown};
+use crate::token_text::{cut, cut_start, one_line, titled, visible, Shown};
 use crate::Traces;
 use serde::Deserialize;
 use tracebook_trace::{GenerationStep, PromptSpec};
@@ -105,28 +105,21 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
 /// (cut from the left when long); and the column titles.
 fn headline(prompt_text: &str, continuation: &str, sampled: bool) -> Vec<Element> {
     let room = WIDTH - text_width(continuation, Font::Mono, 12.0).min(WIDTH * 0.6);
-    let mut tail: Vec<char> = Vec::new();
-    let mut used = text_width("…", Font::Mono, 12.0);
-    for c in prompt_text.chars().rev() {
-        used += text_width(&c.to_string(), Font::Mono, 12.0);
-        if used > room {
-            tail.push('…');
-            break;
-        }
-        tail.push(c);
-    }
-    let shown_prompt: String = tail.into_iter().rev().collect();
+    let shown_prompt = cut_start(prompt_text, room, Font::Mono, 12.0);
     let generated = cut(continuation, WIDTH * 0.6, Font::Mono, 12.0);
-    let line = text(0.0, 14.0)
-        .class("tbf-m")
-        .attr("font-size", 12.0)
-        .child(Element::new("tspan").class("tbf-dim").text(shown_prompt))
-        .child(
-            Element::new("tspan")
-                .class("tbf-acc tbf-b")
-                .attr("data-tb-gen", 0)
-                .text(generated),
-        );
+    let line = text(0.0, 14.0).class("tbf-m").attr("font-size", 12.0);
+    let line = titled(
+        line,
+        &format!("{shown_prompt}{generated}"),
+        &format!("{prompt_text}{continuation}"),
+    )
+    .child(Element::new("tspan").class("tbf-dim").text(shown_prompt))
+    .child(
+        Element::new("tspan")
+            .class("tbf-acc tbf-b")
+            .attr("data-tb-gen", 0)
+            .text(generated),
+    );
     let mut heads = Element::new("g").class("tbf-s tbf-dim");
     heads.push(text(0.0, TOP - 10.0).text("step"));
     let column = if sampled {

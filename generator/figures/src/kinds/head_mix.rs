@@ -7,7 +7,6 @@
 //! Options: `prompt`, `caption`, `layer` (required), `token` (default -1), `dims`
 //! (dimensions per strip, default 16, at most dh).
 
-use super::embedding::token_label;
 use super::strips::{self, DimPick, StripFigure};
 use crate::draw::text;
 use crate::error::FigureError;
@@ -18,7 +17,7 @@ use crate::prompt::Prompt;
 use crate::shared::{Domain, SharedScale};
 use crate::strip::{norm, StripRow};
 use crate::svg::Canvas;
-use crate::token_text::Shown;
+use crate::token_text::{visible, Shown};
 use crate::Traces;
 use serde::Deserialize;
 
@@ -73,7 +72,7 @@ pub fn render(
         rows,
         header: format!(
             "{} (token {t}): first {} dimensions of each",
-            token_label(&prompt, t).text(),
+            visible(&prompt.trace.meta.tokens[t].text),
             pick.indices.len()
         ),
         summary_title: "length",

@@ -6,7 +6,6 @@
 //! (default) | "k" | "v" | "z" (the head's attention output), `dims` (per head, default
 //! 16, at most dh).
 
-use super::embedding::token_label;
 use super::strips::{self, DimPick, StripFigure};
 use crate::draw::{note, rect, text};
 use crate::error::FigureError;
@@ -15,8 +14,8 @@ use crate::format::{short, thousands};
 use crate::options::{capped, choice, Block, Dims, LayerKey, TokenKey};
 use crate::shared::{Domain, SharedScale};
 use crate::strip::{norm, StripRow};
-use crate::svg::{Canvas, Element, CATEGORY_COUNT};
-use crate::token_text::Shown;
+use crate::svg::{Canvas, Element, Font, CATEGORY_COUNT};
+use crate::token_text::{fitted, visible, Shown};
 use crate::Traces;
 use serde::Deserialize;
 
@@ -68,7 +67,7 @@ pub fn render(
         })
         .collect();
     let name = vector_name(of);
-    let token = token_label(&prompt, t).text();
+    let token = visible(&prompt.trace.meta.tokens[t].text);
     let mut body = split_bar(h_count, dh, &format!("{name} of {token} (token {t})"));
     let figure = StripFigure {
         rows,
@@ -131,9 +130,13 @@ fn split_bar(heads: usize, dh: usize, title: &str) -> Vec<Element> {
     }
     let total = thousands(heads * dh);
     vec![
-        text(0.0, 12.0)
-            .class("tbf-s")
-            .text(format!("{title}: {total} = {heads} heads × {dh}")),
+        fitted(
+            text(0.0, 12.0).class("tbf-s"),
+            &format!("{title}: {total} = {heads} heads × {dh}"),
+            strips::WIDTH,
+            Font::Sans,
+            12.0,
+        ),
         boxes,
         numbers,
         note("head number", 0.0, SPLIT_TOP + SPLIT_HEIGHT + 14.0),

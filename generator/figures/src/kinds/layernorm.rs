@@ -7,7 +7,6 @@
 //! (before the MLP) | "final" (after the last layer), `layer` (required for ln1 and ln2;
 //! not for final), `token` (default -1), `dims` (default 32, at most 64), `spread`.
 
-use super::embedding::token_label;
 use super::strips::{self, DimPick, StripFigure, WIDTH};
 use crate::chart::{histogram, histogram_bars, ticks, x_axis, Axis};
 use crate::draw::{line, rect, text};
@@ -19,7 +18,7 @@ use crate::prompt::Prompt;
 use crate::shared::{Domain, SharedScale};
 use crate::strip::StripRow;
 use crate::svg::{Canvas, Css, Element};
-use crate::token_text::Shown;
+use crate::token_text::{visible, Shown};
 use crate::Traces;
 use serde::Deserialize;
 
@@ -203,7 +202,7 @@ fn draw(
         rows: vec![strip("before", before, pick), strip("after", after, pick)],
         header: format!(
             "{} (token {t}): {}",
-            token_label(prompt, t).text(),
+            visible(&prompt.trace.meta.tokens[t].text),
             pick.header()
         ),
         summary_title: "",

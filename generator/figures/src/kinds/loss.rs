@@ -16,7 +16,7 @@ use crate::format::{percent, short, signed};
 use crate::heatmap::token_key;
 use crate::options::{Block, Int};
 use crate::svg::{text_width, Canvas, Css, Element, Font};
-use crate::token_text::Shown;
+use crate::token_text::{fitted, visible, Shown};
 use crate::Traces;
 use serde::Deserialize;
 use std::ops::Range;
@@ -70,11 +70,8 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
     body.push(chart.axis());
     let lines = notes(&chart, &losses, tokens);
     for (i, l) in lines.iter().enumerate() {
-        body.push(note(
-            l.clone(),
-            0.0,
-            chart.bottom() + 36.0 + i as f64 * 15.0,
-        ));
+        let line = text(0.0, chart.bottom() + 36.0 + i as f64 * 15.0).class("tbf-s tbf-dim");
+        body.push(fitted(line, l, WIDTH, Font::Sans, 12.0));
     }
     let canvas = Canvas {
         kind: KIND,
@@ -214,7 +211,7 @@ fn notes(chart: &Chart<'_>, losses: &[f64], tokens: &[Token]) -> Vec<String> {
     if chart.shown.start == 0 {
         lines.push(format!(
             "the first token, {}, has no loss: nothing comes before it",
-            Shown::fit(&tokens[0].text, 120.0, Font::Mono, 12.0).text()
+            visible(&tokens[0].text)
         ));
     } else {
         lines.push(format!(

@@ -6,7 +6,6 @@
 //! Options: `prompt`, `caption`, `layer` (required), `token` (default -1), `top` (neurons
 //! listed, default 8, at most 16).
 
-use super::embedding::token_label;
 use super::strips::WIDTH;
 use crate::chart::{bar_column, histogram, histogram_bars, label_column, ticks, x_axis, Axis, Bar};
 use crate::draw::{arrow, labelled_box, line, note, text};
@@ -17,7 +16,7 @@ use crate::options::{Block, Int, Layer, LayerKey, TokenKey};
 use crate::prompt::Prompt;
 use crate::strip::norm;
 use crate::svg::{number, Canvas, Css, Element};
-use crate::token_text::Shown;
+use crate::token_text::{visible, Shown};
 use crate::Traces;
 use serde::Deserialize;
 
@@ -88,7 +87,7 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
         title: format!(
             "Layer {}: the MLP for {}",
             layer.0,
-            token_label(&prompt, t).text()
+            visible(&prompt.trace.meta.tokens[t].text)
         ),
         desc: describe(&prompt, layer, t, &pass),
         css: Css::default(),

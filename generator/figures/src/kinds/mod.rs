@@ -200,6 +200,8 @@ fn unknown_kind(kind: &str) -> FigureError {
 }
 
 #[cfg(test)]
+mod cut_text_tests;
+#[cfg(test)]
 mod size_tests;
 
 #[cfg(test)]

@@ -17,7 +17,7 @@ use crate::format::{percent, thousands};
 use crate::live::{Live, LiveCache};
 use crate::options::{capped, choice, Block, PositionKey, TopK};
 use crate::svg::{number, text_width, Canvas, Css, Element, Font};
-use crate::token_text::{one_line, Shown};
+use crate::token_text::{cut_start, one_line, titled, Shown};
 use crate::Traces;
 use serde::Deserialize;
 
@@ -160,29 +160,15 @@ fn draw(
 /// The end of the prompt on one line, then an accent blank for the token being predicted.
 fn context(prompt_text: &str) -> Element {
     let line = one_line(prompt_text);
-    let room = WIDTH - 40.0;
-    let mut used = text_width("…", Font::Mono, 13.0);
-    let mut tail: Vec<char> = Vec::new();
-    for c in line.chars().rev() {
-        let mut buf = [0u8; 4];
-        used += text_width(c.encode_utf8(&mut buf), Font::Mono, 13.0);
-        if used > room {
-            tail.push('…');
-            break;
-        }
-        tail.push(c);
-    }
-    let shown: String = tail.into_iter().rev().collect();
+    let shown = cut_start(&line, WIDTH - 40.0, Font::Mono, 13.0);
     let end = text_width(&shown, Font::Mono, 13.0) + 4.0;
+    let drawn = Element::new("text")
+        .class("tbf-m tbf-dim")
+        .attr("x", 0.0)
+        .attr("y", 15.0)
+        .attr("font-size", 13.0);
     Element::new("g")
-        .child(
-            Element::new("text")
-                .class("tbf-m tbf-dim")
-                .attr("x", 0.0)
-                .attr("y", 15.0)
-                .attr("font-size", 13.0)
-                .text(shown),
-        )
+        .child(titled(drawn, &shown, &line).text(shown.clone()))
         .child(
             Element::new("rect")
                 .class("tbf-bar")

@@ -6,7 +6,6 @@
 //! Options: `prompt`, `caption`, `layer` (required), `token` (default -1, the last),
 //! `dims` (default 32, at most 64), `spread`.
 
-use super::embedding::token_label;
 use super::strips::{self, DimPick, StripFigure};
 use crate::draw::{arrow, labelled_box, note, text};
 use crate::error::FigureError;
@@ -17,7 +16,7 @@ use crate::prompt::{Checked, Prompt};
 use crate::shared::{Domain, SharedScale};
 use crate::strip::{norm, StripRow};
 use crate::svg::{Canvas, Element};
-use crate::token_text::Shown;
+use crate::token_text::{visible, Shown};
 use crate::Traces;
 use serde::Deserialize;
 
@@ -63,7 +62,7 @@ pub fn render(
             gap_before: if *name == "q" { 6.0 } else { 0.0 },
         })
         .collect();
-    let token = token_label(&prompt, t).text();
+    let token = visible(&prompt.trace.meta.tokens[t].text);
     let figure = StripFigure {
         rows,
         header: format!("{token} (token {t}): {}", pick.header()),

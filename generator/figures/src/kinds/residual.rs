@@ -18,7 +18,7 @@ use crate::prompt::Prompt;
 use crate::shared::{self, Domain, SharedScale};
 use crate::strip::norm;
 use crate::svg::{Canvas, Element, Font, Ramp};
-use crate::token_text::Shown;
+use crate::token_text::{fitted, visible, Shown};
 use crate::Traces;
 use serde::Deserialize;
 use std::ops::Range;
@@ -73,10 +73,17 @@ pub fn render(
     let (mut body, bottom) = stream_heatmap(&prompt, &lengths, &shown, &scale, &ramp);
     let bars_top = bottom + 28.0;
     let token = &prompt.trace.meta.tokens[t].text;
-    let shown_token = Shown::fit(token, 120.0, Font::Mono, 12.0).text();
-    body.push(text(0.0, bars_top - 10.0).class("tbf-s").text(format!(
-        "what each layer adds to {shown_token} (token {t}): length of"
-    )));
+    let line = format!(
+        "what each layer adds to {} (token {t}): length of",
+        visible(token)
+    );
+    body.push(fitted(
+        text(0.0, bars_top - 10.0).class("tbf-s"),
+        &line,
+        WIDTH,
+        Font::Sans,
+        12.0,
+    ));
     let height = contributions(&lengths, bars_top, &mut body);
     let canvas = Canvas {
         kind: KIND,

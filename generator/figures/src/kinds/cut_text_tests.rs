@@ -1,0 +1,72 @@
+//! No text is cut silently: with a token and a prompt too long for any label, every drawn
+//! text that ends in "…" carries a `<title>` with the whole of it, in every kind.
+
+use super::tests::EXAMPLES;
+use crate::render;
+use crate::test_svg::{parse, text_of};
+use crate::test_traces::{options, tiny_trace, training_run, TestTraces};
+use crate::token_text::visible;
+
+const LONG_TOKEN: &str = " internationalisation-of-everything";
+
+/// The tiny trace with a long second token and a long prompt text.
+fn traces() -> TestTraces {
+    let mut trace = tiny_trace();
+    trace.meta.tokens[1].text = LONG_TOKEN.to_string();
+    trace.meta.prompt.text = format!("{} {}", "a very long prompt".repeat(8), LONG_TOKEN);
+    trace.meta.training = Some(training_run());
+    TestTraces::with("robots", trace)
+}
+
+/// (drawn text, its title) of every `<text>` whose drawn text was cut.
+fn cut_texts(svg: &str) -> Vec<(String, Option<String>)> {
+    let doc = parse(svg);
+    doc.descendants()
+        .filter(|n| n.has_tag_name("text"))
+        .map(|n| {
+            let title = n
+                .children()
+                .find(|c| c.has_tag_name("title"))
+                .map(|t| t.text().unwrap_or_default().to_string());
+            (text_of(n), title)
+        })
+        .filter(|(drawn, _)| drawn.contains('…'))
+        .collect()
+}
+
+#[test]
+fn every_cut_text_has_a_title_with_the_whole_of_it() {
+    let traces = traces();
+    let mut cut_somewhere = 0;
+    for (kind, body) in EXAMPLES {
+        let options = options(&format!("prompt = \"robots\"\n{body}"));
+        let figure = render(kind, &options, &traces).unwrap_or_else(|e| panic!("{kind}: {e:?}"));
+        for (drawn, title) in cut_texts(&figure.svg) {
+            let title = title.unwrap_or_else(|| panic!("{kind}: {drawn:?} is cut with no title"));
+            let kept = drawn.trim_end_matches('…').trim_start_matches('…');
+            assert!(
+                title.contains(kept) || title.len() > drawn.len(),
+                "{kind}: {drawn:?} / {title:?}"
+            );
+            assert!(!title.ends_with('…'), "{kind}: {title:?}");
+            cut_somewhere += 1;
+        }
+    }
+    assert!(
+        cut_somewhere >= 5,
+        "only {cut_somewhere} cut texts: the test needs long ones"
+    );
+}
+
+#[test]
+fn a_cut_token_label_names_the_whole_token() {
+    let traces = traces();
+    let options = options("prompt = \"robots\"\nlayer = 1\nhead = 0");
+    let figure = render("attention", &options, &traces).unwrap();
+    let titles: Vec<Option<String>> = cut_texts(&figure.svg).into_iter().map(|c| c.1).collect();
+    // The token labels a row and a column.
+    assert_eq!(
+        titles,
+        [Some(visible(LONG_TOKEN)), Some(visible(LONG_TOKEN))]
+    );
+}

@@ -7,7 +7,11 @@
 # Needs: a release build, /usr/bin/time, and PY pointing at a Python with torch + transformers.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-PY=${PY:-/work/venv/bin/python}
+PY=${PY:-python3}
+"$PY" -c 'import torch, transformers' 2>/dev/null || {
+  echo "PY=$PY has no torch + transformers: make a venv (python3 -m venv v && v/bin/pip install torch transformers) and run PY=v/bin/python bash benches/tracer.sh" >&2
+  exit 1
+}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 bin=target/release/tracebook

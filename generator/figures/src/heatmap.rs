@@ -18,6 +18,15 @@ pub enum Cell {
     Value { bin: usize, label: Option<String> },
 }
 
+impl Cell {
+    fn has_label(&self) -> bool {
+        matches!(
+            self,
+            Cell::Masked { label: Some(_) } | Cell::Value { label: Some(_), .. }
+        )
+    }
+}
+
 /// A grid to draw: `rows × cols` cells, row-major, with a label per row and per column.
 #[derive(Debug, Clone)]
 pub struct Grid<'a> {
@@ -76,6 +85,11 @@ const MAX_CELL: f64 = 34.0;
 const SLANT: f64 = std::f64::consts::FRAC_1_SQRT_2;
 /// Narrower cells than this would crowd slanted labels into each other.
 const MIN_SLANTED_CELL: f64 = 18.0;
+/// Numbers printed in cells are drawn at the smallest legible size (a figure is never shown
+/// below 1:1, see `svg::document`), so cells that carry them are at least wide enough for
+/// "−12.3" at that size, even if the grid then outgrows the width it was offered.
+const VALUE_SIZE: f64 = 12.0;
+const MIN_VALUE_CELL: f64 = 30.0;
 
 /// Lays out and draws `grid` within `width`, starting at `top`.
 pub fn draw(grid: &Grid<'_>, width: f64, top: f64) -> Placed {
@@ -95,10 +109,16 @@ pub fn draw(grid: &Grid<'_>, width: f64, top: f64) -> Placed {
         .ceil();
     let col_label = label_width(grid.cols);
     let n_cols = grid.cols.len().max(1) as f64;
+    let smallest = if grid.cells.iter().any(Cell::has_label) {
+        MIN_VALUE_CELL
+    } else {
+        4.0
+    };
     let fit = |lean: f64| {
         ((width - left - lean - 4.0) / n_cols)
             .floor()
             .clamp(4.0, MAX_CELL)
+            .max(smallest)
     };
     // Slanted column labels lean out to the right of the grid and need room between
     // them; when cells get narrow, labels stand upright instead.
@@ -185,7 +205,7 @@ fn col_labels(
 fn cells(grid: &Grid<'_>, left: f64, grid_top: f64, cell: f64) -> Vec<Element> {
     let mut paths: std::collections::BTreeMap<Option<usize>, String> = Default::default();
     let mut values = Element::new("g")
-        .attr("font-size", (cell * 0.36).min(11.0))
+        .attr("font-size", VALUE_SIZE)
         .attr("text-anchor", "middle");
     // Cells are a stroke `side` thick and long, leaving a one-unit gap between them.
     let side = (cell - 1.0).max(1.0);
@@ -209,7 +229,7 @@ fn cells(grid: &Grid<'_>, left: f64, grid_top: f64, cell: f64) -> Vec<Element> {
         d.push_str(&stroke);
         if let Some(label) = label {
             let class = bin.map_or("tbf-dim".to_string(), |b| grid.ramp.text_class(b));
-            let centre = text(x + side / 2.0, y + side / 2.0 + cell * 0.13);
+            let centre = text(x + side / 2.0, y + side / 2.0 + VALUE_SIZE * 0.35);
             values.push(centre.class(&class).text(label.clone()));
             printed = true;
         }

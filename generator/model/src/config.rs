@@ -93,7 +93,13 @@ impl Gpt2Config {
     /// Read and validate `config.json`.
     pub fn load(path: &Path) -> Result<Gpt2Config> {
         let text = std::fs::read_to_string(path).map_err(|e| ModelError::io(path, e))?;
-        let config: Gpt2Config = serde_json::from_str(&text).map_err(|e| ModelError::Config {
+        Gpt2Config::parse(&text, path)
+    }
+
+    /// Parse and validate the text of a `config.json` (named `path` in messages) that is
+    /// already in memory, as the browser has it.
+    pub fn parse(text: &str, path: &Path) -> Result<Gpt2Config> {
+        let config: Gpt2Config = serde_json::from_str(text).map_err(|e| ModelError::Config {
             path: path.to_path_buf(),
             message: e.to_string(),
             hint: "a GPT-2 config.json needs vocab_size, n_positions, n_embd, n_layer and n_head"

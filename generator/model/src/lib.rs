@@ -1,5 +1,10 @@
 //! GPT-2 in candle: config, memory-mapped weights in either key layout, the forward pass with a
 //! recorder, generation, model sources (folder, Hugging Face cache, hub) and tracing into traces.
+//!
+//! The `native` feature (on by default) holds what needs an operating system: weights by
+//! memory map, the Hugging Face cache and downloads, and training. Without it the crate builds
+//! for `wasm32-unknown-unknown`: a model from bytes in memory ([`Model::from_bytes`]), the same
+//! forward pass, recorder, generation and [`trace`] (the `live` crate runs it in the browser).
 
 pub mod activation;
 pub mod config;
@@ -13,13 +18,16 @@ pub mod source;
 pub mod testmodel;
 pub mod topk;
 pub mod tracer;
+#[cfg(feature = "native")]
 pub mod train;
 pub mod weights;
 
 pub use config::Gpt2Config;
 pub use error::{ModelError, Result};
 pub use gpt2::Gpt2;
-pub use model::Model;
+pub use model::{Model, ModelBytes};
 pub use recorder::{NoRecorder, Recorder, TensorRecorder};
-pub use source::{resolve, ModelFiles};
+#[cfg(feature = "native")]
+pub use source::resolve;
+pub use source::ModelFiles;
 pub use tracer::{trace, TraceRequest};

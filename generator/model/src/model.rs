@@ -1,13 +1,19 @@
 //! A loaded checkpoint: config, weights, tokenizer and the identity a trace records.
 
 use crate::config::Gpt2Config;
-use crate::error::{ModelError, Result};
+#[cfg(feature = "native")]
+use crate::error::ModelError;
+use crate::error::Result;
 use crate::gpt2::Gpt2;
 use crate::source::ModelFiles;
+#[cfg(feature = "native")]
 use crate::train::log::{TrainingLog, LOG_FILE};
 use crate::weights::Weights;
+use std::path::Path;
 use tracebook_tokenizer::Tokenizer;
-use tracebook_trace::{DigestCache, ModelInfo, TrainingSummary};
+#[cfg(feature = "native")]
+use tracebook_trace::DigestCache;
+use tracebook_trace::{sha256_bytes, ModelInfo, TrainingSummary, WEIGHTS_FILE};
 
 pub struct Model {
     pub files: ModelFiles,
@@ -21,14 +27,30 @@ pub struct Model {
     pub training: Option<TrainingSummary>,
 }
 
+/// A model's files already in memory, as the browser downloads them.
+pub struct ModelBytes<'a> {
+    /// How traces name the model (the site's model id); messages name its files under it.
+    pub id: &'a str,
+    /// The text of `config.json`.
+    pub config_json: &'a str,
+    /// One `model.safetensors` file.
+    pub weights: &'a [u8],
+    /// The text of `tokenizer.json`, if the model has one; otherwise GPT-2's built-in tokenizer.
+    pub tokenizer_json: Option<&'a str>,
+    /// The run that made the weights, as a trace of the model records it.
+    pub training: Option<TrainingSummary>,
+}
+
 impl Model {
     /// Read config, weights and tokenizer (the model folder's tokenizer.json, else GPT-2's built in).
+    #[cfg(feature = "native")]
     pub fn load(files: ModelFiles) -> Result<Model> {
         let weights_sha256 = files.weights_sha256(&DigestCache::none())?;
         Model::load_hashed(files, weights_sha256)
     }
 
     /// As `load`, for a caller that already hashed the weights file.
+    #[cfg(feature = "native")]
     pub fn load_hashed(files: ModelFiles, weights_sha256: String) -> Result<Model> {
         let config = Gpt2Config::load(&files.config)?;
         let weights = Weights::load(&files.weights, &config)?;
@@ -51,6 +73,37 @@ impl Model {
         })
     }
 
+    /// A model from files in memory: the same checks as `load` (config, every tensor's shape
+    /// and dtype), the same f32 weights, and the weights' identity as `load` gives it for a
+    /// file holding the same bytes. Its `files` are names under `id` (there are no files).
+    pub fn from_bytes(bytes: &ModelBytes) -> Result<Model> {
+        let dir = Path::new(bytes.id);
+        let files = ModelFiles {
+            id: bytes.id.to_string(),
+            config: dir.join("config.json"),
+            weights: vec![dir.join(WEIGHTS_FILE)],
+            tokenizer: bytes.tokenizer_json.map(|_| dir.join("tokenizer.json")),
+        };
+        let config = Gpt2Config::parse(bytes.config_json, &files.config)?;
+        let weights = Weights::from_safetensors(bytes.weights, &files.weights[0], &config)?;
+        let weights_dtype = weights.stored_dtype();
+        let gpt2 = Gpt2::new(&weights, &config)?;
+        drop(weights);
+        let tokenizer = match (bytes.tokenizer_json, &files.tokenizer) {
+            (Some(json), Some(path)) => Tokenizer::from_json(json, path)?,
+            _ => Tokenizer::builtin_gpt2()?,
+        };
+        Ok(Model {
+            weights_sha256: sha256_bytes(bytes.weights),
+            files,
+            config,
+            gpt2,
+            tokenizer,
+            weights_dtype,
+            training: bytes.training.clone(),
+        })
+    }
+
     /// What a trace says about the model that made it.
     pub fn info(&self) -> ModelInfo {
         ModelInfo {
@@ -64,6 +117,7 @@ impl Model {
 
 /// The summary of the `training_log.json` beside the weights, if there is one; a log that
 /// is there but unreadable is an error, not a silently missing figure.
+#[cfg(feature = "native")]
 fn training_summary(files: &ModelFiles) -> Result<Option<TrainingSummary>> {
     let Some(path) = files.dir().map(|dir| dir.join(LOG_FILE)) else {
         return Ok(None);

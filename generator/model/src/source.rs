@@ -1,9 +1,13 @@
-//! Where a model's files come from: a local folder, the Hugging Face cache, or a download.
+//! Where a model's files come from: a local folder, the Hugging Face cache, or a download (the
+//! last two with the `native` feature).
 
 use crate::error::{ModelError, Result};
+#[cfg(feature = "native")]
 use hf_hub::{api::sync::ApiBuilder, Cache, Repo};
 use std::path::{Path, PathBuf};
-use tracebook_trace::{shard_names, weight_files, DigestCache, WEIGHTS_FILE, WEIGHTS_INDEX};
+#[cfg(feature = "native")]
+use tracebook_trace::shard_names;
+use tracebook_trace::{weight_files, DigestCache, WEIGHTS_FILE, WEIGHTS_INDEX};
 
 /// The files of one GPT-2 family checkpoint on this machine.
 #[derive(Debug, Clone, PartialEq)]
@@ -46,6 +50,7 @@ impl ModelFiles {
 
 /// Resolve `spec` (a folder, relative to `base` when not absolute, or a hub id like
 /// `openai-community/gpt2`) to files on this machine, downloading from the hub if needed and allowed.
+#[cfg(feature = "native")]
 pub fn resolve(spec: &str, base: &Path, allow_download: bool) -> Result<ModelFiles> {
     let dir = base.join(spec);
     if dir.is_dir() {
@@ -128,6 +133,7 @@ fn pytorch_only(dir: &Path) -> ModelError {
 }
 
 /// The files of hub model `id` if all required ones are in the Hugging Face cache.
+#[cfg(feature = "native")]
 pub fn from_cache(id: &str, cache: &Cache) -> Option<ModelFiles> {
     let repo = cache.repo(Repo::model(id.to_string()));
     let weights = match repo.get(WEIGHTS_FILE) {
@@ -150,8 +156,10 @@ pub fn from_cache(id: &str, cache: &Cache) -> Option<ModelFiles> {
 }
 
 /// Download attempts per file after a dropped connection; each resumes where the last stopped.
+#[cfg(feature = "native")]
 const RETRIES: usize = 3;
 
+#[cfg(feature = "native")]
 fn download(id: &str) -> Result<ModelFiles> {
     let api = ApiBuilder::from_env()
         .with_retries(RETRIES)
@@ -188,6 +196,7 @@ fn download(id: &str) -> Result<ModelFiles> {
 }
 
 /// What went wrong fetching `file` of `id`, in the author's terms.
+#[cfg(feature = "native")]
 fn download_error(id: &str, file: &str, error: hf_hub::api::sync::ApiError) -> ModelError {
     use hf_hub::api::sync::ApiError;
     let status = match &error {
@@ -213,6 +222,7 @@ fn download_error(id: &str, file: &str, error: hf_hub::api::sync::ApiError) -> M
     }
 }
 
+#[cfg(feature = "native")]
 mod progress {
     //! Download progress: a bar on a terminal, one line per file elsewhere (CI logs, tests).
 
@@ -280,10 +290,12 @@ mod progress {
     }
 }
 
+#[cfg(feature = "native")]
 fn looks_like_path(spec: &str) -> bool {
     spec.starts_with('.') || spec.starts_with('/') || spec.matches('/').count() > 1
 }
 
+#[cfg(feature = "native")]
 fn not_available(id: &str, why: &str) -> ModelError {
     let cache = Cache::from_env();
     ModelError::Source(format!(

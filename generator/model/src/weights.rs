@@ -1,4 +1,5 @@
-//! Reading a GPT-2 `model.safetensors`: memory-mapped, either key layout, checked against the config.
+//! Reading a GPT-2 `model.safetensors`: memory-mapped (or from bytes already in memory, as in the
+//! browser), either key layout, checked against the config.
 //!
 //! Tensors are copied out of the map one at a time as f32, and each one's pages are released as soon
 //! as it is copied, so peak memory stays near one copy of the weights rather than two.
@@ -23,11 +24,13 @@ pub struct Weights {
 }
 
 /// One memory-mapped safetensors file.
+#[cfg(feature = "native")]
 struct Shard {
     path: PathBuf,
     mmap: memmap2::Mmap,
 }
 
+#[cfg(feature = "native")]
 impl Shard {
     fn open(path: &Path) -> Result<Shard> {
         let file = std::fs::File::open(path).map_err(|e| ModelError::io(path, e))?;
@@ -50,6 +53,7 @@ impl Shard {
 impl Weights {
     /// Load and check the weights named by `config` from one `model.safetensors` or from the
     /// shards of a sharded checkpoint (every tensor in one of them).
+    #[cfg(feature = "native")]
     pub fn load(paths: &[PathBuf], config: &Gpt2Config) -> Result<Weights> {
         let shards = paths
             .iter()
@@ -59,19 +63,43 @@ impl Weights {
             .iter()
             .map(Shard::parse)
             .collect::<Result<Vec<_>>>()?;
+        Weights::read(&parsed, paths, config, |i, data| {
+            release(&shards[i].mmap, data)
+        })
+    }
+
+    /// Load and check the weights named by `config` from the bytes of one safetensors file
+    /// already in memory (the browser downloads the file; there is nothing to map), named
+    /// `path` in messages.
+    pub fn from_safetensors(bytes: &[u8], path: &Path, config: &Gpt2Config) -> Result<Weights> {
+        let parsed = SafeTensors::deserialize(bytes).map_err(|e| ModelError::Safetensors {
+            path: path.to_path_buf(),
+            message: e.to_string(),
+        })?;
+        Weights::read(&[parsed], &[path.to_path_buf()], config, |_, _| ())
+    }
+
+    /// Copy every tensor `config` names out of the parsed files (`paths[i]` names `parsed[i]`)
+    /// as f32, calling `copied(i, bytes)` once a tensor's bytes in file `i` are no longer needed.
+    fn read(
+        parsed: &[SafeTensors],
+        paths: &[PathBuf],
+        config: &Gpt2Config,
+        mut copied: impl FnMut(usize, &[u8]),
+    ) -> Result<Weights> {
         let path = paths.first().cloned().unwrap_or_default();
-        let prefix = detect_prefix(&parsed, &path)?;
+        let prefix = detect_prefix(parsed, &path)?;
         let mut tensors = HashMap::new();
         let mut stored = Vec::new();
         for (name, shape) in expected(config) {
             let key = key_of(prefix, &name);
             let Some(i) = parsed.iter().position(|st| st.tensor(&key).is_ok()) else {
-                return Err(missing(&path, &parsed, &name, config));
+                return Err(missing(&path, parsed, &name, config));
             };
-            let (shard, view) = (&shards[i], parsed[i].tensor(&key).expect("found above"));
+            let (file, view) = (&paths[i], parsed[i].tensor(&key).expect("found above"));
             if view.shape() != shape.as_slice() {
                 return Err(ModelError::Weights {
-                    path: shard.path.clone(),
+                    path: file.clone(),
                     message: format!(
                         "tensor {key} has shape {:?}, but config.json implies {:?}",
                         view.shape(),
@@ -81,7 +109,7 @@ impl Weights {
                 });
             }
             let values = to_f32(view.dtype(), view.data()).ok_or_else(|| ModelError::Weights {
-                path: shard.path.clone(),
+                path: file.clone(),
                 message: format!("tensor {key} has dtype {:?}", view.dtype()),
                 hint: "tracebook reads F32, F16 and BF16 weights".into(),
             })?;
@@ -89,7 +117,7 @@ impl Weights {
             if !stored.contains(&dtype) {
                 stored.push(dtype);
             }
-            release(&shard.mmap, view.data());
+            copied(i, view.data());
             tensors.insert(name, Tensor::from_vec(values, shape, &Device::Cpu)?);
         }
         Ok(Weights {
@@ -238,6 +266,7 @@ fn to_f32(dtype: Dtype, bytes: &[u8]) -> Option<Vec<f32>> {
 }
 
 /// Tell the kernel the pages of a tensor already copied are no longer needed.
+#[cfg(feature = "native")]
 fn release(mmap: &memmap2::Mmap, data: &[u8]) {
     let offset = data.as_ptr() as usize - mmap.as_ptr() as usize;
     // SAFETY: the mapping is private and read-only, so dropped pages are re-read from the file

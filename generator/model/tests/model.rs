@@ -2,7 +2,9 @@
 
 use std::path::Path;
 use tracebook_model::testmodel::{write_test_model, KeyLayout, TestModelSpec};
-use tracebook_model::{source, trace, Model, NoRecorder, TensorRecorder, TraceRequest};
+use tracebook_model::{
+    source, trace, Model, ModelBytes, NoRecorder, TensorRecorder, TraceRequest,
+};
 use tracebook_trace::{Precision, PromptOptions, PromptSpec, TraceOptions};
 
 fn tiny(dir: &Path, layout: KeyLayout) -> Model {
@@ -506,4 +508,44 @@ fn special_tokens_are_text_unless_a_prompt_opts_in_and_the_trace_records_it() {
     );
     let json = serde_json::to_string(&t.meta.prompt).unwrap();
     assert!(json.contains("\"special_tokens\":true"), "{json}");
+}
+
+#[test]
+fn a_model_from_bytes_in_memory_is_the_model_from_its_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = tiny(dir.path(), KeyLayout::Transformer);
+    let read = |name: &str| std::fs::read(dir.path().join(name)).unwrap();
+    let (config, weights, tokenizer) = (
+        String::from_utf8(read("config.json")).unwrap(),
+        read("model.safetensors"),
+        String::from_utf8(read("tokenizer.json")).unwrap(),
+    );
+    let memory = Model::from_bytes(&ModelBytes {
+        id: "tiny",
+        config_json: &config,
+        weights: &weights,
+        tokenizer_json: Some(&tokenizer),
+        training: None,
+    })
+    .unwrap();
+    assert_eq!(memory.info(), folder.info());
+    let spec = prompt("The robots will bring", PromptOptions::default());
+    assert_eq!(
+        trace(&memory, &request(&spec)).unwrap().to_json(),
+        trace(&folder, &request(&spec)).unwrap().to_json()
+    );
+
+    let broken = Model::from_bytes(&ModelBytes {
+        weights: &weights[..weights.len() / 2],
+        tokenizer_json: None,
+        ..ModelBytes {
+            id: "tiny",
+            config_json: &config,
+            weights: &weights,
+            tokenizer_json: None,
+            training: None,
+        }
+    });
+    let message = broken.err().unwrap().to_string();
+    assert!(message.starts_with("tiny/model.safetensors: not a readable safetensors file"), "{message}");
 }

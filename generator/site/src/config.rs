@@ -1,5 +1,6 @@
 //! `tracebook.toml`: the site's title, model, trace options and shared prompts.
 
+use crate::citations::CitationSettings;
 use crate::diagnostic::{Diagnostic, Diagnostics};
 use crate::prompts::{parse_prompt_table, NamedPrompt, PromptScope};
 use crate::source::SourceFile;
@@ -34,6 +35,10 @@ pub struct SiteConfig {
     /// `edit_url`: where a page's source can be edited, with `{path}` for its path in the
     /// site (`content/attention.md`); every article then links "Edit this page".
     pub edit_url: Option<String>,
+    /// `bibliography` and `citation_style`: what `{{ cite KEY }}` cites, and how.
+    pub citations: CitationSettings,
+    /// `offline = true`: a service worker keeps the whole series for reading offline.
+    pub offline: bool,
 }
 
 /// `[check]`: what a false claim does (`claims = "error"` by default, or `"warn"`) and
@@ -94,6 +99,8 @@ struct RawConfig {
     #[serde(default)]
     check: CheckSettings,
     edit_url: Option<String>,
+    #[serde(default)]
+    offline: bool,
 }
 
 const TOP_KEYS: &[&str] = &[
@@ -109,6 +116,9 @@ const TOP_KEYS: &[&str] = &[
     "language",
     "words",
     "edit_url",
+    "bibliography",
+    "citation_style",
+    "offline",
 ];
 const MODEL_KEYS: &[&str] = &["id"];
 const TRACE_KEYS: &[&str] = &["precision", "top_k"];
@@ -141,6 +151,7 @@ pub fn parse(file: &SourceFile) -> Result<(SiteConfig, Vec<NamedPrompt>), Diagno
         .map_err(|d| with_missing_hint(d, file))?;
     let base_url = raw.base_url.map(|url| check_base_url(&doc, url, &mut out));
     let words = crate::words::from_config(&doc, &mut out);
+    let citations = crate::citations::from_config(&doc, &mut out);
     if let Some(url) = &raw.edit_url {
         check_edit_url(&doc, url, &mut out);
     }
@@ -159,6 +170,8 @@ pub fn parse(file: &SourceFile) -> Result<(SiteConfig, Vec<NamedPrompt>), Diagno
         check: raw.check,
         words,
         edit_url: raw.edit_url,
+        citations,
+        offline: raw.offline,
     };
     out.into_result((config, prompts))
 }

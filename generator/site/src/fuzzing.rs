@@ -151,6 +151,7 @@ impl Fixture {
             claim_markers: true,
             words: &self.config.words,
             refs: &crate::refs::RefIndex::default(),
+            citations: &crate::citations::Citations::Off,
             body: BodyRef::new(&file, 0..body.len()),
             output: "fuzz.html",
             scope: &scope,
@@ -181,6 +182,7 @@ impl Fixture {
             prompts: prompts::merge(shared.chain(content.prompts), &mut out),
             pages: content.pages,
             unreadable: content.unreadable,
+            citations: crate::citations::Citations::Off,
         };
         let (rendered, problems) = render::render(&site, &self.traces, &self.templates);
         out.extend(problems);

@@ -4,6 +4,7 @@
 //! [`build`] renders into `public/` atomically; [`check`] validates everything, links and
 //! anchors included, and writes nothing; [`collect_prompts`] lists the prompts to trace.
 
+mod citations;
 mod claim_report;
 mod claims;
 mod commands;

@@ -1,5 +1,6 @@
 //! A whole site loaded from disk: config, pages in publishing order, and every named prompt.
 
+use crate::citations::{self, Citations};
 use crate::config::{self, SiteConfig};
 use crate::content::{self, Page};
 use crate::diagnostic::Diagnostics;
@@ -17,6 +18,8 @@ pub struct Site {
     pub prompts: Vec<NamedPrompt>,
     /// Markdown files that could not be read as articles (their problems already reported).
     pub unreadable: Vec<String>,
+    /// The bibliography `{{ cite KEY }}` cites from, read once for the whole build.
+    pub citations: Citations,
 }
 
 impl Site {
@@ -34,12 +37,14 @@ impl Site {
         let mut content = content::load(root, &mut out);
         content::sort_pages(&mut content.pages);
         let prompts = prompts::merge(shared.into_iter().chain(content.prompts), &mut out);
+        let citations = citations::load(root, &config.citations, &config.words.language, &mut out);
         let site = Site {
             root: root.to_path_buf(),
             config,
             pages: content.pages,
             prompts,
             unreadable: content.unreadable,
+            citations,
         };
         Ok((site, out))
     }

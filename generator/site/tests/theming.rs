@@ -122,7 +122,8 @@ fn a_theme_that_drops_the_model_credit_is_warned_about() {
     let report = tracebook_site::build(site.root(), None).unwrap_or_else(|d| panic!("{d}"));
     let warnings = report.warnings.to_string();
     assert!(
-        warnings.contains("warning: 2 page(s)") && warnings.contains("partials/model-credit.html"),
+        // The article, the home page and print.html.
+        warnings.contains("warning: 3 page(s)") && warnings.contains("partials/model-credit.html"),
         "{warnings}"
     );
     let report = tracebook_site::check(site.root()).unwrap();

@@ -47,6 +47,12 @@ impl Tokenizer {
             path: path.to_owned(),
             source,
         })?;
+        Tokenizer::from_json(&json, path)
+    }
+
+    /// A `tokenizer.json` already read into memory (the browser downloads it; no file), named
+    /// `path` in messages and as its source.
+    pub fn from_json(json: &str, path: &Path) -> Result<Tokenizer, TokenizerError> {
         let inner: tokenizers::Tokenizer = json.parse().map_err(|e| TokenizerError::Parse {
             path: path.to_owned(),
             message: format!("{e}"),

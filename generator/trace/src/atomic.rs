@@ -1,5 +1,6 @@
 //! Replacing a file all at once: readers see the old bytes or the new, never a partial file.
 
+#[cfg(unix)]
 use std::fs;
 use std::io::{self, Write};
 use std::path::Path;

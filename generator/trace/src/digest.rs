@@ -71,6 +71,12 @@ fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// Lower-case hex SHA-256 of `bytes`: what `sha256_file` gives for a file holding them (the
+/// browser has the weights in memory, not in a file).
+pub fn sha256_bytes(bytes: &[u8]) -> String {
+    hex(&Sha256::digest(bytes))
+}
+
 /// Lower-case hex SHA-256 of the file at `path`, read in 1 MiB chunks.
 pub fn sha256_file(path: &Path) -> std::io::Result<String> {
     let mut file = std::fs::File::open(path)?;
@@ -184,6 +190,18 @@ impl DigestCache {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn bytes_hash_as_the_file_holding_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("w.safetensors");
+        std::fs::write(&path, b"abc").unwrap();
+        assert_eq!(sha256_bytes(b"abc"), sha256_file(&path).unwrap());
+        assert_eq!(
+            sha256_bytes(b"abc"),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+    }
 
     #[test]
     fn sharded_weights_are_named_by_their_shards_digests() {

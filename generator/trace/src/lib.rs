@@ -27,8 +27,8 @@ pub use atomic::write_atomic;
 pub use builtin::{TINY_MODEL_ID, TINY_MODEL_SHA256};
 pub use codec::Encoding;
 pub use digest::{
-    sha256_file, shard_names, user_cache_dir, weight_files, DigestCache, WEIGHTS_FILE,
-    WEIGHTS_INDEX,
+    sha256_bytes, sha256_file, shard_names, user_cache_dir, weight_files, DigestCache,
+    WEIGHTS_FILE, WEIGHTS_INDEX,
 };
 pub use error::{Origin, TraceError};
 pub use folder_swap::{remove_dir_if_present, swap_folder};

@@ -5,8 +5,16 @@
 //! triangle faint and the weights in blue; the alt text sorts the heads into the shapes
 //! people look for.
 //!
+//! Tiles in a row share their queries and tiles in a column their keys, so the tokens are
+//! written once per row of tiles (down the left) and once per column (under the lowest
+//! tile), at the smallest legible size; one layer's heads are set in as few columns as keep
+//! a cell tall enough for its label (see `axes`).
+//!
 //! Options: `prompt`, `caption`, `layer` (default: every layer), `tokens` (last tokens
 //! per tile: for one layer default 12, at most 24; for every layer default 8, at most 10).
+
+mod axes;
+mod describe;
 
 use super::strips::{window, WIDTH};
 use crate::draw::{note, text, Cells};
@@ -18,10 +26,14 @@ use crate::options::{capped, Block, Layer, LayerKey, Tokens};
 use crate::prompt::{Checked, Prompt};
 use crate::shared::{self, Domain, SharedScale};
 use crate::svg::{number, Canvas, Element, Ramp};
+use crate::token_text::Shown;
 use crate::Traces;
 use serde::Deserialize;
 
 pub const KIND: &str = "attention-grid";
+
+/// Space between tiles.
+const GAP: f64 = 3.0;
 
 /// The patterns on show and where the tiles go.
 struct Grid {
@@ -30,6 +42,9 @@ struct Grid {
     /// The token positions shown, ascending: the last ones, and the first token in front of
     /// them when the window leaves it out (heads often rest on it).
     shown: Vec<usize>,
+    /// The token text of each shown position, as its labels draw it; none when the cells
+    /// are too small for labels.
+    labels: Vec<Shown>,
     columns: usize,
     tile: f64,
     cell: f64,
@@ -55,9 +70,9 @@ impl Grid {
         } else {
             (row, head)
         };
-        let pitch_y = self.tile + if self.layers.len() == 1 { 18.0 } else { 3.0 };
+        let pitch_y = self.tile + if self.layers.len() == 1 { 18.0 } else { GAP };
         (
-            self.left + c as f64 * (self.tile + 3.0),
+            self.left + c as f64 * (self.tile + GAP),
             self.top + r as f64 * pitch_y,
         )
     }
@@ -87,6 +102,7 @@ pub fn render(
     let grid = read(&prompt, layer, tokens)?;
     let ramp = Ramp::unit();
     let mut body = labels(&grid);
+    body.extend(axes::tokens(&grid, &prompt.name));
     body.extend(tiles(&grid, &ramp));
     body.extend(markers(&grid, &prompt.name));
     let mut lines: Vec<String> = shared::note(shared).into_iter().collect();
@@ -108,7 +124,7 @@ pub fn render(
                 grid.layers.len() * heads
             ),
         },
-        desc: describe(&prompt, &grid),
+        desc: describe::describe(&prompt, &grid),
         css: ramp.css(),
     };
     Ok((Figure::new(canvas, body, caption, &prompt), Domain::Unit))
@@ -128,7 +144,9 @@ fn read(prompt: &Prompt<'_>, layer: Option<Layer>, tokens: usize) -> Result<Grid
         .iter()
         .map(|l| prompt.shaped(&format!("blocks.{l}.attn.pattern"), &[heads, n, n]))
         .collect::<Result<Vec<_>, _>>()?;
-    Ok(layout(layers, patterns, positions(n, tokens)))
+    let shown = positions(n, tokens);
+    let labels = axes::labels(&prompt.trace.meta.tokens, &shown);
+    Ok(layout(layers, patterns, shown, labels))
 }
 
 /// Where each tile's cells are, for the page's token highlighting: the consecutive run of
@@ -155,13 +173,13 @@ fn markers(grid: &Grid, prompt_name: &str) -> Vec<Element> {
 
 /// The legend under the tiles, then `lines`; returns the figure's height.
 fn legend_and_notes(grid: &Grid, ramp: &Ramp, lines: Vec<String>, body: &mut Vec<Element>) -> f64 {
-    let bottom = grid.origin(grid.layers.len() - 1, grid.heads() - 1).1 + grid.tile + 14.0;
+    let bottom = axes::keys_bottom(grid) + 14.0;
     let ticks = [
         (0.0, "0".to_string()),
         (0.5, "0.5".to_string()),
         (1.0, "1".to_string()),
     ];
-    let legend_left = grid.left.max(8.0);
+    let legend_left = 8.0;
     body.push(heatmap::legend(
         ramp,
         "attention weight",
@@ -212,15 +230,37 @@ fn positions(n: usize, max: usize) -> Vec<usize> {
     std::iter::once(0).chain(window(n, max - 1)).collect()
 }
 
-fn layout(layers: Vec<usize>, patterns: Vec<Checked>, shown: Vec<usize>) -> Grid {
+fn layout(
+    layers: Vec<usize>,
+    patterns: Vec<Checked>,
+    shown: Vec<usize>,
+    labels: Vec<Shown>,
+) -> Grid {
     let heads = patterns[0].shape[0];
     let one_layer = layers.len() == 1;
-    let columns = if one_layer { heads.min(4) } else { heads };
-    let left = if one_layer { 0.0 } else { 26.0 };
     let top = if one_layer { 16.0 } else { 18.0 };
-    let raw_tile = (WIDTH - left - 3.0 * (columns as f64 - 1.0)) / columns as f64;
     // Cells in half units keep the path data short.
-    let cell = ((raw_tile / shown.len() as f64) * 2.0).floor().max(1.0) / 2.0;
+    let cell_for = |left: f64, columns: usize| {
+        let raw_tile = (WIDTH - left - GAP * (columns as f64 - 1.0)) / columns as f64;
+        ((raw_tile / shown.len() as f64) * 2.0).floor().max(1.0) / 2.0
+    };
+    let (left, columns, labels) = if one_layer {
+        // One layer's heads wrap into rows: as many columns (up to four) as leave every
+        // cell room for its token label, but at least two, so many heads stay short.
+        let left = axes::width(&labels) + 6.0;
+        let columns = (2..=heads.min(4))
+            .rev()
+            .find(|&c| cell_for(left, c) >= axes::LABELLED_CELL)
+            .unwrap_or(heads.min(2));
+        (left, columns, labels)
+    } else if cell_for(26.0, heads) >= axes::LABELLED_CELL {
+        (26.0 + axes::width(&labels) + 6.0, heads, labels)
+    } else {
+        // A row of every head of a layer leaves no cell tall enough for a label: the
+        // note under the tiles names the tokens instead.
+        (26.0, heads, Vec::new())
+    };
+    let cell = cell_for(left, columns);
     Grid {
         layers,
         patterns,
@@ -228,6 +268,7 @@ fn layout(layers: Vec<usize>, patterns: Vec<Checked>, shown: Vec<usize>) -> Grid
         cell,
         columns,
         shown,
+        labels,
         left,
         top,
     }
@@ -284,82 +325,6 @@ fn tiles(grid: &Grid, ramp: &Ramp) -> Vec<Element> {
         .attr("d", triangles)];
     out.extend(cells.paths(ramp, c));
     out
-}
-
-/// Where each head's last query looks, and how many heads have the familiar shapes.
-fn describe(prompt: &Prompt<'_>, grid: &Grid) -> String {
-    let heads = grid.heads();
-    let mut out = format!(
-        "Attention patterns of {} heads ({} layer{} × {heads} heads) over {}.",
-        grid.layers.len() * heads,
-        grid.layers.len(),
-        if grid.layers.len() == 1 { "" } else { "s" },
-        if grid.gap() {
-            format!("the first and the last {} tokens", grid.shown.len() - 1)
-        } else {
-            format!("the last {} tokens", grid.shown.len())
-        }
-    );
-    let (first, previous) = shapes(grid);
-    out.push_str(&format!(
-        " {first} put most of their weight on the first token, {previous} on the previous token."
-    ));
-    if grid.layers.len() == 1 {
-        out.push_str(&last_looks(prompt, grid));
-    }
-    out
-}
-
-/// How many heads put more than half their weight, on average over the queries shown, on
-/// the first token, and how many on the previous one.
-fn shapes(grid: &Grid) -> (usize, usize) {
-    let (mut first, mut previous) = (0, 0);
-    for pattern in &grid.patterns {
-        for head in 0..grid.heads() {
-            let queries: Vec<usize> = grid.shown.iter().copied().filter(|&q| q > 0).collect();
-            let mean = |key: &dyn Fn(usize) -> usize| {
-                let total: f64 = queries
-                    .iter()
-                    .map(|&q| pattern.at(&[head, q, key(q)]))
-                    .sum();
-                total / queries.len().max(1) as f64
-            };
-            first += usize::from(mean(&|_| 0) > 0.5);
-            previous += usize::from(mean(&|q| q - 1) > 0.5);
-        }
-    }
-    (first, previous)
-}
-
-/// Where the last token looks most in each head of the one layer, as a sentence.
-fn last_looks(prompt: &Prompt<'_>, grid: &Grid) -> String {
-    let tokens = &prompt.trace.meta.tokens;
-    let last = grid.shown[grid.shown.len() - 1];
-    let pattern = &grid.patterns[0];
-    let looks: Vec<String> = (0..grid.heads())
-        .map(|h| {
-            let k = grid
-                .shown
-                .iter()
-                .copied()
-                .max_by(|&a, &b| {
-                    pattern
-                        .at(&[h, last, a])
-                        .total_cmp(&pattern.at(&[h, last, b]))
-                })
-                .unwrap_or(last);
-            format!(
-                "head {h} to {:?} ({:.2})",
-                tokens[k].text,
-                pattern.at(&[h, last, k])
-            )
-        })
-        .collect();
-    format!(
-        " The last token, {:?}, attends most: {}.",
-        tokens[last].text,
-        looks.join(", ")
-    )
 }
 
 #[cfg(test)]

@@ -2,7 +2,7 @@
 
 use super::render;
 use crate::svg::Ramp;
-use crate::test_svg::{cells, texts_in};
+use crate::test_svg::{cells, groups_texts, texts_in};
 use crate::test_traces::{options, pattern_row, trace_of, TestTraces};
 use crate::{Figure, FigureError};
 
@@ -144,6 +144,38 @@ fn alt_text_counts_head_shapes_and_says_where_the_last_token_looks() {
     let texts = ["The", " robots", " will", " bring"];
     let expected = format!("head 1 to {:?} ({:.2})", texts[top], row[top]);
     assert!(figure.alt.contains(&expected), "{}", figure.alt);
+}
+
+#[test]
+fn tokens_label_the_queries_of_each_row_of_tiles_and_the_keys_of_each_column() {
+    let robots = ["The", "·robots", "·will", "·bring"];
+    // One layer: its two heads side by side, so one row of query labels and two of keys.
+    let figure = draw(&ROBOTS, "layer = 1").unwrap();
+    let labels = groups_texts(&figure.svg, "tbf-m");
+    assert_eq!(labels[0], robots);
+    assert_eq!(labels[1], [robots, robots].concat());
+    assert!(figure.svg.contains(r#"data-tb-tok="p:1">"#));
+    // Every layer: a row of query labels per layer, keys under the last layer's tiles.
+    let figure = draw(&ROBOTS, "").unwrap();
+    let labels = groups_texts(&figure.svg, "tbf-m");
+    assert_eq!(labels[0], [robots, robots].concat());
+    assert_eq!(labels[1], [robots, robots].concat());
+}
+
+#[test]
+fn thin_cells_label_every_few_tokens_counting_back_from_the_last() {
+    let ids: Vec<u32> = (0..30).collect();
+    let figure = draw(&ids, "layer = 0\ntokens = 24").unwrap();
+    let cell = cell_size(&figure.svg);
+    assert!(cell < 13.0, "{cell}");
+    let every = (13.0 / cell).ceil() as usize;
+    let per_axis = 24usize.div_ceil(every);
+    let labels = groups_texts(&figure.svg, "tbf-m");
+    assert_eq!(labels[0].len(), per_axis);
+    assert_eq!(labels[1].len(), 2 * per_axis);
+    let tokens = trace_of(&ids).meta.tokens;
+    let last = crate::token_text::visible(&tokens[29].text);
+    assert_eq!(labels[0].last(), Some(&last));
 }
 
 #[test]

@@ -166,7 +166,7 @@ fn grid(lens: &Lens<'_>, shown: &Range<usize>, ramp: &Ramp) -> Vec<Element> {
     let mut cells = Cells::default();
     let mut words = Element::new("g")
         .class("tbf-m")
-        .attr("font-size", 11.0)
+        .attr("font-size", 12.0)
         .attr("text-anchor", "middle");
     let mut layer_labels = Element::new("g")
         .class("tbf-s tbf-dim")
@@ -184,14 +184,14 @@ fn grid(lens: &Lens<'_>, shown: &Range<usize>, ramp: &Ramp) -> Vec<Element> {
                 class.push_str(" tbf-b");
             }
             words.push(
-                fit(&lens.text(id), 11.0).append_to(text(x + width / 2.0, y + 14.0).class(&class)),
+                fit(&lens.text(id), 12.0).append_to(text(x + width / 2.0, y + 14.0).class(&class)),
             );
         }
         let actual = lens
             .next(position)
             .map_or("?".to_string(), |id| lens.text(id));
         let y = TOP + lens.layers as f64 * ROW + 15.0;
-        words.push(fit(&actual, 11.0).append_to(text(x + width / 2.0, y).class("tbf-dim")));
+        words.push(fit(&actual, 12.0).append_to(text(x + width / 2.0, y).class("tbf-dim")));
     }
     for (row, label) in lens.row_labels().into_iter().enumerate() {
         let y = TOP + row as f64 * ROW + if row < lens.layers { 14.0 } else { 15.0 };

@@ -4,6 +4,7 @@
 
 use crate::preview_traces::preview_traces;
 use crate::render;
+use crate::svg::MIN_TEXT_SIZE;
 
 /// The heaviest figure any kind draws, in bytes.
 const LIMIT: usize = 40_000;
@@ -35,10 +36,11 @@ const CASES: &[(&str, &str)] = &[
     ("architecture", ""),
 ];
 
-#[test]
-fn every_kind_stays_small_on_a_gpt2_sized_trace() {
+/// Every case of [`CASES`] rendered, with a name for messages: each kind at its defaults
+/// (where it has them) and at its most expensive options.
+fn rendered() -> Vec<(String, crate::Figure)> {
     let traces = preview_traces();
-    let mut sizes = Vec::new();
+    let mut out = Vec::new();
     for (kind, body) in CASES {
         for body in ["", body] {
             let options: toml::Table =
@@ -60,16 +62,38 @@ fn every_kind_stays_small_on_a_gpt2_sized_trace() {
             }
             let figure =
                 render(kind, &options, &traces).unwrap_or_else(|e| panic!("{kind} {body}: {e:?}"));
-            sizes.push((
-                figure.svg.len(),
-                format!("{kind} {}", body.replace('\n', " ")),
-            ));
+            out.push((format!("{kind} {}", body.replace('\n', " ")), figure));
         }
     }
+    out
+}
+
+#[test]
+fn every_kind_stays_small_on_a_gpt2_sized_trace() {
+    let mut sizes: Vec<(usize, String)> = rendered()
+        .into_iter()
+        .map(|(case, figure)| (figure.svg.len(), case))
+        .collect();
     sizes.sort();
     for (bytes, case) in &sizes {
         println!("{bytes:>7} {case}");
     }
     let (largest, case) = sizes.last().unwrap();
     assert!(*largest < LIMIT, "{case}: {largest} bytes");
+}
+
+/// A figure is shown at 1:1 or larger (its root's `min-width`), so text of at least
+/// `MIN_TEXT_SIZE` units is at least 12 CSS px on any screen.
+#[test]
+fn every_kind_draws_text_at_the_legible_size_or_larger() {
+    for (case, figure) in rendered() {
+        for size in figure.svg.split("font-size=\"").skip(1) {
+            let size: f64 = size.split('"').next().unwrap().parse().unwrap();
+            assert!(size >= MIN_TEXT_SIZE, "{case}: font-size {size}");
+        }
+        for size in figure.svg.split("font-size:").skip(1) {
+            let size: f64 = size.split("px").next().unwrap().parse().unwrap();
+            assert!(size >= MIN_TEXT_SIZE, "{case}: font-size:{size}px");
+        }
+    }
 }

@@ -23,10 +23,16 @@ pub struct Canvas {
     pub css: Css,
 }
 
+/// The smallest text a figure draws, in user units (CSS px at 1:1).
+pub const MIN_TEXT_SIZE: f64 = 12.0;
+
 /// Serializes `body` inside a root `<svg>` built from `canvas`.
 ///
 /// The root has no fixed size: `width="100%"` with the viewBox's aspect ratio, and a
-/// `max-width` so a small figure is not blown up on a wide screen. `<title>` and `<desc>`
+/// `max-width` so a small figure is not blown up on a wide screen. It is never shrunk
+/// either: figures draw text at [`MIN_TEXT_SIZE`] user units or more, so a `min-width` of
+/// its own width keeps that text at 12 CSS px or more, and a narrower container (a phone)
+/// scrolls the figure sideways instead of shrinking it out of reach. `<title>` and `<desc>`
 /// are linked with `aria-labelledby`; their ids derive from the content, so they are
 /// deterministic and differ between different figures inlined in one page.
 pub fn render_document(canvas: &Canvas, body: Vec<Element>) -> String {
@@ -44,7 +50,8 @@ pub fn render_document(canvas: &Canvas, body: Vec<Element>) -> String {
         super::number::number(canvas.width, 1),
         super::number::number(canvas.height, 1)
     );
-    let max_width = format!("max-width:{}px", super::number::number(canvas.width, 0));
+    let width = super::number::number(canvas.width, 0);
+    let max_width = format!("max-width:{width}px;min-width:{width}px");
     let root = Element::new("svg")
         .attr("xmlns", "http://www.w3.org/2000/svg")
         .attr("viewBox", view_box)
@@ -106,7 +113,7 @@ mod tests {
         assert!(svg.starts_with(
             "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 400 120.5\" width=\"100%\""
         ));
-        assert!(svg.contains("style=\"max-width:400px\""));
+        assert!(svg.contains("style=\"max-width:400px;min-width:400px\""));
         assert!(!svg.contains("height=\""), "no fixed height: {svg}");
         assert!(svg.contains("role=\"img\""));
         assert!(svg.contains("class=\"tbf tbf-demo\""));

@@ -9,7 +9,7 @@ mod palette;
 mod style;
 mod text_width;
 
-pub use document::{render_document, Canvas};
+pub use document::{render_document, Canvas, MIN_TEXT_SIZE};
 pub use element::Element;
 pub use escape::unescape_html;
 pub use number::number;

@@ -6,6 +6,8 @@
 //    figure of the page: its boxes and labels, and its row and column in attention maps.
 // 3. Figures with build-time panels (data-tb-panel) get pickers that show one at a time,
 //    and the generation figure a step slider.
+// 4. A figure wider than its column (a phone) scrolls sideways, as figures are never shrunk
+//    below 1:1: data-tb-scroll on the figure says so, and which way there is more to see.
 // Changes are announced through a polite live region per figure. No network, no globals.
 (function () {
   'use strict';
@@ -291,6 +293,18 @@
     highlight(t ? t.getAttribute('data-tb-tok') : null);
   }
 
+  function scrollHint(art) {
+    var figure = art.closest('figure');
+    function mark() {
+      var more = art.scrollWidth - art.clientWidth, at = art.scrollLeft;
+      if (more <= 1) figure.removeAttribute('data-tb-scroll');
+      else figure.setAttribute('data-tb-scroll', at <= 1 ? 'start' : at >= more - 1 ? 'end' : 'middle');
+    }
+    mark();
+    art.addEventListener('scroll', mark, { passive: true });
+    window.addEventListener('resize', mark);
+  }
+
   function init() {
     document.addEventListener('mouseover', follow);
     document.addEventListener('focusin', follow);
@@ -301,6 +315,7 @@
         try { live(figure, script); } catch (e) { console.error('tracebook.js:', e); }
       }
     });
+    $$(document, 'figure .tb-figure-art').forEach(scrollHint);
     document.documentElement.classList.add('tb-js');
   }
 

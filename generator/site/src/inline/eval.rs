@@ -2,6 +2,7 @@
 
 use super::format::{CheckedClaim, Outcome, Value};
 use super::parse::{Arg, Call, Index, Query};
+use crate::citations::Citations;
 use crate::claims::{decide, Decoded, Evaluator, Vocabulary};
 use crate::lazy_tokenizer::LazyTokenizer;
 use crate::problem::Problem;
@@ -30,6 +31,8 @@ pub struct EvalContext<'a> {
     decoded: RefCell<HashMap<String, Rc<Decoded>>>,
     /// What `{{ ref ID }}` points at, seen from this page.
     pub refs: Option<Refs<'a>>,
+    /// What `{{ cite KEY }}` cites from (None: citing is not available, as in fuzzing).
+    pub citations: Option<&'a Citations>,
 }
 
 /// The site's reference targets and the page that refers to them.
@@ -54,6 +57,7 @@ impl<'a> EvalContext<'a> {
             last_logits: RefCell::default(),
             decoded: RefCell::default(),
             refs: None,
+            citations: None,
         }
     }
 }
@@ -88,6 +92,9 @@ struct LastLogits {
 pub fn evaluate(call: &Call, cx: &EvalContext<'_>) -> Result<Option<Value>, Problem> {
     if let Query::Ref = call.query {
         return reference(&call.prompt, cx).map(Some);
+    }
+    if let Query::Cite(keys) = &call.query {
+        return cite(keys, cx);
     }
     let Some(trace) = cx
         .scope
@@ -135,7 +142,7 @@ pub fn evaluate(call: &Call, cx: &EvalContext<'_>) -> Result<Option<Value>, Prob
                 .collect::<Result<_, _>>()?,
         ),
         Query::Shape { tensor } => Value::Shape(on.tensor(tensor)?.shape),
-        Query::Ref => unreachable!("a reference has no prompt: evaluated above"),
+        Query::Ref | Query::Cite(_) => unreachable!("no prompt: evaluated above"),
         Query::Claim { expr, source } => {
             let vocab = TokenizerVocabulary(cx.tokenizer);
             let decoded = Rc::clone(
@@ -219,6 +226,40 @@ fn reference(id: &Arg, cx: &EvalContext<'_>) -> Result<Value, Problem> {
         ),
         text,
     })
+}
+
+/// `{{ cite KEY ... }}`: checks every key; the citation's words come once the page's citations
+/// are all known. None when the bibliography could not be read (reported at the file).
+fn cite(keys: &[Arg], cx: &EvalContext<'_>) -> Result<Option<Value>, Problem> {
+    let span = keys.first().map_or(0..0, |k| k.span.clone());
+    let bibliography = match cx.citations {
+        Some(Citations::Ready(bibliography)) => bibliography,
+        Some(Citations::Broken) => return Ok(None),
+        Some(Citations::Off) | None => {
+            return Err(Problem::new(span, "this site has no bibliography to cite from").with_hint(
+                "name one in tracebook.toml: bibliography = \"references.bib\" (BibTeX or BibLaTeX; a .yml file is read as Hayagriva YAML)",
+            ))
+        }
+    };
+    if let Some(unknown) = keys.iter().find(|k| !bibliography.contains(&k.text)) {
+        let known: Vec<&str> = bibliography.keys().collect();
+        let hint = suggest::hint(
+            &unknown.text,
+            &known,
+            &format!("keys in {} are", bibliography.file),
+        )
+        .unwrap_or_else(|| format!("{} has no entries yet", bibliography.file));
+        return Err(Problem::new(
+            unknown.span.clone(),
+            format!("{} has no entry `{}`", bibliography.file, unknown.text),
+        )
+        .with_hint(hint));
+    }
+    Ok(Some(Value::Cite {
+        keys: keys.iter().map(|k| k.text.clone()).collect(),
+        text: String::new(),
+        html: String::new(),
+    }))
 }
 
 /// One prompt's trace and where the prompt was named.

@@ -16,6 +16,14 @@ pub enum Value {
         text: String,
         html: String,
     },
+    /// An in-text citation of works of the bibliography (keys as written): its text and HTML
+    /// are filled in once every citation of the page is known (a style numbers them, or tells
+    /// "2019a" from "2019b").
+    Cite {
+        keys: Vec<String>,
+        text: String,
+        html: String,
+    },
     /// A worked sum of tensor entries, shown as `a + b = c`.
     Sum(Vec<f32>),
     /// A claim, checked: shows no text, only a marker.
@@ -56,7 +64,7 @@ impl Value {
             // Sizes with their thousands grouped, as the figures write them.
             Value::Claim(_) => String::new(),
             Value::Sum(terms) => worked_sum(terms),
-            Value::Ref { text, .. } => text.clone(),
+            Value::Ref { text, .. } | Value::Cite { text, .. } => text.clone(),
             Value::Shape(dims) => dims
                 .iter()
                 .map(|&d| tracebook_figures::thousands(d))

@@ -33,6 +33,8 @@ pub enum Query {
     },
     /// `{{ ref ID }}`: a link to a figure or heading (the call's `prompt` is the id).
     Ref,
+    /// `{{ cite KEY KEY ... }}`: works of the bibliography (the call's `prompt` is the first key).
+    Cite(Vec<Arg>),
     /// `{{ sum PROMPT A[i] B[j] ... }}`: a worked sum of tensor entries.
     Sum(Vec<(Arg, Vec<Index>)>),
     /// `{{ claim PROMPT EXPRESSION }}`: the expression as parsed and its body range.
@@ -71,6 +73,7 @@ pub const FUNCTIONS: &[(&str, &str)] = &[
     ("sum", "{{ sum PROMPT TENSOR[i,...] TENSOR[j,...] ... }}"),
     ("claim", "{{ claim PROMPT EXPRESSION }}"),
     ("ref", "{{ ref ID }}"),
+    ("cite", "{{ cite KEY }}"),
 ];
 
 /// Every `{{ ... }}` outside the ranges for which `literal` holds (code, math) and not
@@ -137,6 +140,9 @@ pub fn parse(text: &str, range: Range<usize>) -> Result<Call, Problem> {
             query: Query::Ref,
         });
     }
+    if name == "cite" {
+        return cite(range, args, usage);
+    }
     let wanted = if name == "count" { 1 } else { 2 };
     if args.len() != wanted {
         let message = format!(
@@ -194,6 +200,29 @@ fn claim(
         range,
         prompt,
         query: Query::Claim { expr, source },
+    })
+}
+
+/// `{{ cite KEY KEY ... }}`: one or more keys of the bibliography, as written.
+fn cite(range: Range<usize>, args: Vec<Arg>, usage: &str) -> Result<Call, Problem> {
+    let Some(first) = args.first().cloned() else {
+        return Err(error(
+            range,
+            "`cite` takes the key of a work in the bibliography",
+            Some(format!("write {usage}, or {{{{ cite KEY1 KEY2 }}}} for several works; keys are those of the bibliography file named in tracebook.toml")),
+        ));
+    };
+    if let Some(quoted) = args.iter().find(|a| a.quoted) {
+        return Err(error(
+            quoted.span.clone(),
+            "a citation key is written without quotes",
+            Some(format!("write {usage}")),
+        ));
+    }
+    Ok(Call {
+        range,
+        prompt: first,
+        query: Query::Cite(args),
     })
 }
 
@@ -466,6 +495,22 @@ mod tests {
         assert!(one.message.contains("at least two"), "{}", one.message);
         let bare = call("{{ sum p embed[1,0] pos_embed }}").unwrap_err();
         assert!(bare.message.contains("needs indices"), "{}", bare.message);
+        let Query::Cite(keys) = call("{{ cite vaswani2017 ba2016 }}").unwrap().query else {
+            panic!()
+        };
+        let keys: Vec<_> = keys
+            .iter()
+            .map(|k| (k.text.as_str(), k.span.clone()))
+            .collect();
+        assert_eq!(keys, [("vaswani2017", 8..19), ("ba2016", 20..26)]);
+        assert!(call("{{ cite }}")
+            .unwrap_err()
+            .message
+            .contains("takes the key"));
+        assert!(call("{{ cite \"a\" }}")
+            .unwrap_err()
+            .message
+            .contains("without quotes"));
     }
 
     #[test]

@@ -283,7 +283,7 @@ fn wrap(
         .map(|c| format!(" {}", escape::html(c)))
         .unwrap_or_default();
     format!(
-        "<figure class=\"tb-figure tb-figure-{kind}\" id=\"{anchor}\">\n\
+        "<figure class=\"tb-figure tb-figure-{kind}\" id=\"{anchor}\" data-tb-scroll-hint=\"{scroll}\">\n\
          <div class=\"tb-figure-art\" role=\"img\" aria-label=\"{alt}\">{svg}</div>\n\
          {live}<figcaption><span class=\"tb-figure-number\">{figure_word} {number}.</span>{caption} \
          <span class=\"tb-figure-model\">{source}</span> \
@@ -303,6 +303,7 @@ fn wrap(
         href = escape::html(href),
         figure_word = escape::html(words.get("figure")),
         download = escape::html(words.get("download_svg")),
+        scroll = escape::html(words.get("scroll_figure")),
     )
 }
 

@@ -8,6 +8,7 @@ mod highlight;
 mod links;
 mod math;
 mod quotes;
+mod references;
 mod scan;
 mod values;
 
@@ -15,6 +16,7 @@ pub use headings::TocEntry;
 pub use links::{LinkRef, PageIndex, PageTarget};
 pub use math::MathRenderer;
 
+use crate::citations::Citations;
 use crate::claim_report::ClaimRecord;
 use crate::diagnostic::Diagnostic;
 use crate::inline::{self, EvalContext};
@@ -46,6 +48,8 @@ pub struct MarkdownInput<'a> {
     pub words: &'a Words,
     /// Every figure and heading of the site that `{{ ref ID }}` may name.
     pub refs: &'a RefIndex,
+    /// The bibliography `{{ cite KEY }}` cites from.
+    pub citations: &'a Citations,
 }
 
 /// An article body as HTML, with what the page around it needs.
@@ -76,7 +80,9 @@ pub fn render(input: &MarkdownInput<'_>) -> (RenderedMarkdown, Vec<Diagnostic>) 
         page: input.output,
         words: input.words,
     });
-    let substituted = inline::substitute(body.text, |i| scan.is_literal(i), &cx, &mut problems);
+    cx.citations = Some(input.citations);
+    let mut substituted = inline::substitute(body.text, |i| scan.is_literal(i), &cx, &mut problems);
+    let references = references::place(&mut substituted.values, input.citations);
     let events: Vec<Spanned<'_>> = Parser::new_ext(&substituted.text, options())
         .into_offset_iter()
         .collect();
@@ -116,6 +122,9 @@ pub fn render(input: &MarkdownInput<'_>) -> (RenderedMarkdown, Vec<Diagnostic>) 
     let (events, toc) = headings::rewrite(events, &mut problems);
     pulldown_cmark::html::push_html(&mut out.html, events.into_iter().map(|(e, _)| e));
     out.toc = toc;
+    if let Some(items) = references {
+        references::append(&mut out.html, &mut out.toc, &items, input.words);
+    }
     out.figures = stats.count;
     out.figure_files = stats.files;
     out.models = stats.models;

@@ -39,7 +39,9 @@ pub fn rewrite<'s>(
                                 ));
                             }
                         }
-                        Piece::Value(Value::Ref { html, .. }) if in_image == 0 => {
+                        Piece::Value(Value::Ref { html, .. } | Value::Cite { html, .. })
+                            if in_image == 0 =>
+                        {
                             out.push((Event::InlineHtml(CowStr::from(html.clone())), range.clone()))
                         }
                         Piece::Value(v) if in_image > 0 => {

@@ -23,6 +23,8 @@ pub struct SiteContext {
     /// The theme's words (`words` in templates; `words.language` is the pages' language).
     #[serde(skip)]
     pub words: Words,
+    /// Whether pages register the offline reader (`offline = true`).
+    pub offline: bool,
 }
 
 impl SiteContext {
@@ -35,6 +37,7 @@ impl SiteContext {
             extra_css: config.extra_css.clone(),
             extra_head: config.extra_head.clone(),
             words: config.words.clone(),
+            offline: config.offline,
         }
     }
 }

@@ -82,6 +82,34 @@ pub fn copy_tree(
     }
 }
 
+/// The offline reader's file name, at the output root (its scope is the whole site).
+pub const OFFLINE_WORKER: &str = "sw.js";
+
+/// `sw.js` for `files` (the whole output but itself): the list of files to keep, and a
+/// version that is the digest of their contents, so any rebuild that changes a byte is a new
+/// version and replaces the reader's copy.
+pub fn offline_worker(files: &BTreeMap<String, Vec<u8>>) -> String {
+    use sha2::{Digest, Sha256};
+    let mut digest = Sha256::new();
+    let mut list = Vec::new();
+    for (path, bytes) in files {
+        digest.update(path.as_bytes());
+        digest.update([0]);
+        digest.update(bytes);
+        list.push(paths::encode(path));
+    }
+    let version: String = digest.finalize()[..8]
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    include_str!("../../defaults/static/offline-sw.js")
+        .replace("__VERSION__", &version)
+        .replace(
+            "__FILES__",
+            &serde_json::to_string(&list).expect("strings serialize"),
+        )
+}
+
 /// `sitemap.xml` listing the home page and every article under `base_url`.
 pub fn sitemap(base_url: &str, pages: &[&str]) -> String {
     let mut xml = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n");

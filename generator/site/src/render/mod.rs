@@ -118,6 +118,12 @@ pub fn render(
         search::SCRIPT.1.as_bytes().to_vec(),
     );
     add_other_files(&env, &generated, &mut rendered, &mut out);
+    if site.config.offline {
+        let worker = files::offline_worker(&rendered.files);
+        rendered
+            .files
+            .insert(files::OFFLINE_WORKER.into(), worker.into_bytes());
+    }
     (rendered, out)
 }
 

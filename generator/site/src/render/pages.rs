@@ -235,6 +235,7 @@ fn body(env: &RenderEnv<'_>, page: &Page) -> (RenderedMarkdown, PageOutput) {
         claim_markers: env.site.config.check.claim_markers,
         words: &env.site.config.words,
         refs: &env.refs,
+        citations: &env.site.citations,
     };
     let (mut rendered, diagnostics) = markdown::render(&input);
     let out = PageOutput {

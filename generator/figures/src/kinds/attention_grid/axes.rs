@@ -1,0 +1,112 @@
+//! The token axes of `attention-grid`: the shown tokens down the left of each row of tiles
+//! (the queries every tile in that row shares) and under the lowest tile of each column
+//! (the keys), at the smallest legible size. Where cells are thinner than a label, every
+//! few rows or columns carry one, counted back from the last token.
+
+use super::Grid;
+use crate::draw::text;
+use crate::heatmap::token_key;
+use crate::svg::{number, text_width, Element, Font, MIN_TEXT_SIZE};
+use crate::token_text::Shown;
+use tracebook_trace::Token;
+
+/// Cells at least this tall (or wide) take a label each.
+pub(super) const LABELLED_CELL: f64 = 13.0;
+/// The widest a label may be; longer tokens are cut with "…" and keep their whole text in
+/// a `<title>`.
+const MAX_LABEL: f64 = 84.0;
+
+/// The labels of the `shown` positions.
+pub(super) fn labels(tokens: &[Token], shown: &[usize]) -> Vec<Shown> {
+    shown
+        .iter()
+        .map(|&p| Shown::fit(&tokens[p].text, MAX_LABEL, Font::Mono, MIN_TEXT_SIZE))
+        .collect()
+}
+
+/// How wide the widest label is drawn.
+pub(super) fn width(labels: &[Shown]) -> f64 {
+    labels
+        .iter()
+        .map(|l| text_width(&l.text(), Font::Mono, MIN_TEXT_SIZE))
+        .fold(0.0, f64::max)
+        .ceil()
+}
+
+/// The bottom of the key labels under the lowest tiles.
+pub(super) fn keys_bottom(grid: &Grid) -> f64 {
+    lowest_tiles(grid)
+        .map(|(_, y)| y + grid.tile + 4.0 + width(&grid.labels))
+        .fold(0.0, f64::max)
+}
+
+/// Query labels left of each row of tiles, key labels under the lowest tile of each column.
+pub(super) fn tokens(grid: &Grid, prompt: &str) -> Vec<Element> {
+    if grid.labels.is_empty() {
+        return Vec::new();
+    }
+    let size = MIN_TEXT_SIZE;
+    let every = every(grid.cell);
+    let labelled = || {
+        let n = grid.labels.len();
+        (0..n).filter(move |i| (n - 1 - i).is_multiple_of(every))
+    };
+    let tag = |element: Element, i: usize| {
+        grid.labels[i].append_to(element.attr("data-tb-tok", token_key(prompt, grid.shown[i])))
+    };
+    let mut queries = Element::new("g")
+        .class("tbf-m")
+        .attr("font-size", size)
+        .attr("text-anchor", "end");
+    for y in row_tops(grid) {
+        for i in labelled() {
+            let baseline = y + (i as f64 + 0.5) * grid.cell + size * 0.35;
+            queries.push(tag(text(grid.left - 4.0, baseline), i));
+        }
+    }
+    let mut keys = Element::new("g")
+        .class("tbf-m")
+        .attr("font-size", size)
+        .attr("text-anchor", "end");
+    for (x, y) in lowest_tiles(grid) {
+        for i in labelled() {
+            let (x, y) = (
+                x + (i as f64 + 0.5) * grid.cell + size * 0.35,
+                y + grid.tile + 4.0,
+            );
+            let turn = format!("rotate(-90 {} {})", number(x, 1), number(y, 1));
+            keys.push(tag(text(x, y).attr("transform", turn), i));
+        }
+    }
+    vec![queries, keys]
+}
+
+/// One label in this many rows: every row when cells are tall enough for one.
+fn every(cell: f64) -> usize {
+    (LABELLED_CELL / cell).ceil().max(1.0) as usize
+}
+
+/// The top edge of each row of tiles.
+fn row_tops(grid: &Grid) -> Vec<f64> {
+    let mut tops: Vec<f64> = (0..grid.layers.len())
+        .flat_map(|row| (0..grid.heads()).map(move |head| (row, head)))
+        .map(|(row, head)| grid.origin(row, head).1)
+        .collect();
+    tops.dedup();
+    tops
+}
+
+/// The top-left corner of the lowest tile in each column.
+fn lowest_tiles(grid: &Grid) -> impl Iterator<Item = (f64, f64)> {
+    let mut lowest: Vec<(f64, f64)> = Vec::new();
+    for row in 0..grid.layers.len() {
+        for head in 0..grid.heads() {
+            let (x, y) = grid.origin(row, head);
+            match lowest.iter_mut().find(|(lx, _)| *lx == x) {
+                Some(tile) => tile.1 = tile.1.max(y),
+                None => lowest.push((x, y)),
+            }
+        }
+    }
+    lowest.into_iter()
+}

@@ -1,0 +1,126 @@
+//! The session as JavaScript sees it (wasm-bindgen): `new Live(...)`, `trace`, `figure`.
+//!
+//! Settings cross as JSON text and figure options as the block's TOML, exactly as the site
+//! writes them, so this layer only converts and forwards; errors become exceptions whose
+//! message is the session's (with its hint).
+
+use crate::error::LiveError;
+use crate::session::Session;
+use tracebook_model::ModelBytes;
+use tracebook_trace::{PromptOptions, PromptSpec, TraceOptions, TrainingSummary};
+use wasm_bindgen::prelude::*;
+
+/// A model loaded in the page and the reader's prompts traced with it.
+#[wasm_bindgen]
+pub struct Live {
+    session: Session,
+}
+
+#[wasm_bindgen]
+impl Live {
+    /// Load the site's browser model: its id (as traces name it), the text of its
+    /// config.json, the bytes of its model.safetensors and, if it has one, the text of its
+    /// tokenizer.json (else GPT-2's built-in tokenizer). Traces use the default `[trace]`
+    /// options until `set_trace_options`.
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        model_id: &str,
+        config_json: &str,
+        weights: &[u8],
+        tokenizer_json: Option<String>,
+    ) -> Result<Live, JsError> {
+        let bytes = ModelBytes {
+            id: model_id,
+            config_json,
+            weights,
+            tokenizer_json: tokenizer_json.as_deref(),
+            training: None,
+        };
+        let session = Session::from_bytes(&bytes, TraceOptions::default()).map_err(js)?;
+        Ok(Live { session })
+    }
+
+    /// The site's `[trace]` options as JSON, e.g. `{"precision": "f32", "top_k": 20}`.
+    pub fn set_trace_options(&mut self, options_json: &str) -> Result<(), JsError> {
+        let options: TraceOptions = parse_json(options_json, "the trace options")?;
+        self.session.set_options(options);
+        Ok(())
+    }
+
+    /// The training summary the site's traces of this model carry (`meta.training`, JSON),
+    /// for figures of the training run.
+    pub fn set_training(&mut self, training_json: &str) -> Result<(), JsError> {
+        let training: TrainingSummary = parse_json(training_json, "the training summary")?;
+        self.session.model_mut().training = Some(training);
+        Ok(())
+    }
+
+    /// Trace `text` as the prompt called `name`, with the prompt's generation options as
+    /// JSON (`{"generate": 4, "temperature": 0.8, "seed": 1}`; empty for none).
+    pub fn trace(&mut self, name: &str, text: &str, options_json: &str) -> Result<(), JsError> {
+        let options: PromptOptions = if options_json.trim().is_empty() {
+            PromptOptions::default()
+        } else {
+            parse_json(options_json, "the prompt's options")?
+        };
+        let prompt = PromptSpec {
+            text: text.to_string(),
+            options,
+            model: None,
+        };
+        self.session.trace(name, &prompt).map_err(js)?;
+        Ok(())
+    }
+
+    /// The SVG of figure `kind` drawn with `options_toml` (the figure block's body).
+    pub fn figure(&self, kind: &str, options_toml: &str) -> Result<String, JsError> {
+        Ok(self.session.figure(kind, options_toml).map_err(js)?.svg)
+    }
+
+    /// The figure with what the page shows around it, as JSON: `svg`, `alt`, `caption`,
+    /// `model_ids`, and `live` (the JSON text the figure's controls redraw from, or null).
+    pub fn figure_json(&self, kind: &str, options_toml: &str) -> Result<String, JsError> {
+        let figure = self.session.figure(kind, options_toml).map_err(js)?;
+        let value = serde_json::json!({
+            "svg": figure.svg,
+            "alt": figure.alt,
+            "caption": figure.caption,
+            "model_ids": figure.model_ids,
+            "live": figure.live,
+        });
+        Ok(value.to_string())
+    }
+
+    /// The token ids of `text` (special tokens read as such if `special`).
+    pub fn tokenize(&self, text: &str, special: bool) -> Result<Vec<u32>, JsError> {
+        let tokens = self.session.tokenize(text, special).map_err(js)?;
+        Ok(tokens.iter().map(|t| t.id).collect())
+    }
+
+    /// The trace of prompt `name` as a trace file holds it (for checks against native traces).
+    pub fn trace_json(&self, name: &str) -> Option<String> {
+        self.session.trace_of(name).map(|t| t.to_json())
+    }
+
+    /// The model's context length: a prompt and its generated tokens fit in it.
+    pub fn context(&self) -> usize {
+        self.session.model().config.n_positions
+    }
+}
+
+fn parse_json<T: serde::de::DeserializeOwned>(
+    text: &str,
+    what: &'static str,
+) -> Result<T, JsError> {
+    serde_json::from_str(text).map_err(|e| {
+        js(LiveError::Options {
+            what,
+            format: "JSON",
+            message: e.to_string(),
+        })
+    })
+}
+
+fn js(error: LiveError) -> JsError {
+    JsError::new(&error.to_string())
+}

@@ -1,0 +1,123 @@
+//! A live session: one model in memory, the prompts traced so far, figures drawn from them.
+
+use crate::error::LiveError;
+use std::collections::BTreeMap;
+use tracebook_figures::{Figure, LiveCache, Traces};
+use tracebook_model::{trace, Model, ModelBytes, TraceRequest};
+use tracebook_trace::{PromptSpec, Token, Trace, TraceOptions};
+
+/// The site's model and the traces of the reader's prompts, by the prompt name they stand in for.
+pub struct Session {
+    model: Model,
+    options: TraceOptions,
+    traces: BTreeMap<String, Trace>,
+    /// Numbers figures with controls share (next-token, temperature, sampling on one prompt).
+    cache: LiveCache,
+}
+
+impl Session {
+    /// A session over `model`, tracing as the site's `[trace]` options say (precision, top_k),
+    /// so a live trace holds the values a trace file of the site would.
+    pub fn new(model: Model, options: TraceOptions) -> Session {
+        Session {
+            model,
+            options,
+            traces: BTreeMap::new(),
+            cache: LiveCache::default(),
+        }
+    }
+
+    /// A session over a model whose files are in memory (see [`Model::from_bytes`]).
+    pub fn from_bytes(bytes: &ModelBytes, options: TraceOptions) -> Result<Session, LiveError> {
+        Ok(Session::new(Model::from_bytes(bytes)?, options))
+    }
+
+    pub fn model(&self) -> &Model {
+        &self.model
+    }
+
+    /// The model, e.g. to give it the training summary the site's traces carry.
+    pub fn model_mut(&mut self) -> &mut Model {
+        &mut self.model
+    }
+
+    pub fn options(&self) -> &TraceOptions {
+        &self.options
+    }
+
+    /// Trace the site's options from now on (traces made before keep theirs).
+    pub fn set_options(&mut self, options: TraceOptions) {
+        self.options = options;
+    }
+
+    /// Trace `prompt` under the name `name` (the site's prompt it stands in for, so the page's
+    /// figure blocks draw it unchanged), replacing an earlier trace of that name. A prompt of
+    /// only whitespace is refused here; the tracer refuses empty and too long ones.
+    pub fn trace(&mut self, name: &str, prompt: &PromptSpec) -> Result<&Trace, LiveError> {
+        if !prompt.text.is_empty() && prompt.text.trim().is_empty() {
+            return Err(LiveError::Prompt(
+                "the prompt is only whitespace\n  hint: type some words, e.g. \"The robots will bring\""
+                    .into(),
+            ));
+        }
+        prompt
+            .options
+            .validate()
+            .map_err(|message| LiveError::Options {
+                what: "the prompt's options",
+                format: "generation settings",
+                message,
+            })?;
+        let request = TraceRequest {
+            name,
+            prompt,
+            options: self.options.clone(),
+        };
+        let traced = trace(&self.model, &request)?;
+        self.traces.insert(name.to_string(), traced);
+        Ok(&self.traces[name])
+    }
+
+    /// The trace of the prompt called `name`, if it was traced in this session.
+    pub fn trace_of(&self, name: &str) -> Option<&Trace> {
+        self.traces.get(name)
+    }
+
+    /// Draw a figure block of the page: `kind` and its TOML body, as `tracebook build` draws
+    /// it (the block's `id`, which only names it for cross-references, is set aside as the
+    /// site sets it aside).
+    pub fn figure(&self, kind: &str, options_toml: &str) -> Result<Figure, LiveError> {
+        let mut options: toml::Table =
+            toml::from_str(options_toml).map_err(|e| LiveError::Options {
+                what: "the figure's options",
+                format: "TOML",
+                message: e.message().trim().to_string(),
+            })?;
+        options.remove("id");
+        Ok(tracebook_figures::render(kind, &options, self)?)
+    }
+
+    /// The tokens the model sees for `text` (with special tokens read as such if `special`).
+    pub fn tokenize(&self, text: &str, special: bool) -> Result<Vec<Token>, LiveError> {
+        Ok(self
+            .model
+            .tokenizer
+            .encode_as(text, special)
+            .map_err(tracebook_model::ModelError::from)?)
+    }
+}
+
+/// Figures see the prompts traced in this session.
+impl Traces for Session {
+    fn get(&self, prompt: &str) -> Option<&Trace> {
+        self.traces.get(prompt)
+    }
+
+    fn names(&self) -> Vec<String> {
+        self.traces.keys().cloned().collect()
+    }
+
+    fn live_cache(&self) -> Option<&LiveCache> {
+        Some(&self.cache)
+    }
+}

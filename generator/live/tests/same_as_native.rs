@@ -1,0 +1,206 @@
+//! A live session draws what `tracebook build` draws from a trace `tracebook trace` wrote: the
+//! same model (here from the folder's bytes), the same trace, the same figures, byte for byte.
+
+use std::path::Path;
+use tracebook_live::{LiveError, Session};
+use tracebook_model::testmodel::{write_test_model, TestModelSpec};
+use tracebook_model::{source::from_dir, trace, Model, ModelBytes, TraceRequest};
+use tracebook_trace::{Precision, PromptOptions, PromptSpec, Trace, TraceOptions};
+
+const ID: &str = "tiny";
+const NAME: &str = "mine";
+
+/// The tiny test model `tracebook dev test-model` writes.
+fn tiny() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    write_test_model(dir.path(), &TestModelSpec::tiny()).unwrap();
+    dir
+}
+
+fn options() -> TraceOptions {
+    TraceOptions {
+        precision: Precision::F32,
+        top_k: 20,
+    }
+}
+
+fn prompt(text: &str, generate: usize) -> PromptSpec {
+    PromptSpec {
+        text: text.to_string(),
+        options: PromptOptions {
+            generate,
+            ..PromptOptions::default()
+        },
+        model: None,
+    }
+}
+
+/// What `tracebook trace` does with the folder: load it, trace, write the file; then what
+/// `tracebook build` does: read the file.
+fn native(dir: &Path, prompt: &PromptSpec) -> Trace {
+    let model = Model::load(from_dir(ID, dir).unwrap()).unwrap();
+    let request = TraceRequest {
+        name: NAME,
+        prompt,
+        options: options(),
+    };
+    let file = dir.join("trace.json");
+    trace(&model, &request).unwrap().write(&file).unwrap();
+    Trace::read(&file).unwrap()
+}
+
+/// The session the browser makes from the same folder's bytes.
+fn live(dir: &Path) -> Session {
+    let config = std::fs::read_to_string(dir.join("config.json")).unwrap();
+    let weights = std::fs::read(dir.join("model.safetensors")).unwrap();
+    let tokenizer = std::fs::read_to_string(dir.join("tokenizer.json")).unwrap();
+    let bytes = ModelBytes {
+        id: ID,
+        config_json: &config,
+        weights: &weights,
+        tokenizer_json: Some(&tokenizer),
+        training: None,
+    };
+    Session::from_bytes(&bytes, options()).unwrap()
+}
+
+/// The one trace figures see, under the prompt's name, as the site hands traces over.
+struct One<'t>(&'t Trace);
+
+impl tracebook_figures::Traces for One<'_> {
+    fn get(&self, prompt: &str) -> Option<&Trace> {
+        (prompt == NAME).then_some(self.0)
+    }
+    fn names(&self) -> Vec<String> {
+        vec![NAME.to_string()]
+    }
+}
+
+#[test]
+fn the_live_trace_is_the_trace_file_tracebook_trace_writes() {
+    let dir = tiny();
+    let spec = prompt("The robots will bring us", 3);
+    let expected = native(dir.path(), &spec);
+    let mut session = live(dir.path());
+    let traced = session.trace(NAME, &spec).unwrap();
+    assert_eq!(traced.to_json(), expected.to_json());
+}
+
+#[test]
+fn every_figure_kind_is_drawn_byte_for_byte_as_the_build_draws_it() {
+    let dir = tiny();
+    let spec = prompt(
+        "When Mary and John went to the store, John gave a drink to",
+        4,
+    );
+    let expected = native(dir.path(), &spec);
+    let mut session = live(dir.path());
+    session.trace(NAME, &spec).unwrap();
+    let mut drawn = Vec::new();
+    for kind in tracebook_figures::kinds() {
+        // Start from the prompt alone and add each option the kind says it needs.
+        let mut body = format!("prompt = \"{NAME}\"\ncaption = \"Yours\"\n");
+        loop {
+            let table: toml::Table = toml::from_str(&body).unwrap();
+            let build = tracebook_figures::render(kind, &table, &One(&expected));
+            match (build, session.figure(kind, &body)) {
+                (Ok(build), Ok(live)) => {
+                    assert_eq!(live, build, "figure {kind} with {body}");
+                    drawn.push(*kind);
+                }
+                (Err(build), Err(LiveError::Figure(live))) => {
+                    assert_eq!(live, build, "{kind} with {body}");
+                    let needed = build.key.filter(|_| build.message.contains("needs"));
+                    if let Some(key) = needed.filter(|k| !body.contains(&format!("{k} ="))) {
+                        body.push_str(&format!("{key} = 0\n"));
+                        continue;
+                    }
+                }
+                (build, live) => panic!("{kind}: the build gave {build:?}, live {live:?}"),
+            }
+            break;
+        }
+    }
+    eprintln!("drawn alike: {drawn:?}");
+    for kind in [
+        "attention",
+        "next-token",
+        "tokens",
+        "residual",
+        "generation",
+    ] {
+        assert!(
+            drawn.contains(&kind),
+            "{kind} was not drawn; drawn: {drawn:?}"
+        );
+    }
+}
+
+#[test]
+fn a_figure_block_id_is_set_aside_as_the_site_sets_it_aside() {
+    let dir = tiny();
+    let mut session = live(dir.path());
+    session.trace(NAME, &prompt("Hello there", 0)).unwrap();
+    let with_id = format!("id = \"fig-one\"\nprompt = \"{NAME}\"\nlayer = 1\nhead = 2\n");
+    let without = format!("prompt = \"{NAME}\"\nlayer = 1\nhead = 2\n");
+    assert_eq!(
+        session.figure("attention", &with_id).unwrap(),
+        session.figure("attention", &without).unwrap()
+    );
+}
+
+#[test]
+fn bad_prompts_and_options_get_a_message_not_a_figure() {
+    let dir = tiny();
+    let mut session = live(dir.path());
+    let error = |session: &mut Session, spec: PromptSpec| {
+        session
+            .trace(NAME, &spec)
+            .map(|_| ())
+            .unwrap_err()
+            .to_string()
+    };
+    assert!(error(&mut session, prompt("", 0)).contains("is empty"));
+    assert!(error(&mut session, prompt(" \n\t ", 0)).contains("only whitespace"));
+    let long = "word ".repeat(1100);
+    assert!(error(&mut session, prompt(&long, 0)).contains("has a context of 1024"));
+    let mut hot = prompt("Hi", 1);
+    hot.options.temperature = Some(-1.0);
+    assert!(error(&mut session, hot).contains("temperature"));
+    assert!(session.trace_of(NAME).is_none());
+
+    session.trace(NAME, &prompt("Hi", 0)).unwrap();
+    let toml_error = session.figure("attention", "prompt = ").unwrap_err();
+    assert!(
+        toml_error.to_string().contains("not valid TOML"),
+        "{toml_error}"
+    );
+    let unknown = session
+        .figure("attention", "prompt = \"theirs\"")
+        .unwrap_err()
+        .to_string();
+    assert!(unknown.contains("theirs"), "{unknown}");
+}
+
+#[test]
+fn tokens_are_the_native_tokenizer_s() {
+    let dir = tiny();
+    let session = live(dir.path());
+    let native = Model::load(from_dir(ID, dir.path()).unwrap())
+        .unwrap()
+        .tokenizer;
+    for text in [
+        "The robots will bring",
+        " leading space, trailing  ",
+        "émoji 🤖 and 中文 and <|endoftext|>",
+        "numbers 1234567 and\nnew lines",
+    ] {
+        for special in [false, true] {
+            assert_eq!(
+                session.tokenize(text, special).unwrap(),
+                native.encode_as(text, special).unwrap(),
+                "{text:?}"
+            );
+        }
+    }
+}

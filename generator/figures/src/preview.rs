@@ -45,6 +45,7 @@ const BLOCKS: &[(&str, &str)] = &[
     ("next-token", "prompt = \"robots\""),
     ("next-token", "prompt = \"robots\"\nk = 5\nscale = \"full\""),
     ("next-token", "prompt = \"animal\"\nk = 4"),
+    ("logits", "prompt = \"animal\""),
     ("temperature", "prompt = \"robots\""),
     (
         "temperature",

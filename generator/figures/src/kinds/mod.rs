@@ -13,6 +13,7 @@ mod head_mix;
 mod heads;
 mod layernorm;
 mod logit_lens;
+mod logits;
 mod loss;
 mod mlp;
 mod next_token;
@@ -83,6 +84,7 @@ kinds![
     layernorm: scaled,
     residual: scaled,
     next_token,
+    logits,
     temperature,
     sampling,
     generation,
@@ -228,6 +230,7 @@ mod tests {
         ("layernorm", "layer = 1"),
         ("residual", ""),
         ("next-token", ""),
+        ("logits", ""),
         ("temperature", ""),
         ("sampling", ""),
         ("generation", ""),

@@ -27,6 +27,7 @@ const CASES: &[(&str, &str)] = &[
     ("layernorm", "layer = 5\ndims = 64"),
     ("residual", "tokens = 16"),
     ("next-token", "k = 4"),
+    ("logits", "position = -2"),
     ("temperature", "temperatures = [0, 0.5, 1, 2]"),
     ("sampling", "top_p = 0.99"),
     ("generation", ""),

@@ -6,11 +6,15 @@
 #
 #   cargo build --release
 #   bash benches/example_site.sh [RUNS]
+#
+# TRACEBOOK=/path/to/tracebook times another build of tracebook (e.g. a copy kept from before a
+# change); SITE=/path/to/site another copy of the example site (e.g. with rewritten traces).
 set -euo pipefail
 
 runs=${1:-30}
 repo=$(cd "$(dirname "$0")/.." && pwd)
-bin="$repo/target/release/tracebook"
+bin=${TRACEBOOK:-"$repo/target/release/tracebook"}
+site=${SITE:-"$repo"}
 [ -x "$bin" ] || { echo "build first: cargo build --release" >&2; exit 1; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -18,9 +22,9 @@ export XDG_CACHE_HOME="$work/cache"
 
 for variant in with without; do
   mkdir -p "$work/$variant"
-  cp -r "$repo/tracebook.toml" "$repo/content" "$repo/traces" "$repo/models" "$work/$variant/"
-  for dir in static templates; do
-    [ -d "$repo/$dir" ] && cp -r "$repo/$dir" "$work/$variant/"
+  cp -r "$site/tracebook.toml" "$site/content" "$site/traces" "$site/models" "$work/$variant/"
+  for extra in static templates references.bib; do
+    [ -e "$site/$extra" ] && cp -r "$site/$extra" "$work/$variant/"
   done
 done
 # A claim is one `{{ claim ... }}` on one line.

@@ -155,12 +155,12 @@ fn corrupt_and_future_traces_are_refused_with_the_file_name() {
     assert!(!o.status.success());
     assert!(stderr(&o).contains("bad.json"), "{}", stderr(&o));
     let future = dir.path().join("future.json");
-    std::fs::write(&future, "{\"format\": \"tracebook-trace\", \"version\": 2}").unwrap();
+    std::fs::write(&future, "{\"format\": \"tracebook-trace\", \"version\": 3}").unwrap();
     let o = run(&["inspect", future.to_str().unwrap()], dir.path());
     assert!(!o.status.success());
     let err = stderr(&o);
     assert!(
-        err.contains("future.json") && err.contains("version 2"),
+        err.contains("future.json") && err.contains("version 3"),
         "{err}"
     );
 }

@@ -1,5 +1,5 @@
 // The browser module run by node: load a model folder into `Live` (from its files' bytes),
-// trace a prompt, print one figure's SVG and how long the trace took. `draw.rs` does the
+// trace a prompt, print one figure's SVG and how long the trace and a bare traced forward took. `draw.rs` does the
 // same natively; diffing the two checks the module against the native build.
 //
 //     node generator/live/examples/draw.mjs MODEL_DIR PROMPT KIND [TOML]
@@ -34,9 +34,17 @@ for (let i = 0; i < 7; i++) {
   ms.push(performance.now() - start);
 }
 ms.sort((a, b) => a - b);
-const tokens = JSON.parse(live.trace_json("mine")).meta.tokens.length;
+const ids = live.tokenize(text, false);
+const forward = [];
+for (let i = 0; i < 21; i++) {
+  start = performance.now();
+  live.forward(ids);
+  forward.push(performance.now() - start);
+}
+forward.sort((a, b) => a - b);
 console.error(
   `module ${instantiated.toFixed(0)} ms, model ${loaded.toFixed(0)} ms, ` +
-    `traced ${tokens} tokens: median ${ms[3].toFixed(1)} ms`,
+    `${ids.length} tokens: trace median ${ms[3].toFixed(1)} ms, ` +
+    `traced forward median ${forward[10].toFixed(1)} ms`,
 );
 process.stdout.write(live.figure(kind, `prompt = "mine"\n${rest.join("\n")}`));

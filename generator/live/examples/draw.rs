@@ -1,5 +1,6 @@
 //! The native twin of `draw.mjs`: load a model folder into a [`Session`] as the browser does
-//! (from its files' bytes), trace a prompt, print one figure's SVG and how long the trace took.
+//! (from its files' bytes), trace a prompt, print one figure's SVG and how long the trace and a
+//! bare traced forward took.
 //! Diffing the two outputs checks the WebAssembly module against the native build.
 //!
 //!     cargo run --release -p tracebook-live --example draw -- MODEL_DIR PROMPT KIND [TOML]
@@ -41,8 +42,24 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ms.push(start.elapsed().as_secs_f64() * 1e3);
     }
     ms.sort_by(f64::total_cmp);
-    let tokens = session.trace_of("mine").map_or(0, |t| t.meta.tokens.len());
-    eprintln!("traced {tokens} tokens: median {:.1} ms", ms[ms.len() / 2]);
+    let ids: Vec<u32> = session
+        .tokenize(text, false)?
+        .iter()
+        .map(|t| t.id)
+        .collect();
+    let mut forward = Vec::new();
+    for _ in 0..21 {
+        let start = Instant::now();
+        session.forward(&ids)?;
+        forward.push(start.elapsed().as_secs_f64() * 1e3);
+    }
+    forward.sort_by(f64::total_cmp);
+    eprintln!(
+        "{} tokens: trace median {:.1} ms, traced forward median {:.1} ms",
+        ids.len(),
+        ms[ms.len() / 2],
+        forward[forward.len() / 2]
+    );
     let body = format!("prompt = \"mine\"\n{}", rest.join("\n"));
     print!("{}", session.figure(kind, &body)?.svg);
     Ok(())

@@ -91,6 +91,13 @@ impl Live {
         Ok(value.to_string())
     }
 
+    /// One traced forward pass over token `ids`, nothing kept: for timing (see
+    /// `Session::forward`). Returns how many tensors were recorded.
+    pub fn forward(&self, ids: Vec<u32>) -> Result<u32, JsError> {
+        let recorded = self.session.forward(&ids).map_err(js)?;
+        Ok(recorded as u32)
+    }
+
     /// The token ids of `text` (special tokens read as such if `special`).
     pub fn tokenize(&self, text: &str, special: bool) -> Result<Vec<u32>, JsError> {
         let tokens = self.session.tokenize(text, special).map_err(js)?;

@@ -3,7 +3,7 @@
 use crate::error::LiveError;
 use std::collections::BTreeMap;
 use tracebook_figures::{Figure, LiveCache, Traces};
-use tracebook_model::{trace, Model, ModelBytes, TraceRequest};
+use tracebook_model::{trace, Model, ModelBytes, ModelError, TensorRecorder, TraceRequest};
 use tracebook_trace::{PromptSpec, Token, Trace, TraceOptions};
 
 /// The site's model and the traces of the reader's prompts, by the prompt name they stand in for.
@@ -97,13 +97,37 @@ impl Session {
         Ok(tracebook_figures::render(kind, &options, self)?)
     }
 
+    /// One traced forward pass over `ids` (every tensor recorded, then dropped), for timing it
+    /// against the native one (`tracebook dev bench-forward`); returns how many tensors were
+    /// recorded.
+    pub fn forward(&self, ids: &[u32]) -> Result<usize, LiveError> {
+        // Checked here: candle panics on no tokens, and a panic ends a WebAssembly module.
+        let config = &self.model.config;
+        if ids.is_empty() || ids.len() > config.n_positions {
+            return Err(LiveError::Prompt(format!(
+                "a forward pass takes 1 to {} tokens, not {}",
+                config.n_positions,
+                ids.len()
+            )));
+        }
+        if let Some(id) = ids.iter().find(|&&id| id as usize >= config.vocab_size) {
+            return Err(LiveError::Prompt(format!(
+                "token id {id} is not in the model's vocabulary of {}",
+                config.vocab_size
+            )));
+        }
+        let mut recorder = TensorRecorder::default();
+        self.model.gpt2.forward(ids, &mut recorder)?;
+        Ok(recorder.tensors.len())
+    }
+
     /// The tokens the model sees for `text` (with special tokens read as such if `special`).
     pub fn tokenize(&self, text: &str, special: bool) -> Result<Vec<Token>, LiveError> {
         Ok(self
             .model
             .tokenizer
             .encode_as(text, special)
-            .map_err(tracebook_model::ModelError::from)?)
+            .map_err(ModelError::from)?)
     }
 }
 

@@ -204,3 +204,22 @@ fn tokens_are_the_native_tokenizer_s() {
         }
     }
 }
+
+#[test]
+fn a_bare_traced_forward_records_what_the_tracer_records() {
+    let dir = tiny();
+    let session = live(dir.path());
+    let model = Model::load(from_dir(ID, dir.path()).unwrap()).unwrap();
+    let mut recorder = tracebook_model::TensorRecorder::default();
+    model
+        .gpt2
+        .forward(&[464, 14193, 481], &mut recorder)
+        .unwrap();
+    assert_eq!(
+        session.forward(&[464, 14193, 481]).unwrap(),
+        recorder.tensors.len()
+    );
+    assert!(session.forward(&[]).is_err());
+    assert!(session.forward(&[50257]).is_err());
+    assert!(session.forward(&[1; 1025]).is_err());
+}

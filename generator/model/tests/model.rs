@@ -2,9 +2,7 @@
 
 use std::path::Path;
 use tracebook_model::testmodel::{write_test_model, KeyLayout, TestModelSpec};
-use tracebook_model::{
-    source, trace, Model, ModelBytes, NoRecorder, TensorRecorder, TraceRequest,
-};
+use tracebook_model::{source, trace, Model, ModelBytes, NoRecorder, TensorRecorder, TraceRequest};
 use tracebook_trace::{Precision, PromptOptions, PromptSpec, TraceOptions};
 
 fn tiny(dir: &Path, layout: KeyLayout) -> Model {
@@ -536,16 +534,15 @@ fn a_model_from_bytes_in_memory_is_the_model_from_its_folder() {
     );
 
     let broken = Model::from_bytes(&ModelBytes {
+        id: "tiny",
+        config_json: &config,
         weights: &weights[..weights.len() / 2],
         tokenizer_json: None,
-        ..ModelBytes {
-            id: "tiny",
-            config_json: &config,
-            weights: &weights,
-            tokenizer_json: None,
-            training: None,
-        }
+        training: None,
     });
     let message = broken.err().unwrap().to_string();
-    assert!(message.starts_with("tiny/model.safetensors: not a readable safetensors file"), "{message}");
+    assert!(
+        message.starts_with("tiny/model.safetensors: not a readable safetensors file"),
+        "{message}"
+    );
 }

@@ -43,7 +43,7 @@ pub enum TraceError {
         "{origin}: not a tracebook trace: {reason}\n  hint: is this the right file? {REGENERATE}"
     )]
     WrongFormat { origin: Origin, reason: String },
-    #[error("{origin}: trace format version {found}, but tracebook {} reads version {supported} only\n  hint: run `tracebook trace` with this tracebook to regenerate it (`tracebook trace --prompt TEXT --out FILE` for an ad-hoc trace), or read it with the tracebook that wrote it", env!("CARGO_PKG_VERSION"))]
+    #[error("{origin}: trace format version {found}, but tracebook {} reads versions 1 to {supported}\n  hint: run `tracebook trace` with this tracebook to regenerate it (`tracebook trace --prompt TEXT --out FILE` for an ad-hoc trace), or read it with the tracebook that wrote it", env!("CARGO_PKG_VERSION"))]
     UnknownVersion {
         origin: Origin,
         found: String,

@@ -1,6 +1,6 @@
 //! The JSON layout of a trace file, and the header check that comes before anything else.
 
-use crate::codec::Encoding;
+use crate::codec::{Compression, Encoding, Prediction};
 use crate::error::{Origin, TraceError};
 use crate::meta::TraceMeta;
 use crate::{FORMAT, FORMAT_VERSION};
@@ -23,6 +23,10 @@ pub(crate) struct FileOut<'a> {
 pub(crate) struct TensorOut<'a> {
     pub shape: &'a [usize],
     pub encoding: Encoding,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub predict: Option<&'a Prediction>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub compression: Option<Compression>,
     /// Standard base64 (with padding) of the encoded bytes.
     pub data: String,
 }
@@ -38,6 +42,12 @@ pub(crate) struct FileIn {
 pub(crate) struct TensorIn {
     pub shape: Vec<usize>,
     pub encoding: Encoding,
+    /// Version 2: the values are this prediction plus the decoded data.
+    #[serde(default)]
+    pub predict: Option<Prediction>,
+    /// Version 2: how the encoded bytes are compressed.
+    #[serde(default)]
+    pub compression: Option<Compression>,
     pub data: String,
 }
 
@@ -93,10 +103,10 @@ pub(crate) fn parse(text: &str, origin: &Origin) -> Result<FileIn, TraceError> {
         }
     })?;
     check_format(header.format.as_ref(), origin)?;
-    check_version(header.version.as_ref(), origin)?;
+    let version = check_version(header.version.as_ref(), origin)?;
     serde_json::from_str(text).map_err(|e| TraceError::Schema {
         origin: origin.clone(),
-        version: FORMAT_VERSION,
+        version,
         line: e.line(),
         column: e.column(),
         message: strip_position(&e),
@@ -115,9 +125,13 @@ fn check_format(format: Option<&Value>, origin: &Origin) -> Result<(), TraceErro
     })
 }
 
-fn check_version(version: Option<&Value>, origin: &Origin) -> Result<(), TraceError> {
+/// The file's version when this crate reads it (1 to `FORMAT_VERSION`).
+fn check_version(version: Option<&Value>, origin: &Origin) -> Result<u32, TraceError> {
     let found = match version {
-        Some(Value::Number(n)) if n.as_u64() == Some(u64::from(FORMAT_VERSION)) => return Ok(()),
+        Some(Value::Number(n)) => match n.as_u64().and_then(|v| u32::try_from(v).ok()) {
+            Some(v) if (1..=FORMAT_VERSION).contains(&v) => return Ok(v),
+            _ => n.to_string(),
+        },
         Some(found) => found.to_string(),
         None => "(missing)".to_string(),
     };

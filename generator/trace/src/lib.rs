@@ -47,5 +47,5 @@ pub use trace::Trace;
 /// The `format` string every trace file starts with.
 pub const FORMAT: &str = "tracebook-trace";
 
-/// The format version this crate writes and the only one it reads.
-pub const FORMAT_VERSION: u32 = 1;
+/// The format version this crate writes; it reads this one and every earlier one.
+pub const FORMAT_VERSION: u32 = 2;

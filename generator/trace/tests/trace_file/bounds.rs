@@ -272,3 +272,105 @@ fn shapes_are_preserved_including_scalars_and_empty_tensors() {
         }
     }
 }
+
+/// GPT-2's `gelu_new`, computed in f64.
+fn gelu(x: f32) -> f32 {
+    let x = f64::from(x);
+    (0.5 * x * (1.0 + (0.797_884_560_802_865_4 * (x + 0.044_715 * x.powi(3))).tanh())) as f32
+}
+
+/// A residual stream, attention and MLP as the forward pass makes them (sums and GELU), with
+/// GPT-2's large dimension, in the order the tracer inserts them.
+fn forward_tensors(rng: &mut Rng, t: usize, d: usize) -> Vec<(String, Vec<f32>)> {
+    let add = |a: &[f32], b: &[f32]| a.iter().zip(b).map(|(x, y)| x + y).collect::<Vec<f32>>();
+    let embed = rng.normals(t * d, 0.1);
+    let pos = rng.normals(t * d, 0.05);
+    let mut resid = add(&embed, &pos);
+    let mut out = vec![("embed".to_string(), embed), ("pos_embed".to_string(), pos)];
+    for l in 0..3 {
+        let b = format!("blocks.{l}");
+        out.push((format!("{b}.resid_pre"), resid.clone()));
+        let mut attn_out = rng.normals(t * d, 1.0 + l as f32);
+        attn_out[5] = 300.0;
+        let mid = add(&resid, &attn_out);
+        out.push((format!("{b}.attn_out"), attn_out));
+        out.push((format!("{b}.resid_mid"), mid.clone()));
+        let pre = rng.normals(t * 4 * d, 2.0);
+        let post = pre.iter().map(|&x| gelu(x)).collect();
+        out.push((format!("{b}.mlp.pre"), pre));
+        out.push((format!("{b}.mlp.post"), post));
+        let mlp_out = rng.normals(t * d, 2.0);
+        resid = add(&mid, &mlp_out);
+        out.push((format!("{b}.mlp_out"), mlp_out));
+        out.push((format!("{b}.resid_post"), resid.clone()));
+    }
+    out
+}
+
+#[test]
+fn predicted_tensors_keep_the_activation_bound_of_max_row_over_254() {
+    let (t, d) = (8, 48);
+    let tensors = forward_tensors(&mut Rng::new(8), t, d);
+    let mut trace = Trace::new(meta(Precision::Compact));
+    for (name, data) in &tensors {
+        let cols = if name.contains("mlp.") { 4 * d } else { d };
+        trace.insert(name, vec![t, cols], data).unwrap();
+    }
+    let text = trace.to_json();
+    let file: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let back = Trace::from_json(&text).unwrap();
+    let mut predicted = 0;
+    let mut worst = 0.0f64;
+    for (name, data) in &tensors {
+        let entry = &file["tensors"][name.as_str()];
+        assert_eq!(entry["encoding"], "int8_rows", "{name}");
+        predicted += usize::from(entry.get("predict").is_some());
+        let decoded = back.tensor(name).unwrap().data;
+        let cols = decoded.len() / t;
+        for (row, got) in data.chunks(cols).zip(decoded.chunks(cols)) {
+            let max = row.iter().fold(0.0f32, |m, x| m.max(x.abs()));
+            let bound = max * (1.0 / 254.0 + 2f32.powi(-23));
+            for (&x, &y) in row.iter().zip(got) {
+                assert!((x - y).abs() <= bound, "{name}: {x} became {y} (max {max})");
+                worst = worst.max(f64::from((x - y).abs() / max));
+            }
+        }
+    }
+    let op = |name: &str| file["tensors"][name]["predict"]["op"].clone();
+    assert_eq!(op("blocks.0.resid_pre"), "sum");
+    assert_eq!(
+        op("blocks.1.resid_pre"),
+        "sum",
+        "a copy of blocks.0.resid_post"
+    );
+    assert_eq!(op("blocks.2.resid_mid"), "sum");
+    assert_eq!(op("blocks.2.mlp.post"), "gelu_new");
+    assert!(predicted >= 9, "{predicted} predicted tensors");
+    assert!(worst > 0.9 / 254.0, "the bound is nearly reached ({worst})");
+}
+
+#[test]
+fn a_prediction_that_does_not_fit_leaves_the_tensor_stored_plainly() {
+    let mut rng = Rng::new(9);
+    let mut trace = Trace::new(meta(Precision::Compact));
+    let pre = rng.normals(64, 1.0);
+    // Far from GELU of mlp.pre: the difference needs more than 127 steps of the row scale.
+    let post: Vec<f32> = pre.iter().map(|x| -50.0 * x).collect();
+    trace.insert("blocks.0.mlp.pre", vec![1, 64], &pre).unwrap();
+    trace
+        .insert("blocks.0.mlp.post", vec![1, 64], &post)
+        .unwrap();
+    let text = trace.to_json();
+    let file: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert!(file["tensors"]["blocks.0.mlp.post"]
+        .get("predict")
+        .is_none());
+    let back = Trace::from_json(&text)
+        .unwrap()
+        .tensor("blocks.0.mlp.post")
+        .unwrap();
+    let max = post.iter().fold(0.0f32, |m, x| m.max(x.abs()));
+    for (&x, &y) in post.iter().zip(&back.data) {
+        assert!((x - y).abs() <= max * (1.0 / 254.0 + 2f32.powi(-23)));
+    }
+}

@@ -73,16 +73,16 @@ fn another_format_is_named_as_such() {
 #[test]
 fn a_newer_version_says_which_versions_this_tool_reads() {
     let mut value = good_json();
-    value["version"] = 2.into();
-    // A version-2 file need not look like version 1 at all; the version is checked first.
+    value["version"] = 3.into();
+    // A version-3 file need not look like version 2 at all; the version is checked first.
     value["meta"] = Value::Null;
     let (err, message) = read_error(&value.to_string());
     assert!(
-        matches!(&err, TraceError::UnknownVersion { found, .. } if found == "2"),
+        matches!(&err, TraceError::UnknownVersion { found, .. } if found == "3"),
         "{err:?}"
     );
-    assert!(message.contains("format version 2"), "{message}");
-    assert!(message.contains("reads version 1 only"), "{message}");
+    assert!(message.contains("format version 3"), "{message}");
+    assert!(message.contains("reads versions 1 to 2"), "{message}");
 }
 
 #[test]
@@ -222,4 +222,67 @@ fn inserting_a_wrong_length_or_a_name_twice_is_refused() {
 fn from_json_errors_say_they_come_from_trace_json() {
     let err = Trace::from_json("nope").unwrap_err().to_string();
     assert!(err.starts_with("trace JSON: not valid JSON"), "{err}");
+}
+
+/// A compact trace whose `blocks.0.resid_pre` is predicted from `embed` and `pos_embed`.
+fn predicted_json() -> Value {
+    let mut trace = Trace::new(crate::common::meta(Precision::Compact));
+    let values: Vec<f32> = (0..64).map(|i| (i % 4) as f32 - 1.5).collect();
+    let zeros = vec![0.0; 64];
+    trace.insert("embed", vec![2, 32], &values).unwrap();
+    trace.insert("pos_embed", vec![2, 32], &zeros).unwrap();
+    trace
+        .insert("blocks.0.resid_pre", vec![2, 32], &values)
+        .unwrap();
+    let value: Value = serde_json::from_str(&trace.to_json()).unwrap();
+    assert_eq!(
+        value["tensors"]["blocks.0.resid_pre"]["predict"]["op"],
+        "sum"
+    );
+    assert_eq!(value["tensors"]["embed"]["compression"], "zlib");
+    value
+}
+
+/// The error reading tensor `name` of `value` from a file, checked for the path and the fix.
+fn tensor_error(value: &Value, name: &str) -> String {
+    let (_dir, path) = file_with(&value.to_string());
+    let err = Trace::read(&path).unwrap().tensor(name).unwrap_err();
+    assert!(matches!(err, TraceError::CorruptTensor { .. }), "{err:?}");
+    let message = err.to_string();
+    assert_names_file_and_fix(&message, &path);
+    message
+}
+
+#[test]
+fn a_zlib_stream_that_does_not_inflate_to_the_tensor_is_corrupt() {
+    let mut value = predicted_json();
+    value["tensors"]["embed"]["data"] = "eJxjYGBgAAAABAAB".into();
+    let message = tensor_error(&value, "embed");
+    assert!(message.contains("its zlib data"), "{message}");
+}
+
+#[test]
+fn a_prediction_from_a_missing_or_circular_base_or_too_many_bases_is_corrupt() {
+    let mut value = predicted_json();
+    value["tensors"]["blocks.0.resid_pre"]["predict"]["from"][1] = "pos_embedd".into();
+    let message = tensor_error(&value, "blocks.0.resid_pre");
+    assert!(
+        message.contains("base \"pos_embedd\" is not in the trace"),
+        "{message}"
+    );
+
+    let mut value = predicted_json();
+    let from = &mut value["tensors"]["blocks.0.resid_pre"]["predict"]["from"];
+    *from = serde_json::json!(["embed", "embed", "embed", "embed"]);
+    let message = tensor_error(&value, "blocks.0.resid_pre");
+    assert!(message.contains("\"sum\" cannot take 4 bases"), "{message}");
+
+    let mut value = predicted_json();
+    let own = value["tensors"]["blocks.0.resid_pre"]["predict"].clone();
+    value["tensors"]["embed"]["predict"] = own;
+    let message = tensor_error(&value, "embed");
+    assert!(
+        message.contains("at most 2 levels are allowed"),
+        "{message}"
+    );
 }

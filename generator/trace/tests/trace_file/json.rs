@@ -107,3 +107,32 @@ fn numbers_in_the_metadata_survive_any_number_of_round_trips() {
         1e-307
     );
 }
+
+/// A version-1 file as tracebook 0.1 wrote it: no compression, no predictions.
+#[test]
+fn version_1_files_still_read_bit_for_bit() {
+    use base64::Engine;
+    let b64 = |bytes: &[u8]| base64::engine::general_purpose::STANDARD.encode(bytes);
+    let mut int8 = [1.0f32.to_le_bytes(), 0.5f32.to_le_bytes()].concat();
+    int8.extend([127u8, (-64i8) as u8, 0, 3]);
+    let mut f16_rows = (-80.5f32).to_le_bytes().to_vec();
+    f16_rows.extend([0x00, 0x00, 0x00, 0xbc]); // 0 and -1.0 in binary16
+    let mut value: serde_json::Value =
+        serde_json::from_str(&small_trace(Precision::Compact).to_json()).unwrap();
+    value["version"] = 1.into();
+    value["tensors"] = serde_json::json!({
+        "embed": {"shape": [2, 2], "encoding": "int8_rows", "data": b64(&int8)},
+        "blocks.0.attn.pattern": {"shape": [3], "encoding": "unorm8", "data": b64(&[255, 0, 51])},
+        "logits.last": {"shape": [2], "encoding": "f16_rows", "data": b64(&f16_rows)},
+    });
+    let trace = Trace::from_json(&value.to_string()).unwrap();
+    let bits = |name: &str| -> Vec<u32> {
+        let data = trace.tensor(name).unwrap().data;
+        data.iter().map(|x| x.to_bits()).collect()
+    };
+    let expected = |v: &[f32]| -> Vec<u32> { v.iter().map(|x| x.to_bits()).collect() };
+    assert_eq!(bits("embed"), expected(&[127.0, -64.0, 0.0, 1.5]));
+    assert_eq!(bits("blocks.0.attn.pattern"), expected(&[1.0, 0.0, 0.2]));
+    assert_eq!(bits("logits.last"), expected(&[-80.5, -81.5]));
+    assert_eq!(trace.meta.prompt.text, "The robots will bring");
+}

@@ -1,4 +1,4 @@
-//! The size target: a compact trace of a GPT-2-small run takes at most 1.5 bytes per value.
+//! The size target: a compact trace of a GPT-2-small run takes at most 1 byte per value.
 
 use crate::common::{meta, Rng};
 use tracebook_trace::{Encoding, Precision, Trace};
@@ -94,7 +94,7 @@ fn gelu(x: f32) -> f32 {
 }
 
 #[test]
-fn a_compact_gpt2_small_trace_takes_at_most_one_and_a_half_bytes_per_value() {
+fn a_compact_gpt2_small_trace_takes_at_most_one_byte_per_value() {
     let trace = gpt2_small_trace(Precision::Compact);
     let names = trace.tensor_names().count();
     assert_eq!(names, 2 + LAYERS * 19 + 4, "every tensor of the table");
@@ -105,19 +105,17 @@ fn a_compact_gpt2_small_trace_takes_at_most_one_and_a_half_bytes_per_value() {
     let values = trace.stored_values();
     let per_value = bytes as f64 / values as f64;
     println!("compact GPT-2 small trace (T={TOKENS}): {bytes} bytes, {values} values, {per_value:.3} bytes/value");
-    assert!(per_value <= 1.5, "{per_value:.3} bytes per value");
+    assert!(per_value <= 1.0, "{per_value:.3} bytes per value");
 }
 
 #[test]
-fn f16_and_f32_traces_take_what_their_encodings_promise() {
+fn f16_and_f32_traces_take_at_most_what_their_encodings_promise() {
     for (precision, raw) in [(Precision::F16, 2.0), (Precision::F32, 4.0)] {
         let trace = gpt2_small_trace(precision);
         let per_value = trace.to_json().len() as f64 / trace.stored_values() as f64;
         println!("{precision} GPT-2 small trace: {per_value:.3} bytes/value");
+        // Compression only ever makes a tensor smaller.
         let base64 = raw * 4.0 / 3.0;
-        assert!(
-            per_value > base64 && per_value < base64 * 1.01,
-            "{precision}: {per_value:.3}"
-        );
+        assert!(per_value < base64 * 1.01, "{precision}: {per_value:.3}");
     }
 }

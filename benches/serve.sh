@@ -16,7 +16,7 @@ command -v curl >/dev/null || { echo "needs curl" >&2; exit 1; }
 work=$(mktemp -d)
 site="$work/site"
 mkdir -p "$site"
-cp -r "$repo/tracebook.toml" "$repo/content" "$repo/traces" "$repo/models" "$site/"
+cp -r "$repo/tracebook.toml" "$repo/references.bib" "$repo/content" "$repo/traces" "$repo/models" "$site/"
 for dir in static templates; do
   [ -d "$repo/$dir" ] && cp -r "$repo/$dir" "$site/"
 done

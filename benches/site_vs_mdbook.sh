@@ -20,7 +20,7 @@ command -v mdbook >/dev/null || { echo "mdbook not found: cargo install mdbook -
 
 site="$work/site"
 mkdir -p "$site"
-cp -r "$repo/tracebook.toml" "$repo/content" "$repo/traces" "$site/"
+cp -r "$repo/tracebook.toml" "$repo/references.bib" "$repo/content" "$repo/traces" "$site/"
 [ -d "$repo/static" ] && cp -r "$repo/static" "$site/"
 [ -d "$repo/templates" ] && cp -r "$repo/templates" "$site/"
 export XDG_CACHE_HOME="$work/cache"

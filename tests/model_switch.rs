@@ -37,6 +37,7 @@ fn switching_models_lists_the_prose_to_revise_and_builds_meanwhile() {
     ] {
         copy(&repo.join(part), &site.join(part));
     }
+    std::fs::copy(repo.join("references.bib"), site.join("references.bib")).unwrap();
     let config = std::fs::read_to_string(repo.join("tracebook.toml")).unwrap();
     assert!(config.contains("id = \"models/tracebook-tiny-en\""));
     std::fs::write(

@@ -314,3 +314,30 @@ fn a_broken_training_log_is_a_clear_error() {
     assert!(message.contains("remove training_log.json"), "{message}");
     assert!(!out.exists());
 }
+
+#[test]
+fn inspect_into_a_reader_that_stops_early_is_no_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("t.json");
+    let o = trace_prompt(
+        model().to_str().unwrap(),
+        "The robots will bring",
+        &out,
+        &["--precision", "f32"],
+        dir.path(),
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    // As `tracebook inspect t.json --tensor logits.last | head -c 1`: the reader is gone before
+    // the output is written.
+    let mut child = cli::tracebook(dir.path())
+        .args(["inspect", out.to_str().unwrap(), "--tensor", "logits.last"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let done = child.wait_with_output().unwrap();
+    let said = cli::text(&done.stderr);
+    assert!(!said.contains("panicked"), "{said}");
+    assert!(done.status.success(), "{said}");
+}

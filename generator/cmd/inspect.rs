@@ -1,6 +1,7 @@
 //! `tracebook inspect`: list a trace's tensors, or print one as plain JSON numbers. Token ids
 //! (the `*_ids` tensors) print as integers, with each id's token text beside it.
 
+use std::io::Write;
 use std::path::PathBuf;
 use tracebook_trace::{TensorKind, Trace};
 
@@ -43,8 +44,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         None if args.json => listing_json(&trace).to_string(),
         None => listing_text(&trace),
     };
-    println!("{out}");
-    Ok(())
+    // A reader that stops early (`inspect FILE | head`) is not an error, nor a panic.
+    match writeln!(std::io::stdout().lock(), "{out}") {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
+        _ => Ok(()),
+    }
 }
 
 fn listing_json(trace: &Trace) -> serde_json::Value {

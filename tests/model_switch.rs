@@ -7,21 +7,11 @@
 
 #[path = "support/cli.rs"]
 mod cli;
+#[path = "../generator/site/tests/support/mod.rs"]
+mod support;
 
 use cli::{ok, run, text};
 use std::path::Path;
-
-fn copy(from: &Path, to: &Path) {
-    for entry in walkdir::WalkDir::new(from) {
-        let entry = entry.unwrap();
-        let target = to.join(entry.path().strip_prefix(from).unwrap());
-        if entry.file_type().is_dir() {
-            std::fs::create_dir_all(&target).unwrap();
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
-}
 
 #[test]
 fn switching_models_lists_the_prose_to_revise_and_builds_meanwhile() {
@@ -35,7 +25,7 @@ fn switching_models_lists_the_prose_to_revise_and_builds_meanwhile() {
         "static",
         "models/tracebook-tiny-en",
     ] {
-        copy(&repo.join(part), &site.join(part));
+        support::copy_dir(&repo.join(part), &site.join(part));
     }
     std::fs::copy(repo.join("references.bib"), site.join("references.bib")).unwrap();
     let config = std::fs::read_to_string(repo.join("tracebook.toml")).unwrap();

@@ -7,7 +7,8 @@
 //! exactly, so rounding in stored logits cannot reorder near-ties at the cut).
 
 use crate::error::FigureError;
-use crate::prompt::Prompt;
+use crate::prompt::{Checked, Prompt};
+use std::cell::OnceCell;
 
 /// One candidate next token.
 #[derive(Debug, Clone, PartialEq)]
@@ -29,55 +30,98 @@ pub struct Distribution {
 
 /// The stored candidates after token `position` of `prompt`.
 pub fn at(prompt: &Prompt<'_>, position: usize) -> Result<Distribution, FigureError> {
-    let n = prompt.tokens()?.len();
-    let ids = prompt.tensor("logits.topk_ids", 2)?;
-    let stored = ids.shape[1];
-    if ids.shape[0] != n || stored == 0 {
-        return Err(prompt.broken(format!(
-            "`logits.topk_ids` has shape {:?}; a prompt of {n} tokens needs [{n}, k] with k ≥ 1",
-            ids.shape
-        )));
+    Stored::read(prompt)?.at(position)
+}
+
+/// A prompt's stored candidates, decoded once for any number of positions: the ids, and on
+/// first use the top-k logits and log-sum-exps of the positions before the last.
+pub struct Stored<'a, 't> {
+    prompt: &'a Prompt<'t>,
+    n: usize,
+    k: usize,
+    ids: Vec<f32>,
+    values: OnceCell<Checked>,
+    lse: OnceCell<Checked>,
+}
+
+impl<'a, 't> Stored<'a, 't> {
+    pub fn read(prompt: &'a Prompt<'t>) -> Result<Self, FigureError> {
+        let n = prompt.tokens()?.len();
+        let ids = prompt.tensor("logits.topk_ids", 2)?;
+        let k = ids.shape[1];
+        if ids.shape[0] != n || k == 0 {
+            return Err(prompt.broken(format!(
+                "`logits.topk_ids` has shape {:?}; a prompt of {n} tokens needs [{n}, k] with k ≥ 1",
+                ids.shape
+            )));
+        }
+        Ok(Stored {
+            prompt,
+            n,
+            k,
+            ids: ids.data,
+            values: OnceCell::new(),
+            lse: OnceCell::new(),
+        })
     }
-    let row_ids = &ids.data[position * stored..(position + 1) * stored];
-    let last = position + 1 == n;
-    let (logits, log_total, all_logits) = if last {
-        let all = prompt.tensor("logits.last", 1)?.data;
-        check_finite(prompt, "logits.last", &all)?;
-        let logits: Vec<f64> = row_ids
-            .iter()
-            .map(|&raw| vocab_id(prompt, raw, all.len()).map(|id| f64::from(all[id as usize])))
-            .collect::<Result<_, _>>()?;
-        (logits, log_sum_exp(&all), Some(all))
-    } else {
-        let values = prompt
-            .shaped("logits.topk_values", &[n, stored])?
-            .row(&[position]);
-        let lse = prompt.shaped("logits.lse", &[n])?.at(&[position]);
-        (values, lse, None)
-    };
-    let vocab = all_logits
-        .as_ref()
-        .map_or(prompt.config().vocab_size, Vec::len);
-    let mut candidates = Vec::with_capacity(stored);
-    for (&raw, logit) in row_ids.iter().zip(logits) {
-        let id = vocab_id(prompt, raw, vocab)?;
-        let Some(text) = prompt.trace.meta.token_texts.get(&id) else {
-            return Err(prompt.broken(format!("the trace has no text for token id {id}")));
+
+    /// `cell`'s tensor `name` of `shape`, read on first use.
+    fn once<'c>(
+        &self,
+        cell: &'c OnceCell<Checked>,
+        name: &str,
+        shape: &[usize],
+    ) -> Result<&'c Checked, FigureError> {
+        if cell.get().is_none() {
+            let _ = cell.set(self.prompt.shaped(name, shape)?);
+        }
+        Ok(cell.get().expect("set above"))
+    }
+
+    /// The candidates after token `position`, likeliest first.
+    pub fn at(&self, position: usize) -> Result<Distribution, FigureError> {
+        let (prompt, n, stored) = (self.prompt, self.n, self.k);
+        let row_ids = &self.ids[position * stored..(position + 1) * stored];
+        let last = position + 1 == n;
+        let (logits, log_total, all_logits) = if last {
+            let all = prompt.tensor("logits.last", 1)?.data;
+            check_finite(prompt, "logits.last", &all)?;
+            let logits: Vec<f64> = row_ids
+                .iter()
+                .map(|&raw| vocab_id(prompt, raw, all.len()).map(|id| f64::from(all[id as usize])))
+                .collect::<Result<_, _>>()?;
+            (logits, log_sum_exp(&all), Some(all))
+        } else {
+            let values = self
+                .once(&self.values, "logits.topk_values", &[n, stored])?
+                .row(&[position]);
+            let lse = self.once(&self.lse, "logits.lse", &[n])?.at(&[position]);
+            (values, lse, None)
         };
-        candidates.push(Candidate {
-            id,
-            text: text.clone(),
-            logit,
-            prob: (logit - log_total).exp(),
-        });
+        let vocab = all_logits
+            .as_ref()
+            .map_or(prompt.config().vocab_size, Vec::len);
+        let mut candidates = Vec::with_capacity(stored);
+        for (&raw, logit) in row_ids.iter().zip(logits) {
+            let id = vocab_id(prompt, raw, vocab)?;
+            let Some(text) = prompt.trace.meta.token_texts.get(&id) else {
+                return Err(prompt.broken(format!("the trace has no text for token id {id}")));
+            };
+            candidates.push(Candidate {
+                id,
+                text: text.clone(),
+                logit,
+                prob: (logit - log_total).exp(),
+            });
+        }
+        // Stable: equal probabilities keep the stored order.
+        candidates.sort_by(|a, b| b.prob.total_cmp(&a.prob));
+        Ok(Distribution {
+            candidates,
+            all_logits,
+            vocab,
+        })
     }
-    // Stable: equal probabilities keep the stored order.
-    candidates.sort_by(|a, b| b.prob.total_cmp(&a.prob));
-    Ok(Distribution {
-        candidates,
-        all_logits,
-        vocab,
-    })
 }
 
 /// The surprise −ln p (nats) at each token after the first, given the ones before it: from
@@ -88,9 +132,13 @@ pub fn surprise(prompt: &Prompt<'_>) -> Result<Vec<f64>, FigureError> {
     let tokens = prompt.tokens()?;
     let n = tokens.len();
     let stored = prompt.shaped("loss.per_token", &[n.saturating_sub(1)])?;
-    (0..n.saturating_sub(1))
+    if n < 2 {
+        return Ok(Vec::new());
+    }
+    let candidates = Stored::read(prompt)?;
+    (0..n - 1)
         .map(|i| {
-            let next = at(prompt, i)?;
+            let next = candidates.at(i)?;
             let exact = next.candidates.iter().find(|c| c.id == tokens[i + 1].id);
             Ok(exact.map_or(stored.at(&[i]), |c| -c.prob.ln()))
         })

@@ -54,21 +54,20 @@ impl Words {
 
     /// The word for `key` as HTML (escaped), with each `{name}` replaced by an HTML fragment.
     pub fn fill_html(&self, key: &str, values: &[(&str, &str)]) -> String {
-        values
-            .iter()
-            .fold(crate::escape::html(self.get(key)), |text, (name, value)| {
-                text.replace(&format!("{{{name}}}"), value)
-            })
+        fill_in(crate::escape::html(self.get(key)), values)
     }
 
     /// The word for `key` with each `{name}` replaced by its value.
     pub fn fill(&self, key: &str, values: &[(&str, &str)]) -> String {
-        values
-            .iter()
-            .fold(self.get(key).to_string(), |text, (name, value)| {
-                text.replace(&format!("{{{name}}}"), value)
-            })
+        fill_in(self.get(key).to_string(), values)
     }
+}
+
+/// `text` with each `{name}` replaced by its value.
+fn fill_in(text: String, values: &[(&str, &str)]) -> String {
+    values.iter().fold(text, |text, (name, value)| {
+        text.replace(&format!("{{{name}}}"), value)
+    })
 }
 
 /// The site's words: `language` (default "en") and the `[words]` table of `doc`, checked (an

@@ -152,7 +152,17 @@ pub fn parse(text: &str, range: Range<usize>) -> Result<Call, Problem> {
         );
         return Err(error(range, message, Some(format!("write {usage}"))));
     }
-    let prompt = args.remove(0);
+    let prompt = unquoted_prompt(args.remove(0), usage)?;
+    let query = query(name, args.pop(), usage)?;
+    Ok(Call {
+        range,
+        prompt,
+        query,
+    })
+}
+
+/// The prompt argument, which is named, not quoted.
+fn unquoted_prompt(prompt: Arg, usage: &str) -> Result<Arg, Problem> {
     if prompt.quoted {
         return Err(error(
             prompt.span,
@@ -160,12 +170,7 @@ pub fn parse(text: &str, range: Range<usize>) -> Result<Call, Problem> {
             Some(format!("write {usage}")),
         ));
     }
-    let query = query(name, args.pop(), usage)?;
-    Ok(Call {
-        range,
-        prompt,
-        query,
-    })
+    Ok(prompt)
 }
 
 /// `{{ claim PROMPT EXPRESSION }}`: everything after the prompt is the expression.
@@ -185,14 +190,7 @@ fn claim(
             )),
         ));
     }
-    let prompt = args.remove(0);
-    if prompt.quoted {
-        return Err(error(
-            prompt.span,
-            "a prompt is named without quotes",
-            Some(format!("write {usage}")),
-        ));
-    }
+    let prompt = unquoted_prompt(args.remove(0), usage)?;
     let source = args[0].span.start..inner.end;
     let expr = crate::claims::parse(text, source.clone())?;
     let source = source.start..source.start + text[source].trim_end().len();
@@ -237,14 +235,7 @@ fn sum(range: Range<usize>, mut args: Vec<Arg>, usage: &str) -> Result<Call, Pro
             )),
         ));
     }
-    let prompt = args.remove(0);
-    if prompt.quoted {
-        return Err(error(
-            prompt.span,
-            "a prompt is named without quotes",
-            Some(format!("write {usage}")),
-        ));
-    }
+    let prompt = unquoted_prompt(args.remove(0), usage)?;
     let terms = args
         .into_iter()
         .map(|arg| match tensor_with_indices(arg, usage)? {

@@ -80,7 +80,8 @@ pub fn render(
         .into_par_iter()
         .map(|n| pages::article(&env, n))
         .collect();
-    outputs.push(pages::print(&env, &outputs));
+    // Only the articles are in `outputs` yet, in series order.
+    outputs.push(pages::print(&env, &outputs[..env.series.len()]));
     outputs.push(pages::index(&env, intro));
     outputs.push(pages::not_found(&env));
     let mut out = Diagnostics::new();

@@ -72,8 +72,7 @@ pub fn article(env: &RenderEnv<'_>, n: usize) -> PageOutput {
             .as_ref()
             .map(|pattern| pattern.replace("{path}", &page.source.name)),
     };
-    let first_figure = out.figure_files.first().map(|(_, svg)| svg.clone());
-    let share = share(env, page, first_figure.as_deref(), &mut out);
+    let share = share(env, page, &mut out);
     out.models = models(env, &out.used, &body.models);
     let mut cx = context(
         &env.site_context,
@@ -88,20 +87,18 @@ pub fn article(env: &RenderEnv<'_>, n: usize) -> PageOutput {
 }
 
 /// What link previews show of an article, with `base_url` set: its address, title,
-/// description, and its first figure drawn to PNG (written beside the page).
-fn share(
-    env: &RenderEnv<'_>,
-    page: &Page,
-    first_figure: Option<&str>,
-    out: &mut PageOutput,
-) -> Option<ShareContext> {
+/// description, and its first figure (of `out`) drawn to PNG (written beside the page).
+fn share(env: &RenderEnv<'_>, page: &Page, out: &mut PageOutput) -> Option<ShareContext> {
     let base = env.site_context.base_url.as_deref()?;
-    let image = first_figure.and_then(|svg| {
-        let png = env.previews.png(svg)?;
+    let png = out
+        .figure_files
+        .first()
+        .and_then(|(_, svg)| env.previews.png(svg));
+    let image = png.map(|png| {
         let stem = page.output.strip_suffix(".html").unwrap_or(&page.output);
         let path = format!("{stem}.preview.png");
         out.images.push((path.clone(), png));
-        Some(format!("{base}{}", paths::encode(&path)))
+        format!("{base}{}", paths::encode(&path))
     });
     Some(ShareContext {
         url: format!("{base}{}", paths::encode(&page.output)),

@@ -139,7 +139,8 @@ pub fn read_tree(root: &Path) -> BTreeMap<String, Vec<u8>> {
     files
 }
 
-fn copy_dir(from: &Path, to: &Path) {
+/// Copies the folder `from` into `to`, creating folders as needed.
+pub fn copy_dir(from: &Path, to: &Path) {
     for entry in walkdir::WalkDir::new(from) {
         let entry = entry.unwrap();
         let target = to.join(entry.path().strip_prefix(from).unwrap());

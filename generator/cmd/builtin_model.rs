@@ -1,6 +1,7 @@
 //! The model built into the binary, `tracebook-tiny-en`: its files are embedded at compile time
-//! (14.5 MB of f32 weights, the same bytes as `models/tracebook-tiny-en`), and written once into
-//! the user's cache when a command needs a folder, so any site can trace with it offline.
+//! (14.5 MB of f32 weights, the same bytes as `models/tracebook-tiny-en`, in
+//! `tracebook_site::live::builtin`), and written once into the user's cache when a command
+//! needs a folder, so any site can trace with it offline.
 //!
 //! Model ids resolve in this order: a folder relative to the site (or absolute) when it exists;
 //! this built-in name; a Hugging Face hub id, from the cache or downloaded.
@@ -8,27 +9,10 @@
 use anyhow::Context;
 use std::path::{Path, PathBuf};
 use tracebook_model::{resolve, ModelFiles};
+// The embedded files, by name, as the model folder holds them: the site builder embeds them
+// (to write a browser model from them), and one copy serves both.
+use tracebook_site::live::builtin::FILES;
 use tracebook_trace::{user_cache_dir, TINY_MODEL_ID, TINY_MODEL_SHA256};
-
-/// The embedded files, by name, as the model folder holds them.
-const FILES: [(&str, &[u8]); 4] = [
-    (
-        "config.json",
-        include_bytes!("../../models/tracebook-tiny-en/config.json"),
-    ),
-    (
-        "model.safetensors",
-        include_bytes!("../../models/tracebook-tiny-en/model.safetensors"),
-    ),
-    (
-        "tokenizer.json",
-        include_bytes!("../../models/tracebook-tiny-en/tokenizer.json"),
-    ),
-    (
-        "training_log.json",
-        include_bytes!("../../models/tracebook-tiny-en/training_log.json"),
-    ),
-];
 
 /// Resolve `spec` as the site names a model: a folder, the built-in name, or a hub id.
 pub fn resolve_model(spec: &str, root: &Path, allow_download: bool) -> anyhow::Result<ModelFiles> {
@@ -76,27 +60,4 @@ fn materialize() -> anyhow::Result<PathBuf> {
         }
     }
     Ok(dir)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_embedded_weights_are_the_ones_sites_are_told_of() {
-        use sha2::Digest;
-        let weights = FILES
-            .iter()
-            .find(|(n, _)| *n == "model.safetensors")
-            .unwrap()
-            .1;
-        let digest: String = sha2::Sha256::digest(weights)
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect();
-        assert_eq!(
-            digest, TINY_MODEL_SHA256,
-            "update tracebook_trace::TINY_MODEL_SHA256"
-        );
-    }
 }

@@ -47,7 +47,7 @@ pub use error::FigureError;
 pub use figure::{Figure, Source};
 pub use format::{percent, thousands};
 pub use live::LiveCache;
-pub use shared::{Domain, SharedScale};
+pub use shared::{Domain, PageFigure, SharedScale};
 pub use svg::unescape_html;
 
 /// The traces a figure can draw from, by prompt name.

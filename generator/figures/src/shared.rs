@@ -4,7 +4,8 @@
 //! with the union ([`SharedScale`]), whose legend then says the scale is shared.
 
 /// The values a figure's colours span.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "type", rename_all = "lowercase")]
 pub enum Domain {
     /// Fractions from 0 to 1 (attention weights, probabilities): the same for every figure.
     Unit,
@@ -43,7 +44,7 @@ impl Domain {
 
 /// A scale several figures of a page share: its name, the union of their domains, and how
 /// many figures use it.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SharedScale {
     /// The `scale` name the figures give.
     pub name: String,
@@ -124,4 +125,22 @@ mod tests {
             "colour scale shared with 1 other figure (scale \"attn\")"
         );
     }
+}
+
+/// A figure block of a page as the page hands it to its live session (`tracebook-live`):
+/// written by the site into the page for each figure a reader may redraw for their own
+/// prompt, read by the session that redraws it.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct PageFigure {
+    /// The `<figure>` element's id on the page.
+    pub id: String,
+    pub kind: String,
+    /// The block's TOML body, as written (without `id`).
+    pub options: String,
+    /// The one prompt the figure is drawn from.
+    pub prompt: String,
+    /// The shared scale the build drew it on, if it names one: a redraw for the reader's
+    /// prompt unions this domain with the redrawn figures' own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scale: Option<SharedScale>,
 }

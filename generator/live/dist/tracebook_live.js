@@ -21,6 +21,33 @@ export class Live {
         return ret >>> 0;
     }
     /**
+     * Redraw a page's figures for the prompts traced in this session: `figures_json` is the
+     * page's list of figures as the site wrote it (`PageFigure`s). Returns a JSON array with,
+     * per figure, `{"id", "svg", "alt", "caption", "model_ids", "live"}` or `{"id", "error"}`.
+     * @param {string} figures_json
+     * @returns {string}
+     */
+    draw_page(figures_json) {
+        let deferred3_0;
+        let deferred3_1;
+        try {
+            const ptr0 = passStringToWasm0(figures_json, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+            const len0 = WASM_VECTOR_LEN;
+            const ret = wasm.live_draw_page(this.__wbg_ptr, ptr0, len0);
+            var ptr2 = ret[0];
+            var len2 = ret[1];
+            if (ret[3]) {
+                ptr2 = 0; len2 = 0;
+                throw takeFromExternrefTable0(ret[2]);
+            }
+            deferred3_0 = ptr2;
+            deferred3_1 = len2;
+            return getStringFromWasm0(ptr2, len2);
+        } finally {
+            wasm.__wbindgen_free(deferred3_0, deferred3_1, 1);
+        }
+    }
+    /**
      * The SVG of figure `kind` drawn with `options_toml` (the figure block's body).
      * @param {string} kind
      * @param {string} options_toml

@@ -6,6 +6,7 @@
 
 use crate::error::LiveError;
 use crate::session::Session;
+use tracebook_figures::PageFigure;
 use tracebook_model::ModelBytes;
 use tracebook_trace::{PromptOptions, PromptSpec, TraceOptions, TrainingSummary};
 use wasm_bindgen::prelude::*;
@@ -89,6 +90,30 @@ impl Live {
             "live": figure.live,
         });
         Ok(value.to_string())
+    }
+
+    /// Redraw a page's figures for the prompts traced in this session: `figures_json` is the
+    /// page's list of figures as the site wrote it (`PageFigure`s). Returns a JSON array with,
+    /// per figure, `{"id", "svg", "alt", "caption", "model_ids", "live"}` or `{"id", "error"}`.
+    pub fn draw_page(&self, figures_json: &str) -> Result<String, JsError> {
+        let figures: Vec<PageFigure> = parse_json(figures_json, "the page's figures")?;
+        let drawn = self.session.draw_page(&figures);
+        let out: Vec<serde_json::Value> = figures
+            .iter()
+            .zip(drawn)
+            .map(|(page, drawn)| match drawn {
+                Ok(figure) => serde_json::json!({
+                    "id": page.id,
+                    "svg": figure.svg,
+                    "alt": figure.alt,
+                    "caption": figure.caption,
+                    "model_ids": figure.model_ids,
+                    "live": figure.live,
+                }),
+                Err(error) => serde_json::json!({ "id": page.id, "error": error.to_string() }),
+            })
+            .collect();
+        Ok(serde_json::Value::Array(out).to_string())
     }
 
     /// One traced forward pass over token `ids`, nothing kept: for timing (see

@@ -2,7 +2,7 @@
 
 use crate::error::LiveError;
 use std::collections::BTreeMap;
-use tracebook_figures::{Figure, LiveCache, Traces};
+use tracebook_figures::{Figure, LiveCache, PageFigure, SharedScale, Traces};
 use tracebook_model::{trace, Model, ModelBytes, ModelError, TensorRecorder, TraceRequest};
 use tracebook_trace::{PromptSpec, Token, Trace, TraceOptions};
 
@@ -87,14 +87,46 @@ impl Session {
     /// it (the block's `id`, which only names it for cross-references, is set aside as the
     /// site sets it aside).
     pub fn figure(&self, kind: &str, options_toml: &str) -> Result<Figure, LiveError> {
-        let mut options: toml::Table =
-            toml::from_str(options_toml).map_err(|e| LiveError::Options {
-                what: "the figure's options",
-                format: "TOML",
-                message: e.message().trim().to_string(),
-            })?;
-        options.remove("id");
-        Ok(tracebook_figures::render(kind, &options, self)?)
+        Ok(tracebook_figures::render(
+            kind,
+            &table(options_toml)?,
+            self,
+        )?)
+    }
+
+    /// Redraw `figures` of a page (each drawn from one prompt traced in this session), as
+    /// `tracebook build` drew them: a figure on a shared scale is drawn on the union of the
+    /// build's domain for that scale and the domains of the figures redrawn here, so that a
+    /// redraw of the author's own prompt gives the build's figure byte for byte. One result
+    /// per figure, in order.
+    pub fn draw_page(&self, figures: &[PageFigure]) -> Vec<Result<Figure, LiveError>> {
+        let mut unions: BTreeMap<&str, SharedScale> = BTreeMap::new();
+        for figure in figures {
+            let Some(scale) = &figure.scale else { continue };
+            let union = unions
+                .entry(scale.name.as_str())
+                .or_insert_with(|| scale.clone());
+            let own = table(&figure.options)
+                .ok()
+                .and_then(|options| tracebook_figures::domain(&figure.kind, &options, self).ok())
+                .flatten();
+            if let Some(domain) = own.and_then(|d| union.domain.union(d)) {
+                union.domain = domain;
+            }
+        }
+        figures
+            .iter()
+            .map(|figure| {
+                let options = table(&figure.options)?;
+                let shared = figure.scale.as_ref().map(|s| &unions[s.name.as_str()]);
+                Ok(match shared {
+                    Some(shared) => {
+                        tracebook_figures::render_shared(&figure.kind, &options, self, shared)?
+                    }
+                    None => tracebook_figures::render(&figure.kind, &options, self)?,
+                })
+            })
+            .collect()
     }
 
     /// One traced forward pass over `ids` (every tensor recorded, then dropped), for timing it
@@ -129,6 +161,19 @@ impl Session {
             .encode_as(text, special)
             .map_err(ModelError::from)?)
     }
+}
+
+/// A figure block's TOML body as options, without the `id` that only names it for
+/// cross-references (the site sets it aside too).
+fn table(options_toml: &str) -> Result<toml::Table, LiveError> {
+    let mut options: toml::Table =
+        toml::from_str(options_toml).map_err(|e| LiveError::Options {
+            what: "the figure's options",
+            format: "TOML",
+            message: e.message().trim().to_string(),
+        })?;
+    options.remove("id");
+    Ok(options)
 }
 
 /// Figures see the prompts traced in this session.

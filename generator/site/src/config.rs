@@ -39,6 +39,53 @@ pub struct SiteConfig {
     pub citations: CitationSettings,
     /// `offline = true`: a service worker keeps the whole series for reading offline.
     pub offline: bool,
+    /// `[live]`: readers may trace their own prompt in the browser.
+    pub live: LiveSettings,
+}
+
+/// `[live]`: whether pages offer "Try your own prompt" (`enabled`), the precision of the
+/// browser model the build writes (`precision`, int8 by default), and where the offer is
+/// made (`offer`: on each figure, or once at the top of the page).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LiveSettings {
+    #[serde(default)]
+    pub enabled: bool,
+    #[serde(default)]
+    pub precision: LivePrecision,
+    #[serde(default)]
+    pub offer: LiveOffer,
+}
+
+/// How the browser model stores its weight matrices.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LivePrecision {
+    /// Half precision: half the f32 size, about 3 significant digits per weight.
+    F16,
+    /// One byte per weight and an f32 scale per row (see `tracebook_trace::int8`).
+    #[default]
+    Int8,
+}
+
+impl LivePrecision {
+    pub fn name(self) -> &'static str {
+        match self {
+            LivePrecision::F16 => "f16",
+            LivePrecision::Int8 => "int8",
+        }
+    }
+}
+
+/// Where pages offer the reader's own prompt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LiveOffer {
+    /// A button under each figure drawn from one prompt of the site's model.
+    #[default]
+    Figure,
+    /// One form at the top of each page that has such figures.
+    Page,
 }
 
 /// `[check]`: what a false claim does (`claims = "error"` by default, or `"warn"`) and
@@ -101,6 +148,8 @@ struct RawConfig {
     edit_url: Option<String>,
     #[serde(default)]
     offline: bool,
+    #[serde(default)]
+    live: LiveSettings,
 }
 
 const TOP_KEYS: &[&str] = &[
@@ -119,10 +168,12 @@ const TOP_KEYS: &[&str] = &[
     "bibliography",
     "citation_style",
     "offline",
+    "live",
 ];
 const MODEL_KEYS: &[&str] = &["id"];
 const TRACE_KEYS: &[&str] = &["precision", "top_k"];
 const CHECK_KEYS: &[&str] = &["claims", "claim_markers"];
+const LIVE_KEYS: &[&str] = &["enabled", "precision", "offer"];
 
 /// Reads `root/tracebook.toml`: the config and the prompts it shares with every article.
 pub fn load(root: &Path) -> Result<(SiteConfig, Vec<NamedPrompt>), Diagnostics> {
@@ -172,6 +223,7 @@ pub fn parse(file: &SourceFile) -> Result<(SiteConfig, Vec<NamedPrompt>), Diagno
         edit_url: raw.edit_url,
         citations,
         offline: raw.offline,
+        live: raw.live,
     };
     out.into_result((config, prompts))
 }
@@ -183,6 +235,7 @@ fn check_sections(doc: &TomlDoc<'_>, out: &mut Diagnostics) {
         ("model", MODEL_KEYS),
         ("trace", TRACE_KEYS),
         ("check", CHECK_KEYS),
+        ("live", LIVE_KEYS),
     ] {
         if let Some((_, value)) = entry(table, section) {
             if let Some(inner) = value.get_ref().as_table() {

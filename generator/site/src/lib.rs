@@ -20,6 +20,7 @@ mod html_scan;
 mod inline;
 mod lazy_tokenizer;
 mod linkcheck;
+pub mod live;
 mod markdown;
 mod output;
 mod paths;
@@ -40,7 +41,10 @@ mod words;
 
 pub use claim_report::{list as claims_list, ClaimRecord};
 pub use commands::{build, build_at, check, check_with, BuildReport, CheckReport, Overrides};
-pub use config::{CheckSettings, ClaimPolicy, ModelSettings, SiteConfig, CONFIG_FILE};
+pub use config::{
+    CheckSettings, ClaimPolicy, LiveOffer, LivePrecision, LiveSettings, ModelSettings, SiteConfig,
+    CONFIG_FILE,
+};
 pub use diagnostic::{Diagnostic, Diagnostics, Snippet};
 pub use external::{
     check_external, ExternalOptions, ExternalReport, CACHE_FILE as EXTERNAL_LINKS_CACHE,

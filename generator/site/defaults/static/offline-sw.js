@@ -17,7 +17,7 @@ self.addEventListener("activate", (event) => {
   event.waitUntil(
     caches.keys()
       .then((names) => Promise.all(names
-        .filter((n) => n.startsWith("tracebook-") && n !== CACHE)
+        .filter((n) => n.startsWith("tracebook-") && !n.startsWith("tracebook-live-") && n !== CACHE)
         .map((n) => caches.delete(n))))
       .then(() => self.clients.claim())
   );

@@ -8,6 +8,8 @@
 //    and the generation figure a step slider.
 // 4. A figure wider than its column (a phone) scrolls sideways, as figures are never shrunk
 //    below 1:1: data-tb-scroll on the figure says so, and which way there is more to see.
+// 5. [live]: "Try your own prompt" shows, its first click loads tracebook-live.js, and a
+//    figure redrawn for the reader's prompt (a `tb:redrawn` event) gets its controls again.
 // Changes are announced through a polite live region per figure. No network, no globals.
 (function () {
   'use strict';
@@ -305,18 +307,50 @@
     window.addEventListener('resize', mark);
   }
 
+  // A figure's controls and focusable tokens, from its SVG and numbers.
+  function enhance(figure) {
+    $$(figure, '.tbf-tokens rect[data-tb-tok]').forEach(function (r) { r.setAttribute('tabindex', '0'); });
+    var script = $(figure, 'script.tb-live');
+    if (script) {
+      try { live(figure, script); } catch (e) { console.error('tracebook.js:', e); }
+    }
+  }
+
   function init() {
     document.addEventListener('mouseover', follow);
     document.addEventListener('focusin', follow);
-    $$(document, '.tbf-tokens rect[data-tb-tok]').forEach(function (r) { r.setAttribute('tabindex', '0'); });
-    $$(document, 'figure').forEach(function (figure) {
-      var script = $(figure, 'script.tb-live');
-      if (script) {
-        try { live(figure, script); } catch (e) { console.error('tracebook.js:', e); }
-      }
-    });
+    $$(document, 'figure').forEach(enhance);
     $$(document, 'figure .tb-figure-art').forEach(scrollHint);
+    // A figure redrawn for the reader's own prompt (tracebook-live.js), or back to the
+    // author's: its controls are made again from its new numbers.
+    document.addEventListener('tb:redrawn', function (e) {
+      var figure = e.target;
+      $$(figure, '.tb-controls, .tb-sr').forEach(function (n) { n.remove(); });
+      figure.removeAttribute('data-tb-ready');
+      figure.removeAttribute('data-tb-state');
+      lit = null;
+      enhance(figure);
+    });
+    offerLive();
     document.documentElement.classList.add('tb-js');
+  }
+
+  // [live]: the "Try your own prompt" buttons show, and the first click loads
+  // tracebook-live.js (which takes that click over); until then nothing more is fetched.
+  function offerLive() {
+    var marker = $(document, '.tb-live-page');
+    if (!marker) return;
+    marker.hidden = false;
+    $$(document, '.tb-try').forEach(function (b) { b.hidden = false; });
+    document.addEventListener('click', function first(e) {
+      var button = e.target.closest && e.target.closest('.tb-try');
+      if (!button) return;
+      document.removeEventListener('click', first);
+      button.setAttribute('data-tb-pending', '');
+      var script = document.createElement('script');
+      script.src = marker.getAttribute('data-tb-live-script');
+      document.head.appendChild(script);
+    });
   }
 
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', init);

@@ -7,6 +7,7 @@ mod scales;
 
 use super::Spanned;
 use crate::escape;
+use crate::live::page::{Asked, LivePage};
 use crate::problem::Problem;
 use crate::scope::PromptScopeView;
 use crate::suggest;
@@ -15,10 +16,10 @@ use pulldown_cmark::{CodeBlockKind, CowStr, Event, Tag, TagEnd};
 use std::collections::BTreeSet;
 use std::ops::Range;
 use toml::de::DeTable;
+use tracebook_figures::PageFigure;
 
 /// What the figure pass produced besides the events.
-#[derive(Default)]
-pub struct FigureStats {
+pub struct FigureStats<'a> {
     pub count: usize,
     /// The page's output path without `.html` (`more/deep`): figure files are named after it.
     pub page_stem: String,
@@ -26,6 +27,8 @@ pub struct FigureStats {
     pub files: Vec<(String, String)>,
     /// Ids of the models whose traces the figures were drawn from.
     pub models: BTreeSet<String>,
+    /// With `[live]`: the figures a reader may redraw for their own prompt.
+    pub live: Option<LivePage<'a>>,
 }
 
 /// A figure block as written: its kind, where the info string and the TOML body are.
@@ -50,7 +53,7 @@ pub fn rewrite<'s>(
     scope: &PromptScopeView<'_>,
     words: &Words,
     problems: &mut Vec<Problem>,
-    stats: &mut FigureStats,
+    stats: &mut FigureStats<'_>,
 ) -> Vec<Spanned<'s>> {
     let items = gather(events, source, unclosed);
     let blocks = items.iter().filter_map(|item| match item {
@@ -162,7 +165,7 @@ fn render(
     scales: &scales::Shared,
     words: &Words,
     problems: &mut Vec<Problem>,
-    stats: &mut FigureStats,
+    stats: &mut FigureStats<'_>,
 ) -> Option<String> {
     let Read { kind, options, id } = match read(block) {
         Ok(read) => read,
@@ -175,9 +178,11 @@ fn render(
             Err(problem) => return fail(problems, problem),
         }
     }
-    let drawn = match scales.of(&options) {
-        Some(shared) => tracebook_figures::render_shared(kind, &options, scope, shared),
-        None => tracebook_figures::render(kind, &options, scope),
+    let asked = Asked::new(scope);
+    let shared = scales.of(&options);
+    let drawn = match shared {
+        Some(shared) => tracebook_figures::render_shared(kind, &options, &asked, shared),
+        None => tracebook_figures::render(kind, &options, &asked),
     };
     match drawn {
         Ok(figure) => {
@@ -186,7 +191,25 @@ fn render(
             let file = format!("{}.figure-{}.svg", stats.page_stem, stats.count);
             let href = file.rsplit('/').next().unwrap_or(&file).to_string();
             let anchor = id.unwrap_or_else(|| format!("figure-{}", stats.count));
-            let html = wrap(kind, stats.count, &anchor, &figure, &href, words);
+            let try_button = stats.live.as_mut().is_some_and(|live| {
+                let page_figure = PageFigure {
+                    id: anchor.clone(),
+                    kind: kind.to_string(),
+                    options: block.body.clone(),
+                    prompt: String::new(),
+                    scale: shared.cloned(),
+                };
+                live.offer(page_figure, &asked) && live.per_figure
+            });
+            let html = wrap(
+                kind,
+                stats.count,
+                &anchor,
+                &figure,
+                &href,
+                words,
+                try_button,
+            );
             stats.files.push((file, standalone(&figure)));
             Some(html)
         }
@@ -265,6 +288,7 @@ fn wrap(
     figure: &tracebook_figures::Figure,
     href: &str,
     words: &Words,
+    try_button: bool,
 ) -> String {
     // `<\/` keeps the JSON (numbers and base64 only) from ever closing the script element.
     let live = figure
@@ -287,7 +311,7 @@ fn wrap(
          <div class=\"tb-figure-art\" role=\"img\" aria-label=\"{alt}\">{svg}</div>\n\
          {live}<figcaption><span class=\"tb-figure-number\">{figure_word} {number}.</span>{caption} \
          <span class=\"tb-figure-model\">{source}</span> \
-         <a class=\"tb-figure-download\" href=\"{href}\" download>{download}</a></figcaption>\n\
+         <a class=\"tb-figure-download\" href=\"{href}\" download>{download}</a>{try_it}</figcaption>\n\
          </figure>\n",
         kind = escape::html(kind),
         anchor = escape::html(anchor),
@@ -304,6 +328,15 @@ fn wrap(
         figure_word = escape::html(words.get("figure")),
         download = escape::html(words.get("download_svg")),
         scroll = escape::html(words.get("scroll_figure")),
+        // Shown by tracebook.js: without JavaScript there is nothing to try.
+        try_it = if try_button {
+            format!(
+                " <button type=\"button\" class=\"tb-try\" hidden>{}</button>",
+                escape::html(words.get("live_try"))
+            )
+        } else {
+            String::new()
+        },
     )
 }
 

@@ -21,6 +21,7 @@ use crate::claim_report::ClaimRecord;
 use crate::diagnostic::Diagnostic;
 use crate::inline::{self, EvalContext};
 use crate::lazy_tokenizer::LazyTokenizer;
+use crate::live::page::LivePage;
 use crate::problem::Problem;
 use crate::refs::RefIndex;
 use crate::scope::PromptScopeView;
@@ -50,6 +51,9 @@ pub struct MarkdownInput<'a> {
     pub refs: &'a RefIndex,
     /// The bibliography `{{ cite KEY }}` cites from.
     pub citations: &'a Citations,
+    /// With `[live] enabled`: the site's model id (the browser runs only it) and whether each
+    /// figure offers the reader's prompt.
+    pub live: Option<(&'a str, bool)>,
 }
 
 /// An article body as HTML, with what the page around it needs.
@@ -66,6 +70,8 @@ pub struct RenderedMarkdown {
     pub figure_files: Vec<(String, String)>,
     /// Every claim of the body, in order, with its verdict.
     pub claims: Vec<ClaimRecord>,
+    /// With `[live]`: the JSON of the figures a reader may redraw (None if there are none).
+    pub live: Option<String>,
 }
 
 /// Renders a body; problems are returned as diagnostics placed in the file.
@@ -93,7 +99,12 @@ pub fn render(input: &MarkdownInput<'_>) -> (RenderedMarkdown, Vec<Diagnostic>) 
             .strip_suffix(".html")
             .unwrap_or(input.output)
             .to_string(),
-        ..figures::FigureStats::default()
+        models: BTreeSet::new(),
+        count: 0,
+        files: Vec::new(),
+        live: input
+            .live
+            .map(|(model, per_figure)| LivePage::new(model, per_figure)),
     };
     let events = figures::rewrite(
         events,
@@ -128,6 +139,7 @@ pub fn render(input: &MarkdownInput<'_>) -> (RenderedMarkdown, Vec<Diagnostic>) 
     out.figures = stats.count;
     out.figure_files = stats.files;
     out.models = stats.models;
+    out.live = stats.live.and_then(|live| live.json(input.words));
     out.values = substituted
         .values
         .iter()

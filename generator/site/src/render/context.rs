@@ -83,6 +83,18 @@ pub struct ArticleContext {
     pub path: String,
     /// Where to edit its source (`edit_url` with the page's file), if the site says.
     pub edit_url: Option<String>,
+    /// With `[live]`, when the page has figures a reader may redraw for their own prompt.
+    pub live: Option<LiveContext>,
+}
+
+/// `page.live`: what article.html hands `tracebook.js` and `tracebook-live.js`.
+#[derive(Debug, Clone, Serialize)]
+pub struct LiveContext {
+    /// The page's live data file, relative to the page (`attention.live.json`).
+    pub data: String,
+    /// Each figure offers the reader's prompt (`[live] offer = "figure"`); else the page
+    /// does, once, under its title.
+    pub per_figure: bool,
 }
 
 /// What every template gets; callers add `page` or `intro`.

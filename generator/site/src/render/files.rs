@@ -92,7 +92,12 @@ pub fn offline_worker(files: &BTreeMap<String, Vec<u8>>) -> String {
     use sha2::{Digest, Sha256};
     let mut digest = Sha256::new();
     let mut list = Vec::new();
-    for (path, bytes) in files {
+    // The live files (megabytes of model and module) are fetched only when a reader asks,
+    // and kept by tracebook-live.js in a cache of their own.
+    let kept = files
+        .iter()
+        .filter(|(path, _)| !path.starts_with(crate::live::DIR));
+    for (path, bytes) in kept {
         digest.update(path.as_bytes());
         digest.update([0]);
         digest.update(bytes);

@@ -119,6 +119,12 @@ pub fn render(
         search::SCRIPT.1.as_bytes().to_vec(),
     );
     add_other_files(&env, &generated, &mut rendered, &mut out);
+    if site.config.live.enabled {
+        match crate::live::files(site, traces) {
+            Ok(files) => rendered.files.extend(files),
+            Err(diagnostic) => out.push(diagnostic),
+        }
+    }
     if site.config.offline {
         let worker = files::offline_worker(&rendered.files);
         rendered

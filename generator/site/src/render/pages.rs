@@ -1,9 +1,10 @@
 //! Renders articles and the home page: markdown, then the page template around it.
 
-use super::context::{context, ArticleContext, PageLink, ShareContext};
+use super::context::{context, ArticleContext, LiveContext, PageLink, ShareContext};
 use super::print;
 use super::RenderEnv;
 use crate::claim_report::ClaimRecord;
+use crate::config::LiveOffer;
 use crate::content::Page;
 use crate::diagnostic::Diagnostic;
 use crate::markdown::{self, BodyRef, LinkRef, MarkdownInput, RenderedMarkdown};
@@ -36,6 +37,9 @@ pub struct PageOutput {
     /// The models its credit names.
     pub models: Vec<String>,
 }
+
+/// The file beside an article with the figures its reader may redraw (`attention.live.json`).
+const LIVE_DATA_SUFFIX: &str = ".live.json";
 
 /// The `n`-th article of the series.
 pub fn article(env: &RenderEnv<'_>, n: usize) -> PageOutput {
@@ -71,8 +75,24 @@ pub fn article(env: &RenderEnv<'_>, n: usize) -> PageOutput {
             .edit_url
             .as_ref()
             .map(|pattern| pattern.replace("{path}", &page.source.name)),
+        live: body.live.as_ref().map(|_| LiveContext {
+            data: paths::encode(&format!(
+                "{}{LIVE_DATA_SUFFIX}",
+                page.output
+                    .rsplit('/')
+                    .next()
+                    .and_then(|f| f.strip_suffix(".html"))
+                    .unwrap_or(&page.output)
+            )),
+            per_figure: env.site.config.live.offer == LiveOffer::Figure,
+        }),
     };
     let share = share(env, page, &mut out);
+    if let Some(json) = &body.live {
+        let stem = page.output.strip_suffix(".html").unwrap_or(&page.output);
+        out.figure_files
+            .push((format!("{stem}{LIVE_DATA_SUFFIX}"), json.clone()));
+    }
     out.models = models(env, &out.used, &body.models);
     let mut cx = context(
         &env.site_context,
@@ -233,6 +253,10 @@ fn body(env: &RenderEnv<'_>, page: &Page) -> (RenderedMarkdown, PageOutput) {
         words: &env.site.config.words,
         refs: &env.refs,
         citations: &env.site.citations,
+        live: env.site.config.live.enabled.then_some((
+            env.site.config.model.id.as_str(),
+            env.site.config.live.offer == LiveOffer::Figure,
+        )),
     };
     let (mut rendered, diagnostics) = markdown::render(&input);
     let out = PageOutput {

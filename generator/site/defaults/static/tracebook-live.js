@@ -1,0 +1,320 @@
+// tracebook-live.js: the reader's own prompt, on pages of a site with [live] enabled.
+// tracebook.js shows "Try your own prompt" and loads this script on its first click; this
+// script then fetches the page's live data (PAGE.live.json: which figures can be redrawn, from
+// which prompts) and downloads the site's browser model and WebAssembly module from live/
+// (with a progress bar, kept in Cache Storage for the next page and offline use), traces the
+// reader's text with the same Rust code `tracebook trace` runs, and redraws every figure of
+// that prompt with the same code `tracebook build` draws them with. The prose keeps the
+// author's numbers, and says so while a reader's prompt is shown. A classic script (module
+// scripts do not run from file://, where it says the site must be served); no globals.
+(function () {
+  'use strict';
+
+  var data, live = null, starting = null, current = null, originals = {};
+  var dir, words, article;
+
+  function $(root, sel) { return root.querySelector(sel); }
+  function $$(root, sel) { return Array.prototype.slice.call(root.querySelectorAll(sel)); }
+  function el(name, cls, text) {
+    var e = document.createElement(name);
+    if (cls) e.className = cls;
+    if (text != null) e.textContent = text;
+    return e;
+  }
+  function fill(text, values) {
+    Object.keys(values).forEach(function (k) { text = text.split('{' + k + '}').join(values[k]); });
+    return text;
+  }
+  function size(n) {
+    return n >= 1048576 ? (n / 1048576).toFixed(1) + ' MB' : Math.max(1, Math.round(n / 1024)) + ' KB';
+  }
+
+  // A file of live/, from the cache when this build's copy is there, else downloaded (with
+  // `progress(done, total)`) and kept.
+  function cached(name, sha, progress) {
+    var url = new URL(name, dir).href + (sha ? '?v=' + sha.slice(0, 16) : '');
+    var open = typeof caches !== 'undefined' && window.isSecureContext
+      ? caches.open('tracebook-live-' + new URL(dir).pathname).catch(function () { return null; })
+      : Promise.resolve(null);
+    return open.then(function (cache) {
+      var hit = cache ? cache.match(url) : Promise.resolve(null);
+      return hit.then(function (response) {
+        if (response) return response.arrayBuffer();
+        return download(url, progress).then(function (bytes) {
+          if (!cache) return bytes;
+          // Older builds' copies of this file go; this one stays.
+          return cache.keys().then(function (keys) {
+            return Promise.all(keys.filter(function (k) {
+              return k.url.split('?')[0] === url.split('?')[0] && k.url !== url;
+            }).map(function (k) { return cache.delete(k); }));
+          }).then(function () {
+            return cache.put(url, new Response(bytes.slice(0)));
+          }).then(function () { return bytes; }, function () { return bytes; });
+        });
+      });
+    });
+  }
+
+  function download(url, progress) {
+    return fetch(url).then(function (response) {
+      if (!response.ok) throw new Error('cannot download ' + url + ': HTTP ' + response.status);
+      var total = +response.headers.get('Content-Length') || 0;
+      if (!progress || !response.body || !response.body.getReader) return response.arrayBuffer();
+      var reader = response.body.getReader(), parts = [], done = 0;
+      function next() {
+        return reader.read().then(function (r) {
+          if (r.done) {
+            var out = new Uint8Array(done), at = 0;
+            parts.forEach(function (p) { out.set(p, at); at += p.length; });
+            return out.buffer;
+          }
+          parts.push(r.value);
+          done += r.value.length;
+          progress(done, total);
+          return next();
+        });
+      }
+      return next();
+    });
+  }
+
+  // The manifest from the server, or the copy kept with the model when offline.
+  function manifestFile() {
+    var url = new URL('manifest.json', dir).href;
+    var open = typeof caches !== 'undefined' && window.isSecureContext
+      ? caches.open('tracebook-live-' + new URL(dir).pathname).catch(function () { return null; })
+      : Promise.resolve(null);
+    return open.then(function (cache) {
+      return fetch(url, { cache: 'no-cache' }).then(function (r) {
+        if (!r.ok) throw new Error('cannot download manifest.json: HTTP ' + r.status);
+        if (cache) cache.put(url, r.clone()).catch(function () {});
+        return r.json();
+      }, function (e) {
+        return (cache ? cache.match(url) : Promise.resolve(null)).then(function (hit) {
+          if (!hit) throw e;
+          return hit.json();
+        });
+      });
+    });
+  }
+
+  // The session: manifest, module and model, once per page.
+  function start(ui) {
+    if (starting) return starting;
+    starting = manifestFile().then(function (manifest) {
+      var total = manifest.weights.bytes + manifest.module.bytes, got = {};
+      function progress(key) {
+        return function (done) {
+          got[key] = done;
+          var sum = (got.w || 0) + (got.m || 0);
+          ui.bar.max = total;
+          ui.bar.value = sum;
+          ui.status.textContent = fill(words.loading, { done: size(sum), total: size(total) });
+        };
+      }
+      ui.bar.hidden = false;
+      return Promise.all([
+        import(new URL(manifest.glue, dir).href),
+        cached(manifest.module.file, manifest.module.sha256, progress('m')),
+        cached(manifest.weights.file, manifest.weights.sha256, progress('w')),
+        cached(manifest.config, manifest.weights.sha256),
+        manifest.tokenizer ? cached(manifest.tokenizer, manifest.weights.sha256) : Promise.resolve(undefined)
+      ]).then(function (got) {
+        var utf8 = new TextDecoder();
+        got[3] = utf8.decode(got[3]);
+        if (got[4]) got[4] = utf8.decode(got[4]);
+        ui.status.textContent = words.starting;
+        return got[0].default({ module_or_path: got[1] }).then(function () {
+          var session = new got[0].Live(manifest.model_id, got[3], new Uint8Array(got[2]), got[4]);
+          session.set_trace_options(JSON.stringify(manifest.trace_options));
+          if (manifest.training) session.set_training(JSON.stringify(manifest.training));
+          ui.bar.hidden = true;
+          live = { session: session, manifest: manifest };
+          return live;
+        });
+      });
+    });
+    starting.catch(function () { starting = null; });
+    return starting;
+  }
+
+  // The figures drawn from `prompt`, as the page lists them.
+  function figuresOf(prompt) {
+    return data.figures.filter(function (f) { return f.prompt === prompt; });
+  }
+
+  function redrawn(figure) {
+    figure.dispatchEvent(new CustomEvent('tb:redrawn', { bubbles: true }));
+  }
+
+  // Puts `drawn` (one figure of Live.draw_page) in its <figure>, keeping the author's copy.
+  function show(drawn, manifest) {
+    var figure = document.getElementById(drawn.id);
+    if (!figure) return;
+    var art = $(figure, '.tb-figure-art'), script = $(figure, 'script.tb-live');
+    if (!originals[drawn.id]) {
+      originals[drawn.id] = {
+        art: art.innerHTML, label: art.getAttribute('aria-label'),
+        script: script ? script.textContent : null
+      };
+    }
+    art.innerHTML = drawn.svg;
+    art.setAttribute('aria-label', drawn.alt);
+    if (script && drawn.live) script.textContent = drawn.live;
+    var note = $(figure, '.tb-live-caption') || el('span', 'tb-live-caption');
+    note.textContent = fill(words.caption, { model: manifest.model_id, precision: manifest.precision }) + ' ';
+    $(figure, 'figcaption').prepend(note);
+    figure.classList.add('tb-live-shown');
+    redrawn(figure);
+  }
+
+  function restore() {
+    Object.keys(originals).forEach(function (id) {
+      var figure = document.getElementById(id), o = originals[id];
+      var art = $(figure, '.tb-figure-art'), script = $(figure, 'script.tb-live');
+      art.innerHTML = o.art;
+      art.setAttribute('aria-label', o.label);
+      if (script && o.script != null) script.textContent = o.script;
+      var note = $(figure, '.tb-live-caption');
+      if (note) note.remove();
+      figure.classList.remove('tb-live-shown');
+      redrawn(figure);
+    });
+    originals = {};
+    current = null;
+    article.classList.remove('tb-live-on');
+    var prose = $(document, '.tb-live-prose');
+    if (prose) prose.remove();
+  }
+
+  function run(ui, prompt, textValue) {
+    ui.error.textContent = '';
+    ui.run.disabled = true;
+    return start(ui).then(function (l) {
+      var spec = data.prompts[prompt];
+      l.session.trace(prompt, textValue, JSON.stringify(spec.options || {}));
+      var drawn = JSON.parse(l.session.draw_page(JSON.stringify(figuresOf(prompt))));
+      var failed = drawn.filter(function (d) { return d.error; });
+      if (current && current !== prompt) restore();
+      drawn.forEach(function (d) { if (!d.error) show(d, l.manifest); });
+      current = prompt;
+      article.classList.add('tb-live-on');
+      if (!$(document, '.tb-live-prose')) {
+        var p = el('p', 'tb-live-prose', fill(words.prose, { prompt: spec.text }));
+        var header = $(article, '.tb-article-header') || article.firstChild;
+        header.after(p);
+      }
+      ui.back.hidden = false;
+      ui.status.textContent = '';
+      if (failed.length) ui.error.textContent = failed[0].error;
+    }).catch(function (e) {
+      // The session's messages (empty prompt, too long, ...) are the reader's to read.
+      ui.bar.hidden = true;
+      ui.status.textContent = '';
+      ui.error.textContent = (e && e.message) || String(e);
+    }).then(function () { ui.run.disabled = false; });
+  }
+
+  // The form: the prompt's text to edit, Run, Back, a progress bar and messages.
+  function form(prompts, chosen) {
+    var box = el('form', 'tb-live-form'), ui = {};
+    box.setAttribute('role', 'group');
+    box.setAttribute('aria-label', words.try);
+    var label = el('label', 'tb-live-label'), input = el('textarea', 'tb-live-input');
+    input.rows = 2;
+    input.value = data.prompts[chosen].text;
+    label.append(el('span', null, words.prompt + ' '), input);
+    var select = null;
+    if (prompts.length > 1) {
+      select = el('select', 'tb-live-choice');
+      prompts.forEach(function (name) {
+        var o = el('option', null, data.prompts[name].text);
+        o.value = name;
+        select.append(o);
+      });
+      select.value = chosen;
+      select.addEventListener('change', function () { input.value = data.prompts[select.value].text; });
+      box.append(select);
+    }
+    ui.run = el('button', 'tb-live-run', words.run);
+    ui.run.type = 'submit';
+    ui.back = el('button', 'tb-live-back', words.back);
+    ui.back.type = 'button';
+    ui.back.hidden = true;
+    ui.bar = el('progress', 'tb-live-progress');
+    ui.bar.hidden = true;
+    ui.status = el('p', 'tb-live-status');
+    ui.status.setAttribute('role', 'status');
+    ui.error = el('p', 'tb-live-error');
+    ui.error.setAttribute('role', 'alert');
+    box.append(label, ui.run, ui.back, ui.bar, ui.status, ui.error);
+    box.addEventListener('submit', function (e) {
+      e.preventDefault();
+      run(ui, select ? select.value : chosen, input.value);
+    });
+    ui.back.addEventListener('click', function () {
+      restore();
+      ui.back.hidden = true;
+      ui.error.textContent = '';
+    });
+    box.ui = ui;
+    box.input = input;
+    return box;
+  }
+
+  // Where a reader asks: a form under the figure (or under the page's title).
+  function openForm(button) {
+    var figure = button.closest('figure');
+    var entry = figure && data.figures.filter(function (f) { return f.id === figure.id; })[0];
+    var names = Object.keys(data.prompts);
+    var anchor = figure || button;
+    var open = anchor.nextElementSibling;
+    if (open && open.classList.contains('tb-live-form')) { open.input.focus(); return; }
+    var box = entry ? form([entry.prompt], entry.prompt) : form(names, names[0]);
+    anchor.after(box);
+    if (!figure) button.hidden = true;
+    box.input.focus();
+  }
+
+  // From file:// nothing can be fetched: the button says how to serve the site instead.
+  function notServed(button) {
+    var note = el('span', 'tb-live-error', ' ' + words.served);
+    note.setAttribute('role', 'alert');
+    button.after(note);
+    button.disabled = true;
+  }
+
+  function init() {
+    var marker = $(document, '.tb-live-page');
+    if (!marker) return;
+    dir = new URL(marker.getAttribute('data-tb-live'), location.href).href;
+    article = $(document, '.tb-article') || document.body;
+    var pending = $(document, '.tb-try[data-tb-pending]');
+    if (location.protocol === 'file:') {
+      words = { served: marker.getAttribute('data-tb-live-served') };
+      $$(document, '.tb-try').forEach(function (b) {
+        b.addEventListener('click', function () { if (!b.disabled) notServed(b); });
+      });
+      if (pending) notServed(pending);
+      return;
+    }
+    var url = new URL(marker.getAttribute('data-tb-live-page'), location.href).href;
+    fetch(url).then(function (r) {
+      if (!r.ok) throw new Error('cannot download ' + url + ': HTTP ' + r.status);
+      return r.json();
+    }).then(function (json) {
+      data = json;
+      words = data.words;
+      $$(document, '.tb-try').forEach(function (b) {
+        b.addEventListener('click', function () { openForm(b); });
+      });
+      if (pending) {
+        pending.removeAttribute('data-tb-pending');
+        openForm(pending);
+      }
+    }).catch(function (e) { console.error('tracebook-live.js:', e); });
+  }
+
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', init);
+  else init();
+})();

@@ -1,0 +1,236 @@
+//! The browser model: the site's model read from this machine (a folder, the built-in model,
+//! or the Hugging Face cache) and written as one safetensors file at the precision
+//! `[live] precision` names, for readers to download once.
+//!
+//! Weight matrices (2-D tensors) become f16 or int8 with per-row scales
+//! ([`tracebook_trace::int8`]); vectors (biases, LayerNorms) stay f32 with int8 (they are a
+//! sliver of the size and the LayerNorm gains are the most sensitive) and become f16 with
+//! f16. Buffers a checkpoint may carry besides its weights (the causal masks `attn.bias` and
+//! `attn.masked_bias` of older uploads) are left out: the forward pass builds its own mask.
+
+use crate::config::LivePrecision;
+use crate::diagnostic::Diagnostic;
+use safetensors::{Dtype, SafeTensors, View};
+use std::borrow::Cow;
+use std::path::{Path, PathBuf};
+use tracebook_trace::{int8, shard_names, TINY_MODEL_ID, WEIGHTS_FILE, WEIGHTS_INDEX};
+
+/// The site's model as read from this machine.
+pub struct SourceModel {
+    /// Where it was read from, for messages.
+    pub origin: String,
+    pub config_json: Vec<u8>,
+    /// The weights file, or the shards of a sharded checkpoint in index order.
+    pub weights: Vec<Vec<u8>>,
+    pub tokenizer_json: Option<Vec<u8>>,
+}
+
+/// Reads the files of model `spec` as `[model] id` names it, relative to the site `root`.
+pub fn locate(spec: &str, root: &Path) -> Result<SourceModel, Diagnostic> {
+    let dir = root.join(spec);
+    if dir.is_dir() {
+        return from_dir(&dir);
+    }
+    if spec == TINY_MODEL_ID {
+        let file = |name| super::builtin::file(name).expect("embedded").to_vec();
+        return Ok(SourceModel {
+            origin: format!("the built-in model {TINY_MODEL_ID}"),
+            config_json: file("config.json"),
+            weights: vec![file(WEIGHTS_FILE)],
+            tokenizer_json: Some(file("tokenizer.json")),
+        });
+    }
+    let repo = hf_hub::Cache::from_env().model(spec.to_string());
+    if let Some(config) = repo.get("config.json") {
+        if let Some(snapshot) = config.parent() {
+            return from_dir(snapshot);
+        }
+    }
+    Err(Diagnostic::file(
+        crate::config::CONFIG_FILE,
+        format!(
+            "[live] needs the weights of model `{spec}` to write the browser model, and they are \
+             not on this machine (no folder {spec} in the site, and not in the Hugging Face cache)"
+        ),
+    )
+    .with_hint(
+        "run `tracebook trace` once on this machine (it downloads the model into the cache), \
+         point [model] id at a local model folder, or set [live] enabled = false",
+    ))
+}
+
+fn from_dir(dir: &Path) -> Result<SourceModel, Diagnostic> {
+    let read = |path: PathBuf| {
+        std::fs::read(&path).map_err(|e| {
+            Diagnostic::file(
+                &path.display().to_string(),
+                format!("cannot read the model file for [live]: {e}"),
+            )
+        })
+    };
+    let weights = if dir.join(WEIGHTS_FILE).is_file() {
+        vec![read(dir.join(WEIGHTS_FILE))?]
+    } else if dir.join(WEIGHTS_INDEX).is_file() {
+        let index = String::from_utf8_lossy(&read(dir.join(WEIGHTS_INDEX))?).into_owned();
+        let names = shard_names(&index).map_err(|message| {
+            Diagnostic::file(&dir.join(WEIGHTS_INDEX).display().to_string(), message)
+        })?;
+        names
+            .iter()
+            .map(|name| read(dir.join(name)))
+            .collect::<Result<_, _>>()?
+    } else {
+        return Err(Diagnostic::file(
+            &dir.display().to_string(),
+            format!("the model folder has no {WEIGHTS_FILE} for [live] to convert"),
+        )
+        .with_hint("tracebook reads safetensors checkpoints; see docs/authoring.md, \"Models\""));
+    };
+    let tokenizer = dir.join("tokenizer.json");
+    Ok(SourceModel {
+        origin: dir.display().to_string(),
+        config_json: read(dir.join("config.json"))?,
+        weights,
+        tokenizer_json: tokenizer.is_file().then(|| read(tokenizer)).transpose()?,
+    })
+}
+
+/// One tensor of the browser model.
+struct Owned {
+    dtype: Dtype,
+    shape: Vec<usize>,
+    bytes: Vec<u8>,
+}
+
+impl View for &Owned {
+    fn dtype(&self) -> Dtype {
+        self.dtype
+    }
+    fn shape(&self) -> &[usize] {
+        &self.shape
+    }
+    fn data(&self) -> Cow<'_, [u8]> {
+        Cow::Borrowed(&self.bytes)
+    }
+    fn data_len(&self) -> usize {
+        self.bytes.len()
+    }
+}
+
+/// The browser model's `model.safetensors`: every tensor of `source` at `precision`.
+pub fn convert(source: &SourceModel, precision: LivePrecision) -> Result<Vec<u8>, Diagnostic> {
+    let bad = |message: String| {
+        Diagnostic::file(&source.origin, message)
+            .with_hint("is this a GPT-2 family safetensors checkpoint? `tracebook trace` reads it and says more")
+    };
+    let mut tensors: Vec<(String, Owned)> = Vec::new();
+    for shard in &source.weights {
+        let parsed = SafeTensors::deserialize(shard)
+            .map_err(|e| bad(format!("cannot read the weights for [live]: {e}")))?;
+        for (name, view) in parsed.tensors() {
+            if is_buffer(&name) || name.ends_with(int8::SCALE_SUFFIX) {
+                continue;
+            }
+            let shape = view.shape().to_vec();
+            let values = match view.dtype() {
+                Dtype::I8 => dequantized(&parsed, &name, &view),
+                dtype => floats(dtype, view.data()),
+            };
+            let values = values.ok_or_else(|| {
+                bad(format!(
+                    "tensor {name} has dtype {:?}, which [live] cannot convert",
+                    view.dtype()
+                ))
+            })?;
+            convert_one(name, shape, &values, precision, &mut tensors);
+        }
+    }
+    tensors.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut info = std::collections::HashMap::new();
+    info.insert("format".to_string(), "pt".to_string());
+    info.insert(
+        "tracebook_precision".to_string(),
+        precision.name().to_string(),
+    );
+    safetensors::serialize(tensors.iter().map(|(n, t)| (n.as_str(), t)), Some(info))
+        .map_err(|e| bad(format!("cannot write the browser model: {e}")))
+}
+
+/// Causal-mask buffers some checkpoints carry; the forward pass never reads them.
+fn is_buffer(name: &str) -> bool {
+    name.ends_with(".attn.bias") || name.ends_with(".attn.masked_bias")
+}
+
+fn convert_one(
+    name: String,
+    shape: Vec<usize>,
+    values: &[f32],
+    precision: LivePrecision,
+    out: &mut Vec<(String, Owned)>,
+) {
+    let matrix = shape.len() == 2;
+    match precision {
+        LivePrecision::F16 => {
+            let bytes = values
+                .iter()
+                .flat_map(|v| half::f16::from_f32(*v).to_le_bytes())
+                .collect();
+            out.push((name, owned(Dtype::F16, shape, bytes)));
+        }
+        LivePrecision::Int8 if matrix => {
+            let (bytes, scales) = int8::quantize_rows(values, shape[1]);
+            let rows = scales.len();
+            out.push((
+                format!("{name}{}", int8::SCALE_SUFFIX),
+                owned(Dtype::F32, vec![rows], f32_bytes(&scales)),
+            ));
+            let bytes = bytes.into_iter().map(|b| b as u8).collect();
+            out.push((name, owned(Dtype::I8, shape, bytes)));
+        }
+        LivePrecision::Int8 => out.push((name, owned(Dtype::F32, shape, f32_bytes(values)))),
+    }
+}
+
+fn owned(dtype: Dtype, shape: Vec<usize>, bytes: Vec<u8>) -> Owned {
+    Owned {
+        dtype,
+        shape,
+        bytes,
+    }
+}
+
+fn f32_bytes(values: &[f32]) -> Vec<u8> {
+    values.iter().flat_map(|v| v.to_le_bytes()).collect()
+}
+
+/// An int8 matrix's values, from its bytes and the row scales beside it: a site whose model
+/// is itself a browser model (quantizing them again gives the same bytes).
+fn dequantized(
+    file: &SafeTensors<'_>,
+    name: &str,
+    view: &safetensors::tensor::TensorView<'_>,
+) -> Option<Vec<f32>> {
+    let scales = file.tensor(&format!("{name}{}", int8::SCALE_SUFFIX)).ok()?;
+    let scales = floats(scales.dtype(), scales.data())?;
+    let bytes: Vec<i8> = view.data().iter().map(|&b| b as i8).collect();
+    int8::dequantize_rows(&bytes, &scales, *view.shape().last()?)
+}
+
+/// A tensor's values as f32.
+fn floats(dtype: Dtype, bytes: &[u8]) -> Option<Vec<f32>> {
+    Some(match dtype {
+        Dtype::F32 => bytes
+            .chunks_exact(4)
+            .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            .collect(),
+        Dtype::F16 => bytes
+            .chunks_exact(2)
+            .map(|b| half::f16::from_le_bytes([b[0], b[1]]).to_f32())
+            .collect(),
+        Dtype::BF16 => bytes
+            .chunks_exact(2)
+            .map(|b| half::bf16::from_le_bytes([b[0], b[1]]).to_f32())
+            .collect(),
+        _ => return None,
+    })
+}

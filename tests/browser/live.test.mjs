@@ -1,0 +1,255 @@
+// [live]: the reader's own prompt, traced and drawn in Chromium by the WebAssembly module, on a
+// site served from 127.0.0.1.
+//
+// Site A (the fixture site with [live] on) gives the browser model (int8). Site B uses that
+// browser model as its own model: `tracebook trace` traces B natively with it, and B's build
+// writes the same browser model again (int8 is idempotent). So on B, the reader typing the
+// author's own prompt must redraw every figure exactly as `tracebook build` drew it.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import { readFileSync, existsSync, statSync, mkdtempSync, cpSync, writeFileSync, rmSync, mkdirSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import { join, extname, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { launch, tracebook, here, repo } from './harness.mjs';
+
+const TYPES = {
+  '.html': 'text/html', '.css': 'text/css', '.js': 'text/javascript', '.svg': 'image/svg+xml',
+  '.json': 'application/json', '.wasm': 'application/wasm',
+};
+const target = process.env.CARGO_TARGET_DIR ? resolve(process.env.CARGO_TARGET_DIR) : join(repo, 'target');
+const tokenizeReference = join(target, 'release', 'examples', 'tokenize_reference');
+
+function serve(dir) {
+  const server = createServer((req, res) => {
+    let path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+    if (path.endsWith('/')) path += 'index.html';
+    // The site has no favicon; Chromium asks for one anyway.
+    if (path === '/favicon.ico') { res.writeHead(204); res.end(); return; }
+    const file = join(dir, path);
+    if (existsSync(file) && statSync(file).isFile()) {
+      const body = readFileSync(file);
+      res.writeHead(200, { 'content-type': TYPES[extname(file)] || 'application/octet-stream', 'content-length': body.length });
+      res.end(body);
+    } else {
+      res.writeHead(404);
+      res.end();
+    }
+  });
+  return new Promise((ok) => server.listen(0, '127.0.0.1', () => ok(server)));
+}
+
+const run = (args) => execFileSync(tracebook, args, { stdio: 'pipe', encoding: 'utf8' });
+let work, out, server, origin, browser;
+
+before(async () => {
+  work = mkdtempSync(join(tmpdir(), 'tracebook-live-'));
+  const siteA = join(work, 'a');
+  cpSync(join(here, 'site'), siteA, { recursive: true });
+  mkdirSync(join(siteA, 'models'));
+  cpSync(join(repo, 'models', 'tracebook-tiny-en'), join(siteA, 'models', 'tracebook-tiny-en'), { recursive: true });
+  const live = '\n[live]\nenabled = true\nprecision = "int8"\n';
+  writeFileSync(join(siteA, 'tracebook.toml'), readFileSync(join(siteA, 'tracebook.toml'), 'utf8') + live);
+  run(['trace', '--root', siteA]);
+  run(['build', '--root', siteA, '--out', join(work, 'a-public')]);
+
+  const siteB = join(work, 'b');
+  cpSync(join(here, 'site'), siteB, { recursive: true });
+  const model = join(siteB, 'models', 'tracebook-tiny-en');
+  mkdirSync(model, { recursive: true });
+  for (const file of ['config.json', 'model.safetensors', 'tokenizer.json']) {
+    cpSync(join(work, 'a-public', 'live', file), join(model, file));
+  }
+  writeFileSync(join(siteB, 'tracebook.toml'), readFileSync(join(siteB, 'tracebook.toml'), 'utf8') + live);
+  run(['trace', '--root', siteB]);
+  out = join(work, 'b-public');
+  run(['build', '--root', siteB, '--out', out]);
+  server = await serve(out);
+  origin = `http://127.0.0.1:${server.address().port}`;
+  browser = await launch();
+});
+
+after(async () => {
+  await browser?.close();
+  server?.close();
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+/** A page of site B, watched for console errors and requests that leave its origin. */
+async function open(file = 'controls.html', options = {}) {
+  const context = await browser.newContext({ viewport: { width: 1000, height: 1400 }, ...options });
+  const page = await context.newPage();
+  const problems = [], requests = [];
+  page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') problems.push(`console ${m.type()}: ${m.text()}`); });
+  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  page.on('request', (r) => {
+    requests.push(r.url());
+    if (!r.url().startsWith(origin) && !r.url().startsWith('file:')) problems.push(`request outside the site: ${r.url()}`);
+  });
+  await page.goto(file.startsWith('file:') ? file : `${origin}/${file}`);
+  return { page, context, problems, requests };
+}
+
+/** The SVG of every figure of the page, by figure id. */
+async function svgs(page) {
+  return page.evaluate(() => Object.fromEntries(Array.from(document.querySelectorAll('figure'))
+    .map((f) => [f.id, f.querySelector('.tb-figure-art svg')?.outerHTML])));
+}
+
+/** The page's live data (PAGE.live.json beside it). */
+async function liveData(page) {
+  return page.evaluate(async () => (await fetch(document.querySelector('.tb-live-page').dataset.tbLivePage)).json());
+}
+
+/** Opens the form under the first figure offering it, types `text` and runs it. */
+async function tryPrompt(page, text) {
+  const button = page.locator('figure .tb-try').first();
+  await button.click();
+  const input = page.locator('.tb-live-input').first();
+  await input.fill(text);
+  await page.locator('.tb-live-run').first().click();
+  await page.waitForFunction(() => {
+    const form = document.querySelector('.tb-live-form');
+    return form && !form.querySelector('.tb-live-run').disabled && !form.querySelector('progress:not([hidden])');
+  }, null, { timeout: 60000 });
+}
+
+// Two SVGs agree when their markup is the same and every number is equal or, where wasm and
+// x86 may sum in another order, differs by at most one unit of its last printed digit.
+function sameDrawing(a, b) {
+  if (a === b) return true;
+  const number = /-?\d+(?:\.\d+)?/g;
+  if (a.replace(number, '#') !== b.replace(number, '#')) return false;
+  const x = a.match(number), y = b.match(number);
+  return x.every((s, i) => {
+    const places = Math.max((s.split('.')[1] || '').length, (y[i].split('.')[1] || '').length);
+    return Math.abs(+s - +y[i]) <= 10 ** -places * 1.0001;
+  });
+}
+
+test('before the reader asks, nothing of live/ is fetched and the button is there', async () => {
+  const { page, context, problems, requests } = await open();
+  await page.waitForLoadState('networkidle');
+  assert.ok(await page.locator('figure .tb-try:not([hidden])').count() > 0, 'a Try button shows');
+  assert.deepEqual(requests.filter((u) => u.includes('/live/')), []);
+  // The page's own weight: HTML, CSS and scripts it loads before any click.
+  let bytes = 0;
+  for (const url of new Set(requests)) {
+    const file = join(out, decodeURIComponent(new URL(url).pathname));
+    if (existsSync(file) && statSync(file).isFile()) bytes += statSync(file).size;
+  }
+  assert.ok(bytes <= 150 * 1024, `the page weighs ${bytes} bytes before opting in`);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test("the author's prompt typed by the reader redraws every figure as the build drew it", async (t) => {
+  const { page, context, problems } = await open();
+  const built = await svgs(page);
+  const data = await liveData(page);
+  const author = data.prompts.robots.text;
+  await tryPrompt(page, author);
+  assert.equal(await page.locator('.tb-live-error').first().textContent(), '');
+  const redrawn = await svgs(page);
+  const live = data.figures.map((f) => f.id);
+  assert.ok(live.length >= 3, `${live.length} figures are redrawn`);
+  const exact = live.filter((id) => redrawn[id] === built[id]).length;
+  t.diagnostic(`${exact} of ${live.length} redrawn figures are byte-identical to the build's`);
+  for (const id of live) {
+    assert.ok(redrawn[id], `figure ${id} has an SVG`);
+    assert.ok(sameDrawing(redrawn[id], built[id]), `figure ${id} differs from the build's:\n${redrawn[id].slice(0, 400)}\n${built[id].slice(0, 400)}`);
+  }
+  // Captions say whose prompt it is; the prose says its numbers are the author's.
+  const caption = await page.locator(`#${live[0]} .tb-live-caption`).textContent();
+  assert.match(caption, /Your prompt, traced in your browser by models\/tracebook-tiny-en \(int8 weights\)/);
+  assert.match(await page.locator('.tb-live-prose').textContent(), /about the author’s prompt “The robots will bring”/);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('a new prompt changes the figures, keeps the controls working, and Back restores them', async () => {
+  const { page, context, problems } = await open();
+  const built = await svgs(page);
+  const ids = (await liveData(page)).figures.map((f) => f.id);
+  await tryPrompt(page, 'A small dog ran across the');
+  const redrawn = await svgs(page);
+  assert.ok(ids.every((id) => redrawn[id] !== built[id]), 'every live figure changed');
+  assert.ok(redrawn[ids[0]].includes(' dog'), 'the reader\'s tokens are drawn');
+  // A figure with controls got them again, and they redraw the reader's figure.
+  const controlled = page.locator('figure.tb-live-shown[data-tb-ready]').first();
+  assert.ok(await controlled.count() > 0, 'a redrawn figure has controls');
+  const before = await controlled.locator('svg').evaluate((s) => s.outerHTML);
+  const slider = controlled.locator('input[type="range"]').first();
+  await slider.focus();
+  await slider.press('End');
+  const after = await controlled.locator('svg').evaluate((s) => s.outerHTML);
+  assert.notEqual(after, before, 'the control redrew the figure');
+  assert.ok(after.includes(' dog'), 'still the reader\'s prompt');
+  await page.locator('.tb-live-back').first().click();
+  const restored = await svgs(page);
+  for (const id of ids) assert.equal(restored[id], built[id], `figure ${id} is the author's again`);
+  assert.equal(await page.locator('.tb-live-prose').count(), 0);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('bad input gets a message and leaves the figures as they were', async () => {
+  const { page, context, problems } = await open();
+  const built = await svgs(page);
+  for (const [text, message] of [['', /empty/i], ['   \n ', /only whitespace/], ['word '.repeat(200), /tokens|context|long/i]]) {
+    await tryPrompt(page, text);
+    const error = await page.locator('.tb-live-error').first().textContent();
+    assert.match(error, message, `the message for ${JSON.stringify(text.slice(0, 12))}: ${error}`);
+    assert.deepEqual(await svgs(page), built, 'no figure changed');
+  }
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('the model is kept in Cache Storage: a second page fetches it no more', async () => {
+  const { page, context, problems, requests } = await open();
+  await tryPrompt(page, 'The robots will bring');
+  assert.equal(requests.filter((u) => u.includes('model.safetensors')).length, 1);
+  await page.goto(`${origin}/controls.html`);
+  const count = requests.length;
+  await tryPrompt(page, 'The robots will take');
+  const again = requests.slice(count);
+  assert.deepEqual(again.filter((u) => u.includes('model.safetensors') || u.endsWith('.wasm')), []);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('from file:// the button says the site must be served', async () => {
+  const { page, context } = await open(pathToFileURL(join(out, 'controls.html')).href);
+  await page.locator('figure .tb-try').first().click();
+  assert.match(await page.locator('.tb-live-error').first().textContent(), /served/);
+  await context.close();
+});
+
+test('the tokenizer in the browser gives the native ids', async () => {
+  const strings = [
+    'The robots will bring', "The animal didn't cross the street because it was too tired",
+    "it's", 'IT’S', '  \t\n  x', '123456789012345678901234567890', '3.14159', '日本語のテキスト',
+    '👨\u200D👩\u200D👧\u200D👦', '<|endoftext|>', 'Hello<|endoftext|>World', 'a\u00A0b', 'x   y', '\uFFFD',
+  ];
+  const native = JSON.parse(execFileSync(tokenizeReference, [join(out, 'live', 'tokenizer.json')],
+    { input: JSON.stringify(strings), encoding: 'utf8' }));
+  const { page, context, problems } = await open();
+  const ids = await page.evaluate(async (strings) => {
+    const glue = await import('./live/tracebook_live.js');
+    const wasm = await (await fetch('./live/tracebook_live_bg.wasm')).arrayBuffer();
+    await glue.default({ module_or_path: wasm });
+    const [config, weights, tokenizer] = await Promise.all([
+      fetch('./live/config.json').then((r) => r.text()),
+      fetch('./live/model.safetensors').then((r) => r.arrayBuffer()),
+      fetch('./live/tokenizer.json').then((r) => r.text()),
+    ]);
+    const live = new glue.Live('m', config, new Uint8Array(weights), tokenizer);
+    return strings.map((s) => Array.from(live.tokenize(s, false)));
+  }, strings);
+  assert.deepEqual(ids, native);
+  assert.deepEqual(problems, []);
+  await context.close();
+});

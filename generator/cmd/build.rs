@@ -1,4 +1,4 @@
-//! `tracebook build`: render the site into public/ (never loads a model).
+//! `tracebook build`: render the site into public/ (never runs a model).
 
 use super::ui::Ui;
 use indicatif::HumanBytes;

@@ -56,7 +56,7 @@ pub enum Command {
     New(new::Args),
     /// Build, serve public/ on 127.0.0.1, rebuild on every edit and reload the browser.
     Serve(serve::Args),
-    /// Render the site into public/ (never loads a model).
+    /// Render the site into public/ (never runs a model).
     Build(build::Args),
     /// Validate content, traces and links; write nothing.
     Check(check::Args),

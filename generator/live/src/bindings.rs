@@ -11,6 +11,24 @@ use tracebook_model::ModelBytes;
 use tracebook_trace::{PromptOptions, PromptSpec, TraceOptions, TrainingSummary};
 use wasm_bindgen::prelude::*;
 
+#[wasm_bindgen]
+extern "C" {
+    #[wasm_bindgen(js_namespace = console, js_name = error)]
+    fn console_error(message: &str);
+}
+
+/// Runs when the module is instantiated: a panic (a bug: every expected failure is an
+/// error) is written to the console with its message and place, instead of only
+/// "unreachable executed".
+#[wasm_bindgen(start)]
+pub fn start() {
+    std::panic::set_hook(Box::new(|info| {
+        console_error(&format!(
+            "tracebook-live panicked (please report it): {info}"
+        ))
+    }));
+}
+
 /// A model loaded in the page and the reader's prompts traced with it.
 #[wasm_bindgen]
 pub struct Live {

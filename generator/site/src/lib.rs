@@ -1,5 +1,5 @@
 //! tracebook's site builder: reads a site folder (tracebook.toml, content/, traces/,
-//! templates/, static/) and renders it into a static site, never loading a model.
+//! templates/, static/) and renders it into a static site, never running a model.
 //!
 //! [`build`] renders into `public/` atomically; [`check`] validates everything, links and
 //! anchors included, and writes nothing; [`collect_prompts`] lists the prompts to trace.

@@ -1,27 +1,42 @@
 // tracebook's offline search box. The index (search-index.js) is a script that sets
-// window.TRACEBOOK_SEARCH, so it loads from file:// too. Without JavaScript the box stays
-// hidden and the home page's list of articles is the way in.
+// window.TRACEBOOK_SEARCH, so it loads from file:// too; it is fetched when the reader first
+// focuses the box (or presses /), so pages do not carry it until then. Without JavaScript the
+// box stays hidden and the home page's list of articles is the way in.
 (function () {
   "use strict";
   var form = document.querySelector("form.tb-search");
-  var index = window.TRACEBOOK_SEARCH;
-  if (!form || !index) { return; }
+  if (!form) { return; }
   var root = form.getAttribute("data-root") || "";
   var input = form.querySelector("input");
   var list = form.querySelector(".tb-search-results");
   var shown = [];
+  var pages = null, loading = false;
 
   function fold(text) {
     return text.toLowerCase().normalize("NFD").replace(/[\u0300-\u036f]/g, "");
   }
-  var pages = index.pages.map(function (page) {
-    return {
-      page: page,
-      title: fold(page.title),
-      text: fold(page.text),
-      headings: page.headings.map(function (h) { return [h[0], fold(h[1])]; })
+
+  // The index, loaded once; `then` runs when it is there.
+  function load(then) {
+    if (pages) { then(); return; }
+    if (loading) { return; }
+    loading = true;
+    var script = document.createElement("script");
+    script.src = root + "search-index.js";
+    script.onload = function () {
+      var index = window.TRACEBOOK_SEARCH || { pages: [] };
+      pages = index.pages.map(function (page) {
+        return {
+          page: page,
+          title: fold(page.title),
+          text: fold(page.text),
+          headings: page.headings.map(function (h) { return [h[0], fold(h[1])]; })
+        };
+      });
+      then();
     };
-  });
+    document.head.appendChild(script);
+  }
 
   // Every word must appear in the title, a heading or the text; titles weigh most.
   function search(query) {
@@ -58,6 +73,7 @@
   }
 
   function render() {
+    if (!pages) { return; }
     var query = input.value.trim();
     shown = search(query);
     list.textContent = "";
@@ -86,7 +102,8 @@
   }
 
   form.hidden = false;
-  input.addEventListener("input", render);
+  input.addEventListener("focus", function () { load(render); });
+  input.addEventListener("input", function () { load(render); });
   form.addEventListener("submit", function (event) {
     event.preventDefault();
     if (shown.length) { list.querySelector("a").click(); }

@@ -8,6 +8,7 @@ use crate::error::Result;
 use crate::recorder::Recorder;
 use crate::weights::Weights;
 use candle_core::{Device, Tensor, D};
+use candle_nn::VarBuilder;
 
 /// LayerNorm with its statistics exposed, as `ln1` and `ln2` are traced (`ln_final` records
 /// its output only).
@@ -20,10 +21,10 @@ struct LayerNorm {
 }
 
 impl LayerNorm {
-    fn load(w: &Weights, prefix: &str, eps: f64, statistics: bool) -> Result<Self> {
+    fn load(vb: VarBuilder, d: usize, eps: f64, statistics: bool) -> Result<Self> {
         Ok(Self {
-            weight: w.get(&format!("{prefix}.weight"))?,
-            bias: w.get(&format!("{prefix}.bias"))?,
+            weight: vb.get(d, "weight")?,
+            bias: vb.get(d, "bias")?,
             eps,
             statistics,
         })
@@ -54,10 +55,10 @@ struct Conv1D {
 }
 
 impl Conv1D {
-    fn load(w: &Weights, prefix: &str) -> Result<Self> {
+    fn load(vb: VarBuilder, inputs: usize, outputs: usize) -> Result<Self> {
         Ok(Self {
-            weight: w.get(&format!("{prefix}.weight"))?,
-            bias: w.get(&format!("{prefix}.bias"))?,
+            weight: vb.get((inputs, outputs), "weight")?,
+            bias: vb.get(outputs, "bias")?,
         })
     }
 
@@ -77,6 +78,23 @@ struct Attention {
 }
 
 impl Attention {
+    /// `h.{layer}.attn`: the fused q/k/v projection and the output projection.
+    fn load(
+        vb: VarBuilder,
+        config: &Gpt2Config,
+        layer: usize,
+        differentiable: bool,
+    ) -> Result<Self> {
+        let d = config.n_embd;
+        Ok(Self {
+            c_attn: Conv1D::load(vb.pp("c_attn"), d, 3 * d)?,
+            c_proj: Conv1D::load(vb.pp("c_proj"), d, d)?,
+            n_head: config.n_head,
+            scale: config.attention_scale(layer),
+            differentiable,
+        })
+    }
+
     fn forward(
         &self,
         x: &Tensor,
@@ -121,6 +139,16 @@ struct Mlp {
 }
 
 impl Mlp {
+    /// `h.{layer}.mlp`: the widening and the narrowing projection.
+    fn load(vb: VarBuilder, config: &Gpt2Config) -> Result<Self> {
+        let (d, inner) = (config.n_embd, config.inner());
+        Ok(Self {
+            c_fc: Conv1D::load(vb.pp("c_fc"), d, inner)?,
+            c_proj: Conv1D::load(vb.pp("c_proj"), inner, d)?,
+            act: config.activation_function,
+        })
+    }
+
     fn forward(&self, x: &Tensor, b: &str, rec: &mut dyn Recorder) -> Result<Tensor> {
         let pre = self.c_fc.forward(x)?;
         rec.record(&format!("{b}.mlp.pre"), &pre)?;
@@ -138,24 +166,19 @@ struct Block {
 }
 
 impl Block {
-    fn load(w: &Weights, l: usize, config: &Gpt2Config, differentiable: bool) -> Result<Self> {
-        let p = format!("h.{l}");
-        let eps = config.layer_norm_epsilon;
+    /// `h.{layer}`.
+    fn load(
+        vb: VarBuilder,
+        layer: usize,
+        config: &Gpt2Config,
+        differentiable: bool,
+    ) -> Result<Self> {
+        let (d, eps) = (config.n_embd, config.layer_norm_epsilon);
         Ok(Self {
-            ln_1: LayerNorm::load(w, &format!("{p}.ln_1"), eps, true)?,
-            attn: Attention {
-                c_attn: Conv1D::load(w, &format!("{p}.attn.c_attn"))?,
-                c_proj: Conv1D::load(w, &format!("{p}.attn.c_proj"))?,
-                n_head: config.n_head,
-                scale: config.attention_scale(l),
-                differentiable,
-            },
-            ln_2: LayerNorm::load(w, &format!("{p}.ln_2"), eps, true)?,
-            mlp: Mlp {
-                c_fc: Conv1D::load(w, &format!("{p}.mlp.c_fc"))?,
-                c_proj: Conv1D::load(w, &format!("{p}.mlp.c_proj"))?,
-                act: config.activation_function,
-            },
+            ln_1: LayerNorm::load(vb.pp("ln_1"), d, eps, true)?,
+            attn: Attention::load(vb.pp("attn"), config, layer, differentiable)?,
+            ln_2: LayerNorm::load(vb.pp("ln_2"), d, eps, true)?,
+            mlp: Mlp::load(vb.pp("mlp"), config)?,
         })
     }
 
@@ -196,32 +219,37 @@ pub struct Gpt2 {
 
 impl Gpt2 {
     pub fn new(weights: &Weights, config: &Gpt2Config) -> Result<Gpt2> {
-        Gpt2::build(weights, config, false)
+        Gpt2::load(weights.var_builder(), config, false)
     }
 
     /// The same model with every step differentiable, for training: gradients reach every
     /// weight. Its outputs equal `new`'s up to float rounding.
     pub fn trainable(weights: &Weights, config: &Gpt2Config) -> Result<Gpt2> {
-        Gpt2::build(weights, config, true)
+        Gpt2::load(weights.var_builder(), config, true)
     }
 
-    fn build(weights: &Weights, config: &Gpt2Config, differentiable: bool) -> Result<Gpt2> {
+    /// The model from `vb`, whose names are the checkpoint's canonical ones (`wte.weight`,
+    /// `h.0.attn.c_attn.weight`, ...): each part loads itself from its own prefix, with the
+    /// shapes `config` implies.
+    fn load(vb: VarBuilder, config: &Gpt2Config, differentiable: bool) -> Result<Gpt2> {
+        let (d, vocab) = (config.n_embd, config.vocab_size);
         let blocks = (0..config.n_layer)
-            .map(|l| Block::load(weights, l, config, differentiable))
+            .map(|l| Block::load(vb.pp(format!("h.{l}")), l, config, differentiable))
             .collect::<Result<Vec<_>>>()?;
-        let wte = weights.get("wte.weight")?;
+        let wte = vb.get((vocab, d), "wte.weight")?;
         let lm_head = if config.tie_word_embeddings {
             wte.clone()
         } else {
-            weights.get("lm_head.weight")?
+            vb.get((vocab, d), "lm_head.weight")?
         };
         Ok(Gpt2 {
             config: config.clone(),
             wte,
             lm_head,
-            wpe: weights.get("wpe.weight")?,
+            wpe: vb.get((config.n_positions, d), "wpe.weight")?,
             blocks,
-            ln_f: LayerNorm::load(weights, "ln_f", config.layer_norm_epsilon, false)?,
+            // The final LayerNorm is traced by its output only (`ln_final.normalized`).
+            ln_f: LayerNorm::load(vb.pp("ln_f"), d, config.layer_norm_epsilon, false)?,
         })
     }
 

@@ -6,7 +6,9 @@
 
 use crate::config::Gpt2Config;
 use crate::error::{ModelError, Result};
-use candle_core::{Device, Tensor};
+use candle_core::{DType, Device, Shape, Tensor};
+use candle_nn::var_builder::SimpleBackend;
+use candle_nn::VarBuilder;
 use safetensors::{Dtype, SafeTensors};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -157,6 +159,12 @@ impl Weights {
         }
     }
 
+    /// The weights as candle-nn's `VarBuilder` sees a checkpoint: by canonical name, shapes
+    /// checked; the model's parts load themselves from it (`vb.pp("h.0").pp("attn")`).
+    pub fn var_builder(&self) -> VarBuilder<'_> {
+        VarBuilder::from_backend(Box::new(Backend(self)), DType::F32, Device::Cpu)
+    }
+
     /// The tensor called `name` (canonical, without prefix).
     pub fn get(&self, name: &str) -> Result<Tensor> {
         self.tensors
@@ -167,6 +175,49 @@ impl Weights {
                 message: format!("tensor {name} was not loaded"),
                 hint: "this is a bug in tracebook; please report it".into(),
             })
+    }
+}
+
+/// The loaded weights behind a `VarBuilder`: every tensor is already f32 on the CPU, read and
+/// checked against the config by `Weights::read`, so a lookup only hands out its `Tensor` (a
+/// reference-counted handle: no copy, the peak memory stays one copy of the weights).
+struct Backend<'a>(&'a Weights);
+
+impl SimpleBackend for Backend<'_> {
+    fn get(
+        &self,
+        shape: Shape,
+        name: &str,
+        _: candle_nn::Init,
+        dtype: DType,
+        device: &Device,
+    ) -> candle_core::Result<Tensor> {
+        let tensor = self.get_unchecked(name, dtype, device)?;
+        if tensor.shape() != &shape {
+            candle_core::bail!(
+                "tensor {name} has shape {:?}, the model expects {shape:?}",
+                tensor.dims()
+            );
+        }
+        Ok(tensor)
+    }
+
+    fn get_unchecked(
+        &self,
+        name: &str,
+        dtype: DType,
+        device: &Device,
+    ) -> candle_core::Result<Tensor> {
+        let tensor = self
+            .0
+            .tensors
+            .get(name)
+            .ok_or_else(|| candle_core::Error::Msg(format!("tensor {name} was not loaded")))?;
+        tensor.to_dtype(dtype)?.to_device(device)
+    }
+
+    fn contains_tensor(&self, name: &str) -> bool {
+        self.0.tensors.contains_key(name)
     }
 }
 

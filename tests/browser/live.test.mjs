@@ -66,6 +66,9 @@ before(async () => {
   run(['trace', '--root', siteB]);
   out = join(work, 'b-public');
   run(['build', '--root', siteB, '--out', out]);
+  // The same site offering the reader's prompt once per page.
+  writeFileSync(join(siteB, 'tracebook.toml'), readFileSync(join(siteB, 'tracebook.toml'), 'utf8') + 'offer = "page"\n');
+  run(['build', '--root', siteB, '--out', join(out, 'page-offer')]);
   server = await serve(out);
   origin = `http://127.0.0.1:${server.address().port}`;
   browser = await launch();
@@ -250,6 +253,24 @@ test('the tokenizer in the browser gives the native ids', async () => {
     return strings.map((s) => Array.from(live.tokenize(s, false)));
   }, strings);
   assert.deepEqual(ids, native);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('with offer = "page" one button under the title redraws the page\'s figures', async () => {
+  const { page, context, problems } = await open('page-offer/controls.html');
+  const built = await svgs(page);
+  assert.equal(await page.locator('figure .tb-try').count(), 0, 'no button under the figures');
+  const button = page.locator('.tb-live-page .tb-try');
+  assert.ok(await button.isVisible());
+  await button.click();
+  await page.locator('.tb-live-input').fill('A small dog ran across the');
+  await page.locator('.tb-live-run').click();
+  await page.waitForFunction(() => document.querySelector('figure.tb-live-shown'), null, { timeout: 60000 });
+  const redrawn = await svgs(page);
+  const ids = (await liveData(page)).figures.map((f) => f.id);
+  assert.ok(ids.length >= 3);
+  for (const id of ids) assert.notEqual(redrawn[id], built[id], `figure ${id} redrawn`);
   assert.deepEqual(problems, []);
   await context.close();
 });

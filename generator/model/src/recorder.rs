@@ -1,6 +1,7 @@
 //! Where the forward pass puts the tensors it computes: kept for a trace, or nowhere.
 
 use candle_core::{DType, Tensor};
+use tracebook_trace::Trace;
 
 /// Receives every named intermediate tensor of a forward pass.
 pub trait Recorder {
@@ -58,5 +59,49 @@ impl Recorder for TensorRecorder {
 impl TensorRecorder {
     pub fn get(&self, name: &str) -> Option<&Recorded> {
         self.tensors.iter().find(|t| t.name == name)
+    }
+}
+
+/// Encodes every tensor into `trace` the moment it is recorded, so a long prompt's recorded
+/// tensors (every attention map is layers × heads × T²) are never all held as f32 at once: the
+/// trace keeps their compact bytes. Tensors named by `keep` are also kept as f32, for what the
+/// tracer derives from them afterwards (the logit lens reads each block's residual stream).
+pub struct TraceRecorder<'t> {
+    trace: &'t mut Trace,
+    keep: fn(&str) -> bool,
+    pub kept: TensorRecorder,
+}
+
+impl<'t> TraceRecorder<'t> {
+    pub fn new(trace: &'t mut Trace, keep: fn(&str) -> bool) -> Self {
+        TraceRecorder {
+            trace,
+            keep,
+            kept: TensorRecorder::default(),
+        }
+    }
+}
+
+impl Recorder for TraceRecorder<'_> {
+    fn enabled(&self) -> bool {
+        true
+    }
+    fn record(&mut self, name: &str, tensor: &Tensor) -> candle_core::Result<()> {
+        let shape = tensor.dims().to_vec();
+        let data = tensor
+            .to_dtype(DType::F32)?
+            .flatten_all()?
+            .to_vec1::<f32>()?;
+        self.trace
+            .insert(name, shape.clone(), &data)
+            .map_err(candle_core::Error::wrap)?;
+        if (self.keep)(name) {
+            self.kept.tensors.push(Recorded {
+                name: name.to_string(),
+                shape,
+                data,
+            });
+        }
+        Ok(())
     }
 }

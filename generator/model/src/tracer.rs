@@ -4,7 +4,7 @@ use crate::derived::derive;
 use crate::error::{ModelError, Result};
 use crate::generate::generate;
 use crate::model::Model;
-use crate::recorder::TensorRecorder;
+use crate::recorder::TraceRecorder;
 use std::collections::BTreeMap;
 use tracebook_trace::{
     Candidate, GenerationStep, PromptSpec, Token, Trace, TraceMeta, TraceOptions,
@@ -23,13 +23,28 @@ pub struct TraceRequest<'a> {
 pub fn trace(model: &Model, request: &TraceRequest) -> Result<Trace> {
     let tokens = tokenize(model, request)?;
     let ids: Vec<u32> = tokens.iter().map(|t| t.id).collect();
-    let mut recorder = TensorRecorder::default();
+    let mut trace = Trace::new(TraceMeta {
+        tool: format!("tracebook {}", env!("CARGO_PKG_VERSION")),
+        name: request.name.to_string(),
+        model: model.info(),
+        prompt: request.prompt.clone(),
+        options: request.options.clone(),
+        tokens,
+        generation: Vec::new(),
+        token_texts: BTreeMap::new(),
+        training: model.training.clone(),
+    });
+    // Each tensor is encoded as the forward pass records it; only the residual streams the
+    // logit lens reads stay as f32.
+    let mut recorder = TraceRecorder::new(&mut trace, |name| name.ends_with(".resid_post"));
     let logits = model.gpt2.forward(&ids, &mut recorder)?;
+    let kept = recorder.kept;
     let k = request.options.top_k;
     let steps = generate(&model.gpt2, &ids, &request.prompt.options, k)?;
 
     let logits = logits.to_vec2::<f32>()?;
-    let derived = derive(&model.gpt2, &ids, &logits, &recorder, k)?;
+    let derived = derive(&model.gpt2, &ids, &logits, &kept, k)?;
+    drop(kept);
     let mut texts = BTreeMap::new();
     let mut text_of = |id: u32| -> String {
         texts
@@ -37,13 +52,10 @@ pub fn trace(model: &Model, request: &TraceRequest) -> Result<Trace> {
             .or_insert_with(|| model.tokenizer.token_text(id))
             .clone()
     };
-    tokens.iter().for_each(|t| {
-        text_of(t.id);
+    ids.iter().chain(&derived.ids).for_each(|&id| {
+        text_of(id);
     });
-    derived.ids.iter().for_each(|id| {
-        text_of(*id);
-    });
-    let generation = steps
+    trace.meta.generation = steps
         .iter()
         .map(|s| GenerationStep {
             id: s.id,
@@ -60,19 +72,8 @@ pub fn trace(model: &Model, request: &TraceRequest) -> Result<Trace> {
                 .collect(),
         })
         .collect();
-
-    let mut trace = Trace::new(TraceMeta {
-        tool: format!("tracebook {}", env!("CARGO_PKG_VERSION")),
-        name: request.name.to_string(),
-        model: model.info(),
-        prompt: request.prompt.clone(),
-        options: request.options.clone(),
-        tokens,
-        generation,
-        token_texts: texts,
-        training: model.training.clone(),
-    });
-    for t in recorder.tensors.into_iter().chain(derived.tensors) {
+    trace.meta.token_texts = texts;
+    for t in derived.tensors {
         trace.insert(&t.name, t.shape, &t.data)?;
     }
     Ok(trace)

@@ -16,7 +16,8 @@ pub struct Derived {
     pub ids: Vec<u32>,
 }
 
-/// From the logits `[T, V]` of `ids` and the recorded forward pass:
+/// From the logits `[T, V]` of `ids` (taken, and dropped before the logit lens) and the recorded
+/// forward pass:
 /// - `logits.last` (V), `logits.topk_ids` / `logits.topk_values` (T×k): the k largest logits;
 /// - `logits.lse` (T): log-sum-exp of each position's logits, so p = exp(logit − lse) exactly;
 /// - `loss.per_token` (T−1): −log p of the token that actually comes next, in nats;
@@ -25,27 +26,33 @@ pub struct Derived {
 pub fn derive(
     model: &Gpt2,
     ids: &[u32],
-    logits: &[Vec<f32>],
+    logits: Tensor,
     rec: &TensorRecorder,
     k: usize,
 ) -> Result<Derived> {
-    let t = logits.len();
+    let t = logits.dim(0)?;
     let mut out = Derived {
         tensors: Vec::new(),
         ids: Vec::new(),
     };
-    let tops: Vec<Vec<(u32, f32)>> = logits.iter().map(|row| top_k(row, k)).collect();
+    // One row at a time: a long prompt's logits (T × 50,257) are never copied whole.
+    let (mut tops, mut lse, mut loss, mut last) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for i in 0..t {
+        let row = logits.get(i)?.to_vec1::<f32>()?;
+        tops.push(top_k(&row, k));
+        lse.push(log_sum_exp(&row));
+        if i > 0 {
+            loss.push(lse[i - 1] - prev_next(&logits, i - 1, ids[i])?);
+        }
+        if i + 1 == t {
+            last = row;
+        }
+    }
+    // The logit lens unembeds every block's stream: the final logits are not needed meanwhile.
+    drop(logits);
     let kept = tops.first().map_or(0, Vec::len);
     out.ids.extend(tops.iter().flatten().map(|(id, _)| *id));
-    let lse: Vec<f32> = logits.iter().map(|row| log_sum_exp(row)).collect();
-    let loss: Vec<f32> = (0..t.saturating_sub(1))
-        .map(|i| lse[i] - logits[i][ids[i + 1] as usize])
-        .collect();
-    out.push(
-        "logits.last",
-        vec![logits[t - 1].len()],
-        logits[t - 1].clone(),
-    );
+    out.push("logits.last", vec![last.len()], last);
     out.push(
         "logits.topk_ids",
         vec![t, kept],
@@ -60,6 +67,11 @@ pub fn derive(
     out.push("loss.per_token", vec![t - 1], loss);
     logit_lens(model, rec, &mut out)?;
     Ok(out)
+}
+
+/// The logit at position `i` of the token `next`.
+fn prev_next(logits: &Tensor, i: usize, next: u32) -> Result<f32> {
+    Ok(logits.get(i)?.get(next as usize)?.to_scalar::<f32>()?)
 }
 
 impl Derived {

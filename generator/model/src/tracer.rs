@@ -40,11 +40,9 @@ pub fn trace(model: &Model, request: &TraceRequest) -> Result<Trace> {
     let logits = model.gpt2.forward(&ids, &mut recorder)?;
     let kept = recorder.kept;
     let k = request.options.top_k;
-    let steps = generate(&model.gpt2, &ids, &request.prompt.options, k)?;
-
-    let logits = logits.to_vec2::<f32>()?;
-    let derived = derive(&model.gpt2, &ids, &logits, &kept, k)?;
+    let derived = derive(&model.gpt2, &ids, logits, &kept, k)?;
     drop(kept);
+    let steps = generate(&model.gpt2, &ids, &request.prompt.options, k)?;
     let mut texts = BTreeMap::new();
     let mut text_of = |id: u32| -> String {
         texts

@@ -11,6 +11,7 @@ const BLOCKS: &[(&str, &str)] = &[
     ("tokens", "prompt = \"robots\""),
     ("tokens", "prompt = \"animal\"\npositions = true"),
     ("tokens", "prompt = \"robots\"\nspans = true"),
+    ("bpe", "prompt = \"animal\""),
     ("embedding", "prompt = \"robots\""),
     ("embedding", "prompt = \"animal\"\ndims = 48\nspread = true"),
     ("positional", "prompt = \"robots\""),

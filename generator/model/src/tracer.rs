@@ -43,6 +43,13 @@ pub fn trace(model: &Model, request: &TraceRequest) -> Result<Trace> {
     derived.ids.iter().for_each(|id| {
         text_of(*id);
     });
+    let merges = model.tokenizer.merges(&request.prompt.text, &tokens);
+    merges
+        .iter()
+        .flat_map(|w| w.bytes.iter().chain(w.merges.iter().map(|m| &m.id)))
+        .for_each(|id| {
+            text_of(*id);
+        });
     let generation = steps
         .iter()
         .map(|s| GenerationStep {
@@ -71,6 +78,7 @@ pub fn trace(model: &Model, request: &TraceRequest) -> Result<Trace> {
         generation,
         token_texts: texts,
         training: model.training.clone(),
+        merges,
     });
     for t in recorder.tensors.into_iter().chain(derived.tensors) {
         trace.insert(&t.name, t.shape, &t.data)?;

@@ -80,6 +80,29 @@ pub struct GenerationStep {
     pub top: Vec<Candidate>,
 }
 
+/// One word of the prompt as byte-pair encoding built it: the word's byte span in the prompt
+/// text, the tokens of its single bytes it started from, and every merge in the order the
+/// tokenizer applied them, so a reader can replay the encoding without the tokenizer.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct WordMerges {
+    pub start: usize,
+    pub end: usize,
+    /// The ids of the word's bytes, one per byte, before any merge.
+    pub bytes: Vec<u32>,
+    pub merges: Vec<Merge>,
+}
+
+/// One BPE merge: the parts at `at` and `at + 1` became the token `id`, by the merge rule of
+/// rank `rank` (0 is the rule learned first; the tokenizer applies the lowest rank it can).
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct Merge {
+    pub at: usize,
+    pub id: u32,
+    pub rank: u32,
+}
+
 /// How a site asks traces to be made (`[trace]` in tracebook.toml).
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq, Hash)]
 #[serde(default, deny_unknown_fields)]
@@ -119,6 +142,11 @@ pub struct TraceMeta {
     /// `tracebook train` writes (absent for other checkpoints, such as GPT-2's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub training: Option<TrainingSummary>,
+    /// Each word of the prompt as byte-pair encoding built it, for tokenizers whose merges
+    /// are known (GPT-2 style byte-level BPE); empty for other tokenizers and in traces
+    /// written before tracebook recorded merges.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub merges: Vec<WordMerges>,
 }
 
 /// A model's training run in brief, for figures of the loss curve.

@@ -4,6 +4,7 @@ mod architecture;
 mod attention;
 mod attention_grid;
 mod attention_steps;
+mod bpe;
 mod compare;
 mod compare_views;
 mod embedding;
@@ -70,6 +71,7 @@ macro_rules! kinds {
 
 kinds![
     tokens,
+    bpe,
     embedding: scaled,
     positional: scaled,
     embedding_sum: scaled,
@@ -216,6 +218,7 @@ mod tests {
     /// A block body for every kind, with the options it needs.
     pub const EXAMPLES: &[(&str, &str)] = &[
         ("tokens", ""),
+        ("bpe", ""),
         ("embedding", ""),
         ("positional", ""),
         ("embedding-sum", ""),
@@ -305,6 +308,6 @@ mod tests {
         assert!(error
             .hint
             .unwrap()
-            .starts_with("known kinds: tokens, embedding, positional"));
+            .starts_with("known kinds: tokens, bpe, embedding, positional"));
     }
 }

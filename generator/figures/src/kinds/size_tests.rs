@@ -12,6 +12,7 @@ const LIMIT: usize = 40_000;
 /// Each kind at its defaults and at its most expensive options, on the 25-token prompt.
 const CASES: &[(&str, &str)] = &[
     ("tokens", ""),
+    ("bpe", ""),
     ("embedding", "dims = 64"),
     ("positional", "dims = 64"),
     ("embedding-sum", "dims = 64"),

@@ -35,6 +35,7 @@ const BLOCKS: &[(&str, &str)] = &[
     ("attention-grid", "prompt = \"robots\"\nlayer = 5"),
     ("attention-grid", "prompt = \"animal\""),
     ("head-mix", "prompt = \"robots\"\nlayer = 5"),
+    ("shapes", "prompt = \"animal\"\nlayer = 3"),
     ("mlp", "prompt = \"robots\"\nlayer = 5"),
     ("layernorm", "prompt = \"robots\"\nlayer = 5"),
     (

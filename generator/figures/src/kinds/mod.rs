@@ -22,6 +22,7 @@ mod positional;
 mod qkv;
 mod residual;
 mod sampling;
+mod shapes;
 mod sinusoidal;
 mod strips;
 mod temperature;
@@ -82,6 +83,7 @@ kinds![
     attention_steps,
     attention_grid: scaled,
     head_mix: scaled,
+    shapes,
     mlp,
     layernorm: scaled,
     residual: scaled,
@@ -229,6 +231,7 @@ mod tests {
         ("attention-steps", "layer = 1\nhead = 0"),
         ("attention-grid", ""),
         ("head-mix", "layer = 1"),
+        ("shapes", ""),
         ("mlp", "layer = 1"),
         ("layernorm", "layer = 1"),
         ("residual", ""),

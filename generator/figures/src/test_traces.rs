@@ -126,6 +126,13 @@ pub fn training_run() -> tracebook_trace::TrainingSummary {
             .collect(),
         val_loss: vec![(0, 10.85), (500, 6.2), (1000, 6.05)],
         bigram_val_loss: Some(6.015),
+        lr: (1..=100)
+            .map(|i| (i * 10, 0.002 * (i as f64 / 10.0).min(1.0)))
+            .collect(),
+        grad_norm: (1..=100)
+            .map(|i| (i * 10, 3.0 / (i as f64).sqrt()))
+            .collect(),
+        weight: None,
     }
 }
 

@@ -35,7 +35,7 @@ pub use folder_swap::{remove_dir_if_present, swap_folder};
 pub use kind::TensorKind;
 pub use meta::{
     Candidate, GenerationStep, Merge, ModelInfo, ModelShape, Token, TraceMeta, TraceOptions,
-    TrainingSummary, WordMerges, DEFAULT_TOP_K,
+    TrainingSummary, WeightHistory, WordMerges, DEFAULT_TOP_K,
 };
 pub use precision::{ParsePrecisionError, Precision};
 pub use prompt::{PromptOptions, PromptSpec};

@@ -167,6 +167,32 @@ pub struct TrainingSummary {
     pub val_loss: Vec<(usize, f64)>,
     /// Validation loss of a bigram model counted on the same training split, if measured.
     pub bigram_val_loss: Option<f64>,
+    /// The learning rate as `[step, lr]`, the rate of each `loss` group's last step; empty in
+    /// traces written before tracebook recorded it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub lr: Vec<(usize, f64)>,
+    /// The gradient norm before clipping as `[step, mean norm]`, over the groups of `loss`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub grad_norm: Vec<(usize, f64)>,
+    /// One weight followed through the run, when the run recorded one (`tracebook train`
+    /// does since it wrote `watched` into its log; earlier runs did not).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub weight: Option<WeightHistory>,
+}
+
+/// One number of the model's weights over a training run.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct WeightHistory {
+    /// The weight tensor, as the checkpoint names it (`h.0.attn.c_attn.weight`).
+    pub name: String,
+    /// The number's index in the tensor, flattened row-major.
+    pub index: usize,
+    /// Its value as `[step, value]` after each group's last step; step 0 is the initial value.
+    pub values: Vec<(usize, f64)>,
+    /// The gradient of the loss with respect to it as `[step, mean gradient]` over each group
+    /// (after clipping, what the optimiser was given).
+    pub grads: Vec<(usize, f64)>,
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@ mod attention_steps;
 mod bpe;
 mod compare;
 mod compare_views;
+mod descent;
 mod embedding;
 mod embedding_sum;
 mod generation;
@@ -95,6 +96,7 @@ kinds![
     logit_lens: scaled,
     loss,
     training,
+    descent,
     compare,
     architecture,
 ];
@@ -245,6 +247,7 @@ mod tests {
         ("architecture", ""),
         ("compare", "other = \"robots\""),
         ("training", ""),
+        ("descent", ""),
     ];
 
     #[test]

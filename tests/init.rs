@@ -266,7 +266,7 @@ fn every_figure_reference_example_builds_in_a_new_site() {
         .filter_map(|l| l.strip_prefix("  "))
         .map(|l| l.split_whitespace().next().unwrap())
         .collect();
-    assert_eq!(kinds.len(), 24, "{list}");
+    assert_eq!(kinds.len(), 27, "{list}");
     let mut article = String::from("+++\ntitle = \"All kinds\"\ndescription = \"x\"\n+++\n\n");
     for kind in &kinds {
         let out = tracebook(&site, &["figures", kind]);
@@ -286,7 +286,7 @@ fn every_figure_reference_example_builds_in_a_new_site() {
     let out = tracebook(&site, &["build"]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let page = std::fs::read_to_string(site.join("public/kinds.html")).unwrap();
-    assert_eq!(page.matches("<figure class=\"tb-figure").count(), 23);
+    assert_eq!(page.matches("<figure class=\"tb-figure").count(), 26);
     let wrong = tracebook(&site, &["figures", "atention"]);
     assert!(!wrong.status.success());
     assert!(

@@ -11,6 +11,7 @@ const BLOCKS: &[(&str, &str)] = &[
     ("tokens", "prompt = \"robots\""),
     ("tokens", "prompt = \"animal\"\npositions = true"),
     ("tokens", "prompt = \"robots\"\nspans = true"),
+    ("bpe", "prompt = \"animal\""),
     ("embedding", "prompt = \"robots\""),
     ("embedding", "prompt = \"animal\"\ndims = 48\nspread = true"),
     ("positional", "prompt = \"robots\""),
@@ -34,6 +35,7 @@ const BLOCKS: &[(&str, &str)] = &[
     ("attention-grid", "prompt = \"robots\"\nlayer = 5"),
     ("attention-grid", "prompt = \"animal\""),
     ("head-mix", "prompt = \"robots\"\nlayer = 5"),
+    ("shapes", "prompt = \"animal\"\nlayer = 3"),
     ("mlp", "prompt = \"robots\"\nlayer = 5"),
     ("layernorm", "prompt = \"robots\"\nlayer = 5"),
     (

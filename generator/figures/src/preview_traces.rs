@@ -37,6 +37,7 @@ fn gpt2_like(pieces: &[(u32, &str)], top: &Top<'_>) -> Trace {
     texts.extend(tokens.iter().map(|t| (t.id, t.text.clone())));
     let mut prompt = PromptSpec::new(text);
     prompt.options.generate = 4.min(top.len());
+    let merges = crate::test_traces::toy_merges(&tokens);
     let meta = TraceMeta {
         tool: "tracebook preview".to_string(),
         name: "preview".to_string(),
@@ -63,6 +64,7 @@ fn gpt2_like(pieces: &[(u32, &str)], top: &Top<'_>) -> Trace {
         generation: generation(top),
         token_texts: texts,
         training: None,
+        merges,
     };
     let mut trace = Trace::new(meta);
     insert_logits(&mut trace, top);

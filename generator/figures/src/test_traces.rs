@@ -78,7 +78,42 @@ impl Traces for TestTraces {
     }
 }
 
-/// "The robots will bring", four tokens.
+/// Toy byte-pair merges for `tokens`: a word is a token with a leading space or at the
+/// start, with the tokens that continue it; each token is built from its bytes by joining
+/// its first two parts until one is left (rule ranks 10, 20, ... in order, byte ids 100 +
+/// the byte, the last merge of a token giving the token's own id).
+pub fn toy_merges(tokens: &[Token]) -> Vec<tracebook_trace::WordMerges> {
+    let mut words: Vec<tracebook_trace::WordMerges> = Vec::new();
+    let mut rank = 0;
+    for token in tokens {
+        let starts_word =
+            words.is_empty() || !token.text.starts_with(|c: char| c.is_alphanumeric());
+        if starts_word {
+            words.push(tracebook_trace::WordMerges {
+                start: token.start,
+                end: token.start,
+                bytes: Vec::new(),
+                merges: Vec::new(),
+            });
+        }
+        let word = words.last_mut().expect("a word");
+        let first = word.bytes.len() - word.merges.len();
+        word.bytes
+            .extend(token.text.bytes().map(|b| 100 + u32::from(b)));
+        word.end = token.end;
+        for left in (1..token.text.len()).rev() {
+            rank += 10;
+            let id = if left == 1 { token.id } else { 1000 + rank };
+            word.merges.push(tracebook_trace::Merge {
+                at: first,
+                id,
+                rank,
+            });
+        }
+    }
+    words
+}
+
 /// A training run in brief, as a model trained by `tracebook train` records it.
 pub fn training_run() -> tracebook_trace::TrainingSummary {
     tracebook_trace::TrainingSummary {
@@ -91,6 +126,13 @@ pub fn training_run() -> tracebook_trace::TrainingSummary {
             .collect(),
         val_loss: vec![(0, 10.85), (500, 6.2), (1000, 6.05)],
         bigram_val_loss: Some(6.015),
+        lr: (1..=100)
+            .map(|i| (i * 10, 0.002 * (i as f64 / 10.0).min(1.0)))
+            .collect(),
+        grad_norm: (1..=100)
+            .map(|i| (i * 10, 3.0 / (i as f64).sqrt()))
+            .collect(),
+        weight: None,
     }
 }
 
@@ -147,7 +189,10 @@ pub fn trace_with(ids: &[u32], precision: Precision) -> Trace {
             .map(|id| (id, TEXTS[id as usize].to_string()))
             .collect(),
         training: None,
+        merges: Vec::new(),
     };
+    let merges = toy_merges(&meta.tokens);
+    let meta = TraceMeta { merges, ..meta };
     let mut trace = Trace::new(meta);
     let rows: Vec<Vec<f32>> = (0..ids.len())
         .map(|p| position_logits(p, ids.len()))

@@ -33,6 +33,7 @@ pub fn trace(model: &Model, request: &TraceRequest) -> Result<Trace> {
         generation: Vec::new(),
         token_texts: BTreeMap::new(),
         training: model.training.clone(),
+        merges: Vec::new(),
     });
     // Each tensor is encoded as the forward pass records it; only the residual streams the
     // logit lens reads stay as f32.
@@ -53,6 +54,15 @@ pub fn trace(model: &Model, request: &TraceRequest) -> Result<Trace> {
     ids.iter().chain(&derived.ids).for_each(|&id| {
         text_of(id);
     });
+    let merges = model
+        .tokenizer
+        .merges(&request.prompt.text, &trace.meta.tokens);
+    merges
+        .iter()
+        .flat_map(|w| w.bytes.iter().chain(w.merges.iter().map(|m| &m.id)))
+        .for_each(|id| {
+            text_of(*id);
+        });
     trace.meta.generation = steps
         .iter()
         .map(|s| GenerationStep {
@@ -71,6 +81,7 @@ pub fn trace(model: &Model, request: &TraceRequest) -> Result<Trace> {
         })
         .collect();
     trace.meta.token_texts = texts;
+    trace.meta.merges = merges;
     for t in derived.tensors {
         trace.insert(&t.name, t.shape, &t.data)?;
     }

@@ -216,6 +216,29 @@ fn a_short_run_lowers_the_loss_and_its_checkpoint_loads_like_gpt2() {
         .collect();
     assert_eq!(measured, [10, 20, 30]);
 
+    // One weight is followed through the run: its value after every update (each one moved
+    // it) and its gradient, and the summary traces copy starts from its initial value.
+    let watched = log.watched.clone().expect("a new run follows one weight");
+    assert_eq!(
+        (watched.name.as_str(), watched.index),
+        ("h.0.mlp.c_fc.weight", 0)
+    );
+    let values: Vec<f64> = std::iter::once(watched.initial)
+        .chain(log.steps.iter().map(|r| r.weight.unwrap()))
+        .collect();
+    assert!(values.windows(2).all(|w| w[0] != w[1]), "{values:?}");
+    assert!(log
+        .steps
+        .iter()
+        .all(|r| r.weight_grad.is_some_and(f64::is_finite)));
+    let summary = log.summary();
+    let history = summary.weight.expect("the summary carries the weight");
+    assert_eq!(history.values[0], (0, watched.initial));
+    assert_eq!(*history.values.last().unwrap(), (30, values[30]));
+    assert_eq!(history.grads.len(), 30);
+    assert_eq!(summary.lr.len(), 30);
+    assert_eq!(summary.lr[0], (1, log.steps[0].lr));
+
     // The folder is a GPT-2 checkpoint: the model loaded from it scores the validation windows
     // exactly as the trainer measured them.
     let folder = dir.path().join("model");

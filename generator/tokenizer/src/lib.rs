@@ -7,6 +7,7 @@ mod byte_map;
 mod error;
 mod merges;
 mod r50k;
+mod replay;
 mod source;
 mod spans;
 mod tokenizer;

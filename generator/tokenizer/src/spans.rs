@@ -19,6 +19,11 @@ impl TokenBytes {
     pub fn get(&self, id: u32) -> Option<&[u8]> {
         self.0.get(id as usize).map(Vec::as_slice)
     }
+
+    /// Number of ids the table covers.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
 }
 
 /// Spans from token byte lengths, when the tokens' bytes spell out `text` exactly.

@@ -9,15 +9,17 @@
 
 use std::fmt;
 use std::path::Path;
+use std::sync::OnceLock;
 
 use tokenizers::DecoderWrapper;
 
 use crate::builtin;
 use crate::byte_map::vocab_string_to_bytes;
 use crate::error::TokenizerError;
+use crate::replay::MergeTable;
 use crate::source::TokenizerSource;
 use crate::spans::{exact_spans, offset_spans, TokenBytes};
-use tracebook_trace::Token;
+use tracebook_trace::{Token, WordMerges};
 
 /// A tokenizer wrapping `tokenizers::Tokenizer`.
 #[derive(Clone)]
@@ -26,6 +28,8 @@ pub struct Tokenizer {
     source: TokenizerSource,
     /// The bytes behind every id, for byte-level tokenizers; `None` for the others.
     token_bytes: Option<TokenBytes>,
+    /// The merge rules by pair, read from the model the first time a replay needs them.
+    merge_table: OnceLock<Option<MergeTable>>,
 }
 
 impl Tokenizer {
@@ -91,6 +95,7 @@ impl Tokenizer {
             inner,
             source,
             token_bytes,
+            merge_table: OnceLock::new(),
         }
     }
 
@@ -124,6 +129,21 @@ impl Tokenizer {
             .as_ref()
             .and_then(|table| exact_spans(text, ids, table));
         Ok(exact.unwrap_or_else(|| offset_spans(text, ids, encoding.get_offsets())))
+    }
+
+    /// How byte-pair encoding built `tokens` (the encoding of `text`), word by word: each
+    /// word's bytes and the merges applied to them in order. Empty for tokenizers that are
+    /// not byte-level BPE; a word whose replay does not give its tokens (a special token) is
+    /// left out.
+    pub fn merges(&self, text: &str, tokens: &[Token]) -> Vec<WordMerges> {
+        let table = self.merge_table.get_or_init(|| {
+            let bytes = self.token_bytes.as_ref()?;
+            MergeTable::of(self.inner.get_model(), bytes)
+        });
+        match (table, self.inner.get_pre_tokenizer()) {
+            (Some(table), Some(pre_tokenizer)) => table.words(pre_tokenizer, text, tokens),
+            _ => Vec::new(),
+        }
     }
 
     /// The text `ids` stand for, special tokens spelled out. Ids outside the vocabulary are

@@ -35,8 +35,8 @@ pub use error::{Origin, TraceError};
 pub use folder_swap::{remove_dir_if_present, swap_folder};
 pub use kind::TensorKind;
 pub use meta::{
-    Candidate, GenerationStep, ModelInfo, ModelShape, Token, TraceMeta, TraceOptions,
-    TrainingSummary, DEFAULT_TOP_K,
+    Candidate, GenerationStep, Merge, ModelInfo, ModelShape, Token, TraceMeta, TraceOptions,
+    TrainingSummary, WeightHistory, WordMerges, DEFAULT_TOP_K,
 };
 pub use precision::{ParsePrecisionError, Precision};
 pub use prompt::{PromptOptions, PromptSpec};

@@ -80,6 +80,29 @@ pub struct GenerationStep {
     pub top: Vec<Candidate>,
 }
 
+/// One word of the prompt as byte-pair encoding built it: the word's byte span in the prompt
+/// text, the tokens of its single bytes it started from, and every merge in the order the
+/// tokenizer applied them, so a reader can replay the encoding without the tokenizer.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct WordMerges {
+    pub start: usize,
+    pub end: usize,
+    /// The ids of the word's bytes, one per byte, before any merge.
+    pub bytes: Vec<u32>,
+    pub merges: Vec<Merge>,
+}
+
+/// One BPE merge: the parts at `at` and `at + 1` became the token `id`, by the merge rule of
+/// rank `rank` (0 is the rule learned first; the tokenizer applies the lowest rank it can).
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct Merge {
+    pub at: usize,
+    pub id: u32,
+    pub rank: u32,
+}
+
 /// How a site asks traces to be made (`[trace]` in tracebook.toml).
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq, Hash)]
 #[serde(default, deny_unknown_fields)]
@@ -119,6 +142,11 @@ pub struct TraceMeta {
     /// `tracebook train` writes (absent for other checkpoints, such as GPT-2's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub training: Option<TrainingSummary>,
+    /// Each word of the prompt as byte-pair encoding built it, for tokenizers whose merges
+    /// are known (GPT-2 style byte-level BPE); empty for other tokenizers and in traces
+    /// written before tracebook recorded merges.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub merges: Vec<WordMerges>,
 }
 
 /// A model's training run in brief, for figures of the loss curve.
@@ -139,6 +167,32 @@ pub struct TrainingSummary {
     pub val_loss: Vec<(usize, f64)>,
     /// Validation loss of a bigram model counted on the same training split, if measured.
     pub bigram_val_loss: Option<f64>,
+    /// The learning rate as `[step, lr]`, the rate of each `loss` group's last step; empty in
+    /// traces written before tracebook recorded it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub lr: Vec<(usize, f64)>,
+    /// The gradient norm before clipping as `[step, mean norm]`, over the groups of `loss`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub grad_norm: Vec<(usize, f64)>,
+    /// One weight followed through the run, when the run recorded one (`tracebook train`
+    /// does since it wrote `watched` into its log; earlier runs did not).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub weight: Option<WeightHistory>,
+}
+
+/// One number of the model's weights over a training run.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct WeightHistory {
+    /// The weight tensor, as the checkpoint names it (`h.0.attn.c_attn.weight`).
+    pub name: String,
+    /// The number's index in the tensor, flattened row-major.
+    pub index: usize,
+    /// Its value as `[step, value]` after each group's last step; step 0 is the initial value.
+    pub values: Vec<(usize, f64)>,
+    /// The gradient of the loss with respect to it as `[step, mean gradient]` over each group
+    /// (after clipping, what the optimiser was given).
+    pub grads: Vec<(usize, f64)>,
 }
 
 #[cfg(test)]

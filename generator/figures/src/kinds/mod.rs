@@ -4,8 +4,10 @@ mod architecture;
 mod attention;
 mod attention_grid;
 mod attention_steps;
+mod bpe;
 mod compare;
 mod compare_views;
+mod descent;
 mod embedding;
 mod embedding_sum;
 mod generation;
@@ -21,6 +23,7 @@ mod positional;
 mod qkv;
 mod residual;
 mod sampling;
+mod shapes;
 mod sinusoidal;
 mod strips;
 mod temperature;
@@ -70,6 +73,7 @@ macro_rules! kinds {
 
 kinds![
     tokens,
+    bpe,
     embedding: scaled,
     positional: scaled,
     embedding_sum: scaled,
@@ -80,6 +84,7 @@ kinds![
     attention_steps,
     attention_grid: scaled,
     head_mix: scaled,
+    shapes,
     mlp,
     layernorm: scaled,
     residual: scaled,
@@ -91,6 +96,7 @@ kinds![
     logit_lens: scaled,
     loss,
     training,
+    descent,
     compare,
     architecture,
 ];
@@ -216,6 +222,7 @@ mod tests {
     /// A block body for every kind, with the options it needs.
     pub const EXAMPLES: &[(&str, &str)] = &[
         ("tokens", ""),
+        ("bpe", ""),
         ("embedding", ""),
         ("positional", ""),
         ("embedding-sum", ""),
@@ -226,6 +233,7 @@ mod tests {
         ("attention-steps", "layer = 1\nhead = 0"),
         ("attention-grid", ""),
         ("head-mix", "layer = 1"),
+        ("shapes", ""),
         ("mlp", "layer = 1"),
         ("layernorm", "layer = 1"),
         ("residual", ""),
@@ -239,6 +247,7 @@ mod tests {
         ("architecture", ""),
         ("compare", "other = \"robots\""),
         ("training", ""),
+        ("descent", ""),
     ];
 
     #[test]
@@ -305,6 +314,6 @@ mod tests {
         assert!(error
             .hint
             .unwrap()
-            .starts_with("known kinds: tokens, embedding, positional"));
+            .starts_with("known kinds: tokens, bpe, embedding, positional"));
     }
 }

@@ -12,6 +12,7 @@ const LIMIT: usize = 40_000;
 /// Each kind at its defaults and at its most expensive options, on the 25-token prompt.
 const CASES: &[(&str, &str)] = &[
     ("tokens", ""),
+    ("bpe", ""),
     ("embedding", "dims = 64"),
     ("positional", "dims = 64"),
     ("embedding-sum", "dims = 64"),
@@ -23,6 +24,7 @@ const CASES: &[(&str, &str)] = &[
     ("attention-grid", "layer = 5\ntokens = 24"),
     ("attention-grid", "tokens = 10"),
     ("head-mix", "layer = 5\ndims = 64"),
+    ("shapes", "layer = 11"),
     ("mlp", "layer = 5\ntop = 16"),
     ("layernorm", "layer = 5\ndims = 64"),
     ("residual", "tokens = 16"),

@@ -84,7 +84,7 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
 }
 
 /// The training run the prompt's trace records, with at least one step.
-fn recorded_run<'p>(prompt: &'p Prompt<'_>) -> Result<&'p TrainingSummary, FigureError> {
+pub(super) fn recorded_run<'p>(prompt: &'p Prompt<'_>) -> Result<&'p TrainingSummary, FigureError> {
     let meta = &prompt.trace.meta;
     let run = meta.training.as_ref().ok_or_else(|| {
         FigureError::at(
@@ -206,7 +206,7 @@ fn y_axis(y: &Axis, tick_values: &[f64]) -> Element {
     group
 }
 
-fn path(class: &str, points: impl Iterator<Item = (f64, f64)>) -> Element {
+pub(super) fn path(class: &str, points: impl Iterator<Item = (f64, f64)>) -> Element {
     let mut d = String::new();
     for (i, (px, py)) in points.enumerate() {
         let verb = if i == 0 { 'M' } else { 'L' };

@@ -6,7 +6,7 @@ use super::error::{TrainError, TrainResult};
 use super::settings::Settings;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
-use tracebook_trace::TrainingSummary;
+use tracebook_trace::{TrainingSummary, WeightHistory};
 
 pub const LOG_FORMAT: &str = "tracebook-training-log/1";
 pub const LOG_FILE: &str = "training_log.json";
@@ -39,6 +39,24 @@ pub struct StepRecord {
     /// Validation loss after the update, on the steps where it was measured.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub val_loss: Option<f64>,
+    /// The watched weight (see [`TrainingLog::watched`]) after the update.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub weight: Option<f64>,
+    /// The loss's gradient with respect to the watched weight, after clipping.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub weight_grad: Option<f64>,
+}
+
+/// One number of the weights the run follows step by step, to show what gradient descent
+/// does to a single weight.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WatchedWeight {
+    /// The weight tensor's checkpoint name.
+    pub name: String,
+    /// The number's index in it, flattened row-major.
+    pub index: usize,
+    /// Its value before the first step.
+    pub initial: f64,
 }
 
 /// A copy of the model kept at one step, under `snapshots/`.
@@ -61,6 +79,10 @@ pub struct TrainingLog {
     pub bigram: Option<BigramBaseline>,
     pub steps: Vec<StepRecord>,
     pub snapshots: Vec<SnapshotRecord>,
+    /// The weight followed step by step; absent in logs of runs started before tracebook
+    /// recorded one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub watched: Option<WatchedWeight>,
 }
 
 impl TrainingLog {
@@ -109,14 +131,34 @@ impl TrainingLog {
     pub fn summary(&self) -> TrainingSummary {
         const MAX_POINTS: usize = 200;
         let group = self.steps.len().div_ceil(MAX_POINTS).max(1);
-        let loss = self
-            .steps
-            .chunks(group)
-            .map(|chunk| {
-                let mean = chunk.iter().map(|r| r.loss).sum::<f64>() / chunk.len() as f64;
-                (chunk[chunk.len() - 1].step, mean)
-            })
-            .collect();
+        let grouped = |value: fn(&StepRecord) -> Option<f64>| -> Vec<(usize, f64)> {
+            self.steps
+                .chunks(group)
+                .filter_map(|chunk| {
+                    let values: Vec<f64> = chunk.iter().filter_map(value).collect();
+                    let mean = values.iter().sum::<f64>() / values.len().max(1) as f64;
+                    (!values.is_empty()).then(|| (chunk[chunk.len() - 1].step, mean))
+                })
+                .collect()
+        };
+        let last_of = |value: fn(&StepRecord) -> Option<f64>| -> Vec<(usize, f64)> {
+            self.steps
+                .chunks(group)
+                .filter_map(|chunk| {
+                    let last = &chunk[chunk.len() - 1];
+                    Some((last.step, value(last)?))
+                })
+                .collect()
+        };
+        let loss = grouped(|r| Some(r.loss));
+        let weight = self.watched.as_ref().map(|w| WeightHistory {
+            name: w.name.clone(),
+            index: w.index,
+            values: std::iter::once((0, w.initial))
+                .chain(last_of(|r| r.weight))
+                .collect(),
+            grads: grouped(|r| r.weight_grad),
+        });
         let val_loss = self
             .initial_val_loss
             .map(|v| (0, v))
@@ -135,6 +177,9 @@ impl TrainingLog {
             loss,
             val_loss,
             bigram_val_loss: self.bigram.as_ref().map(|b| b.val_loss),
+            lr: last_of(|r| Some(r.lr)),
+            grad_norm: grouped(|r| Some(r.grad_norm)),
+            weight,
         }
     }
 

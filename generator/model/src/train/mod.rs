@@ -19,6 +19,7 @@ pub mod schedule;
 pub mod settings;
 pub mod slices;
 pub mod step;
+pub mod watch;
 pub mod windows;
 
 pub use error::{TrainError, TrainResult};

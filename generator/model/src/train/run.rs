@@ -14,6 +14,7 @@ use super::rng::Rng;
 use super::schedule::learning_rate;
 use super::settings::{Settings, GPT2_VOCAB};
 use super::step::{batch_gradients, mean_loss};
+use super::watch;
 use super::windows;
 use crate::gpt2::Gpt2;
 use std::path::PathBuf;
@@ -53,7 +54,7 @@ pub fn train(run: &TrainRun, observer: &mut dyn Observer) -> TrainResult<Trainin
     } else {
         let params = Params::init(&config, &mut Rng::new(s.seed))?;
         let optimizer = AdamW::new(&params, AdamWConfig::gpt2(s.weight_decay));
-        let log = new_log(s, &corpus, &params, val_windows.len());
+        let log = new_log(s, &corpus, &params, val_windows.len())?;
         (params, optimizer, log)
     };
     log.settings = s.clone();
@@ -87,6 +88,10 @@ pub fn train(run: &TrainRun, observer: &mut dyn Observer) -> TrainResult<Trainin
         let (loss, mut grads) = batch_gradients(&model, &params, &batch)?;
         let grad_norm = clip_grad_norm(&mut grads, s.grad_clip);
         optimizer.step(&params, &grads, lr)?;
+        let (weight, weight_grad) = match &log.watched {
+            Some(w) => (watch::value(&params, w)?, watch::grad(&params, &grads, w)),
+            None => (None, None),
+        };
         let done = step + 1;
         let evaluate = !val_windows.is_empty() && (done % s.eval_every == 0 || done == s.steps);
         let val_loss = evaluate
@@ -100,6 +105,8 @@ pub fn train(run: &TrainRun, observer: &mut dyn Observer) -> TrainResult<Trainin
             tokens_seen: done * log.tokens_per_step,
             seconds: seconds_before + clock.elapsed().as_secs_f64(),
             val_loss,
+            weight,
+            weight_grad,
         };
         observer.stepped(&record);
         log.steps.push(record);
@@ -137,8 +144,13 @@ fn occupied(run: &TrainRun) -> TrainError {
     }
 }
 
-fn new_log(s: &Settings, corpus: &Corpus, params: &Params, val_windows: usize) -> TrainingLog {
-    TrainingLog {
+fn new_log(
+    s: &Settings,
+    corpus: &Corpus,
+    params: &Params,
+    val_windows: usize,
+) -> TrainResult<TrainingLog> {
+    Ok(TrainingLog {
         format: LOG_FORMAT.into(),
         settings: s.clone(),
         corpus: CorpusInfo {
@@ -156,7 +168,8 @@ fn new_log(s: &Settings, corpus: &Corpus, params: &Params, val_windows: usize) -
         bigram: None,
         steps: Vec::new(),
         snapshots: Vec::new(),
-    }
+        watched: watch::watch(params)?,
+    })
 }
 
 /// Weights, optimiser and log of the checkpoint in `run.out`, after checking that the run

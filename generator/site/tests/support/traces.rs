@@ -84,6 +84,7 @@ fn meta(
         generation: Vec::new(),
         token_texts: BTreeMap::new(),
         training: None,
+        merges: Vec::new(),
     }
 }
 

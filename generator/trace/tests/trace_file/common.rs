@@ -112,6 +112,7 @@ pub fn meta(precision: Precision) -> TraceMeta {
             .map(|(id, t)| (id, t.to_string()))
             .collect(),
         training: None,
+        merges: Vec::new(),
     }
 }
 

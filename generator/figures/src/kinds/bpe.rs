@@ -1,0 +1,334 @@
+//! `figure bpe`: how byte-pair encoding built the tokens of one word of the prompt, merge
+//! by merge. The word starts as its bytes; each row joins the neighbouring pair whose merge
+//! rule has the lowest rank (was learned first), until no rule applies; the last row is the
+//! word's tokens as the model receives them.
+//!
+//! The merges are the tokenizer's own, recorded in the trace (`meta.merges`) when it was
+//! made, so the figure needs no tokenizer and shows exactly what tokenized the prompt.
+//!
+//! Options: `prompt`, `caption`, `word` (the word to show, as written in the prompt, its
+//! leading space optional; default the word cut into the most tokens).
+
+use super::strips::WIDTH;
+use crate::draw::{note, rect, text};
+use crate::error::FigureError;
+use crate::figure::Figure;
+use crate::format::thousands;
+use crate::options::Block;
+use crate::prompt::Prompt;
+use crate::svg::{text_width, Canvas, Css, Element, Font};
+use crate::token_text::{one_line, Shown, SPACE};
+use crate::Traces;
+use serde::Deserialize;
+use std::ops::Range;
+use tracebook_trace::suggest::did_you_mean;
+use tracebook_trace::WordMerges;
+
+pub const KIND: &str = "bpe";
+
+const TEXT_SIZE: f64 = 14.0;
+const PITCH: f64 = 26.0;
+const BOX_HEIGHT: f64 = 20.0;
+const PAD: f64 = 3.5;
+const GAP: f64 = 3.0;
+const TOP: f64 = 22.0;
+/// The step column on the left and the rank column on the right.
+const STEP_WIDTH: f64 = 44.0;
+const RANK_WIDTH: f64 = 62.0;
+
+/// The options of `bpe`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct Opts {
+    word: Option<String>,
+}
+
+/// One row: the word's parts after a number of merges, as byte ranges of the word, with the
+/// part just made and the rank of the rule that made it.
+struct Row {
+    parts: Vec<Range<usize>>,
+    merged: Option<(usize, u32)>,
+}
+
+pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, FigureError> {
+    let block = Block::<Opts>::read(KIND, table, traces)?;
+    let (prompt, caption) = (block.prompt, block.caption);
+    let word = pick(&prompt, block.options.word.as_deref())?;
+    let text = prompt.trace.meta.prompt.text.as_bytes();
+    let bytes = text.get(word.start..word.end).ok_or_else(|| {
+        prompt.broken(format!(
+            "a word of its merges spans bytes {}..{}, beyond the prompt",
+            word.start, word.end
+        ))
+    })?;
+    let rows = replay(word).ok_or_else(|| {
+        prompt.broken("a merge of its `meta.merges` joins parts that are not there".into())
+    })?;
+    let ids: Vec<u32> = final_ids(word);
+    let shown = String::from_utf8_lossy(bytes);
+    let (body, width, height) = draw(bytes, &rows, &ids);
+    let canvas = Canvas {
+        kind: KIND,
+        width,
+        height,
+        title: format!("Byte-pair encoding of \"{}\"", one_line(&shown)),
+        desc: describe(bytes, &rows, &ids),
+        css: Css::default(),
+    };
+    Ok(Figure::new(canvas, body, caption, &prompt))
+}
+
+/// The word the block asks for, or the one cut into the most tokens (then the longest).
+fn pick<'a>(prompt: &Prompt<'a>, word: Option<&str>) -> Result<&'a WordMerges, FigureError> {
+    let meta = &prompt.trace.meta;
+    if meta.merges.is_empty() {
+        return Err(FigureError::at(
+            "prompt",
+            format!("the trace of \"{}\" records no BPE merges", prompt.name),
+        )
+        .with_hint(format!(
+            "re-trace it with this tracebook: `tracebook trace --only {} --force` (traces \
+             written before tracebook recorded merges, and tokenizers that are not byte-level \
+             BPE, have none)",
+            prompt.name
+        )));
+    }
+    let text = &meta.prompt.text;
+    let word_text = |w: &WordMerges| text.get(w.start..w.end).unwrap_or_default();
+    let Some(wanted) = word else {
+        let tokens = |w: &WordMerges| w.bytes.len() - w.merges.len();
+        let best = meta
+            .merges
+            .iter()
+            .rev()
+            .max_by_key(|w| (tokens(w), w.end - w.start));
+        return best.ok_or_else(|| prompt.broken("its `meta.merges` is empty".into()));
+    };
+    let found = meta.merges.iter().find(|w| {
+        let t = word_text(w);
+        t == wanted || t.trim_start() == wanted.trim_start()
+    });
+    found.ok_or_else(|| {
+        let words: Vec<String> = meta
+            .merges
+            .iter()
+            .map(|w| format!("{:?}", word_text(w).trim_start()))
+            .collect();
+        let trimmed: Vec<&str> = meta
+            .merges
+            .iter()
+            .map(|w| word_text(w).trim_start())
+            .collect();
+        let hint = match did_you_mean(wanted.trim_start(), trimmed.iter().copied()) {
+            Some(near) => format!("{near} The words of the prompt: {}", words.join(", ")),
+            None => format!("the words of the prompt: {}", words.join(", ")),
+        };
+        FigureError::at(
+            "word",
+            format!("the prompt \"{}\" has no word {wanted:?}", prompt.name),
+        )
+        .with_hint(hint)
+    })
+}
+
+/// Every state of the word, from its bytes to its tokens; `None` if a merge is out of place.
+fn replay(word: &WordMerges) -> Option<Vec<Row>> {
+    let mut parts: Vec<Range<usize>> = (0..word.bytes.len()).map(|i| i..i + 1).collect();
+    let mut rows = vec![Row {
+        parts: parts.clone(),
+        merged: None,
+    }];
+    for merge in &word.merges {
+        let right = parts.get(merge.at + 1)?.end;
+        let left = parts.get(merge.at)?.start;
+        parts[merge.at] = left..right;
+        parts.remove(merge.at + 1);
+        rows.push(Row {
+            parts: parts.clone(),
+            merged: Some((merge.at, merge.rank)),
+        });
+    }
+    Some(rows)
+}
+
+/// The ids the word ends as: its bytes' ids with every merge applied.
+fn final_ids(word: &WordMerges) -> Vec<u32> {
+    let mut ids = word.bytes.clone();
+    for merge in &word.merges {
+        if merge.at + 1 < ids.len() {
+            ids.splice(merge.at..merge.at + 2, [merge.id]);
+        }
+    }
+    ids
+}
+
+/// A part's text as drawn: its bytes as text, or in hex when they are not whole characters.
+fn part_text(bytes: &[u8]) -> Shown {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => Shown::fit(text, f64::INFINITY, Font::Mono, TEXT_SIZE),
+        Err(_) => Shown::plain(
+            bytes
+                .iter()
+                .map(|b| format!("{b:02x}"))
+                .collect::<Vec<_>>()
+                .join(" "),
+        ),
+    }
+}
+
+fn box_width(shown: &Shown) -> f64 {
+    (text_width(&shown.text(), Font::Mono, TEXT_SIZE) + 2.0 * PAD)
+        .max(12.0)
+        .ceil()
+}
+
+/// The rows of boxes, the step and rank columns, the tokens' ids and the notes; returns
+/// them with the figure's width and height.
+fn draw(bytes: &[u8], rows: &[Row], ids: &[u32]) -> (Vec<Element>, f64, f64) {
+    let widest = rows
+        .iter()
+        .map(|row| {
+            row.parts
+                .iter()
+                .map(|p| box_width(&part_text(&bytes[p.clone()])) + GAP)
+                .sum::<f64>()
+        })
+        .fold(0.0, f64::max);
+    let width = WIDTH.max((STEP_WIDTH + widest + 8.0 + RANK_WIDTH).ceil());
+    let rank_x = width - 2.0;
+    let mut boxes = Element::new("g").class("tbf-box");
+    let mut made = Element::new("g").class("tbf-tok");
+    let mut texts = Element::new("g")
+        .class("tbf-m")
+        .attr("font-size", TEXT_SIZE)
+        .attr("text-anchor", "middle");
+    let mut steps = Element::new("g")
+        .class("tbf-s tbf-dim")
+        .attr("text-anchor", "end");
+    let mut ranks = Element::new("g")
+        .class("tbf-s tbf-dim")
+        .attr("text-anchor", "end");
+    let last = rows.len() - 1;
+    for (r, row) in rows.iter().enumerate() {
+        let y = TOP + r as f64 * PITCH;
+        let mut x = STEP_WIDTH;
+        for (i, part) in row.parts.iter().enumerate() {
+            let shown = part_text(&bytes[part.clone()]);
+            let w = box_width(&shown);
+            let is_new = row.merged.is_some_and(|(at, _)| at == i);
+            let class = if is_new { "tbf-c0" } else { "" };
+            let target = if is_new { &mut made } else { &mut boxes };
+            target.push(rect(class, x, y, w, BOX_HEIGHT).attr("rx", 3.0));
+            texts.push(shown.append_to(text(x + w / 2.0, y + 14.5)));
+            x += w + GAP;
+        }
+        let step = if r == 0 {
+            "bytes".to_string()
+        } else {
+            r.to_string()
+        };
+        steps.push(text(STEP_WIDTH - 6.0, y + 14.0).text(step));
+        if let Some((_, rank)) = row.merged {
+            ranks.push(text(rank_x, y + 14.0).text(thousands(rank as usize)));
+        }
+    }
+    let heads = Element::new("g")
+        .class("tbf-s tbf-dim")
+        .child(
+            text(STEP_WIDTH - 6.0, 12.0)
+                .attr("text-anchor", "end")
+                .text("step"),
+        )
+        .child(
+            text(rank_x, 12.0)
+                .attr("text-anchor", "end")
+                .text("rule's rank"),
+        );
+    let mut body = vec![heads, boxes, made, texts, steps, ranks];
+    let bottom = TOP + rows.len() as f64 * PITCH;
+    body.push(token_ids(
+        bytes,
+        &rows[last],
+        ids,
+        bottom - PITCH + BOX_HEIGHT + 14.0,
+    ));
+    let mut y = bottom + 24.0;
+    for line in notes(bytes, rows, ids) {
+        body.push(note(line, 0.0, y));
+        y += 15.0;
+    }
+    (body, width, y)
+}
+
+/// The vocabulary id under each box of the last row: the tokens the model receives.
+fn token_ids(bytes: &[u8], row: &Row, ids: &[u32], y: f64) -> Element {
+    let mut group = Element::new("g")
+        .class("tbf-s tbf-b")
+        .attr("text-anchor", "middle");
+    let mut x = STEP_WIDTH;
+    for (part, id) in row.parts.iter().zip(ids) {
+        let w = box_width(&part_text(&bytes[part.clone()]));
+        group.push(text(x + w / 2.0, y).text(format!("id {id}")));
+        x += w + GAP;
+    }
+    group
+}
+
+/// What the rows mean, in this word's numbers.
+fn notes(bytes: &[u8], rows: &[Row], ids: &[u32]) -> Vec<String> {
+    let mut lines = vec![
+        format!(
+            "{} bytes → {} merges → {} token{}; each step joins the neighbours whose rule",
+            bytes.len(),
+            rows.len() - 1,
+            ids.len(),
+            if ids.len() == 1 { "" } else { "s" }
+        ),
+        "ranks lowest (was learned first); the new part is coloured".to_string(),
+    ];
+    if bytes.contains(&b' ') {
+        lines.push(format!(
+            "{SPACE} is a space, part of the word's first token"
+        ));
+    }
+    lines
+}
+
+fn describe(bytes: &[u8], rows: &[Row], ids: &[u32]) -> String {
+    let word = String::from_utf8_lossy(bytes);
+    let Some(last) = rows.last() else {
+        return format!("No merges for {word:?}.");
+    };
+    let tokens: Vec<String> = last
+        .parts
+        .iter()
+        .zip(ids)
+        .map(|(p, id)| format!("{:?} ({id})", String::from_utf8_lossy(&bytes[p.clone()])))
+        .collect();
+    let steps: Vec<String> = rows
+        .iter()
+        .filter_map(|row| {
+            let (at, rank) = row.merged?;
+            let part = &row.parts[at];
+            Some(format!(
+                "{:?} (rule {})",
+                String::from_utf8_lossy(&bytes[part.clone()]),
+                thousands(rank as usize)
+            ))
+        })
+        .collect();
+    format!(
+        "Byte-pair encoding of {word:?}: {} bytes joined by {} merges, each the neighbouring \
+         pair whose rule ranks lowest: {}. The result is {} token{}: {}.",
+        bytes.len(),
+        steps.len(),
+        steps.join(", "),
+        ids.len(),
+        if ids.len() == 1 { "" } else { "s" },
+        tokens.join(", ")
+    )
+}
+
+#[cfg(test)]
+#[path = "bpe_tests.rs"]
+mod tests;

@@ -1,0 +1,219 @@
+//! `figure descent`: gradient descent as the training log recorded it, over the optimiser
+//! steps: the training loss, the learning rate (how far each step may move a weight) and
+//! the gradient's norm (how steep the loss is), and, when the run followed one weight, that
+//! weight's value after every update beside the gradient it was given.
+//!
+//! Everything comes from `meta.training`, which `tracebook trace` copies from the
+//! `training_log.json` of `tracebook train`. Runs whose log predates the followed weight
+//! have no weight panels; the figure says so rather than inventing one.
+//!
+//! Options: `prompt` (any prompt traced with the model), `caption`.
+
+use super::strips::WIDTH;
+use super::training::{path, recorded_run};
+use crate::chart::{tick_decimals, ticks, x_axis, Axis};
+use crate::draw::{line, note, text};
+use crate::error::FigureError;
+use crate::figure::{Figure, Source};
+use crate::format::{count, signed};
+use crate::options::Block;
+use crate::svg::{Canvas, Css, Element};
+use crate::Traces;
+use serde::Deserialize;
+use tracebook_trace::TrainingSummary;
+
+pub const KIND: &str = "descent";
+
+const LEFT: f64 = 56.0;
+const RIGHT: f64 = WIDTH - 12.0;
+const PANEL: f64 = 64.0;
+/// From one panel's bottom to the next one's top (its title sits in between).
+const GAP: f64 = 30.0;
+
+/// `descent` takes only the preamble.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct Opts {}
+
+/// One panel: a title and a series of `[step, value]`.
+struct Series<'a> {
+    title: String,
+    points: &'a [(usize, f64)],
+    class: &'static str,
+}
+
+pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, FigureError> {
+    let Block {
+        prompt, caption, ..
+    } = Block::<Opts>::read(KIND, table, traces)?;
+    let run = recorded_run(&prompt)?;
+    let series = series(run);
+    let last_step = run.loss.last().map_or(1, |p| p.0).max(1);
+    let x = Axis {
+        lo: 0.0,
+        hi: last_step as f64,
+        start: LEFT,
+        end: RIGHT,
+    };
+    let mut body = Vec::new();
+    let mut top = 18.0;
+    for s in &series {
+        body.extend(panel(s, &x, top));
+        top += PANEL + GAP;
+    }
+    let bottom = top - GAP;
+    body.push(x_axis(&x, bottom, &ticks(0.0, x.hi, 5), "optimiser steps"));
+    let mut y = bottom + 50.0;
+    for l in notes(run) {
+        body.push(note(l, 0.0, y));
+        y += 15.0;
+    }
+    let canvas = Canvas {
+        kind: KIND,
+        width: WIDTH,
+        height: y - 7.0,
+        title: "Gradient descent, step by step".to_string(),
+        desc: describe(run, &prompt.trace.meta.model.id),
+        css: Css::default(),
+    };
+    Ok(Figure::new(canvas, body, caption, &prompt).with_source(Source::TrainingLog))
+}
+
+/// The panels the run has data for, top to bottom.
+fn series(run: &TrainingSummary) -> Vec<Series<'_>> {
+    let mut out = Vec::new();
+    if let Some(w) = &run.weight {
+        out.push(Series {
+            title: format!("one weight, {}[{}], after each update", w.name, w.index),
+            points: &w.values,
+            class: "tbf-line",
+        });
+        out.push(Series {
+            title: "its gradient ∂loss/∂w (the update goes against it)".to_string(),
+            points: &w.grads,
+            class: "tbf-line",
+        });
+    }
+    out.push(Series {
+        title: "training loss (nats per token)".to_string(),
+        points: &run.loss,
+        class: "tbf-line",
+    });
+    if !run.lr.is_empty() {
+        out.push(Series {
+            title: "learning rate: how far a step may go".to_string(),
+            points: &run.lr,
+            class: "tbf-line",
+        });
+    }
+    if !run.grad_norm.is_empty() {
+        out.push(Series {
+            title: "gradient norm over all weights, before clipping".to_string(),
+            points: &run.grad_norm,
+            class: "tbf-line",
+        });
+    }
+    out
+}
+
+/// A panel at `top`: its title, a value axis with three or so ticks and grid lines, and the
+/// series as a line.
+fn panel(s: &Series, x: &Axis, top: f64) -> Vec<Element> {
+    let (lo, hi) = s
+        .points
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), p| {
+            (lo.min(p.1), hi.max(p.1))
+        });
+    let (lo, hi) = if lo < hi {
+        (lo, hi)
+    } else {
+        (lo - 1.0, hi + 1.0)
+    };
+    let y = Axis {
+        lo,
+        hi,
+        start: top + PANEL,
+        end: top,
+    };
+    // Three or so ticks, and never fewer than two: one tick cannot say its own precision.
+    let mut tick_values = ticks(lo, hi, 3);
+    if tick_values.len() < 2 {
+        tick_values = ticks(lo, hi, 6);
+    }
+    let decimals = tick_decimals(&tick_values);
+    let mut axis = Element::new("g").class("tbf-s tbf-dim");
+    axis.push(line("tbf-ax", LEFT, top, LEFT, top + PANEL));
+    let mut labels = Element::new("g").attr("text-anchor", "end");
+    for &v in &tick_values {
+        let at = y.at(v);
+        axis.push(line("tbf-grid", LEFT, at, RIGHT, at));
+        labels.push(text(LEFT - 6.0, at + 4.0).text(signed(v, decimals)));
+    }
+    axis.push(labels);
+    vec![
+        Element::new("g")
+            .class("tbf-s tbf-b")
+            .child(text(0.0, top - 8.0).text(s.title.clone())),
+        axis,
+        path(
+            s.class,
+            s.points
+                .iter()
+                .map(|&(step, v)| (x.at(step as f64), y.at(v))),
+        ),
+    ]
+}
+
+/// What to read in the panels, in this run's numbers.
+fn notes(run: &TrainingSummary) -> Vec<String> {
+    let mut lines = vec![format!(
+        "{} steps; each moves every weight a little against its gradient,",
+        count(run.steps)
+    )];
+    lines.push("by at most about the learning rate (AdamW scales each step)".to_string());
+    if run.weight.is_none() {
+        lines.push("this run's log follows no single weight: runs of tracebook train".to_string());
+        lines.push("since it records one (h.0.mlp.c_fc.weight[0]) show it here".to_string());
+    }
+    lines
+}
+
+fn describe(run: &TrainingSummary, model: &str) -> String {
+    let ends = |points: &[(usize, f64)]| -> Option<String> {
+        let (a, b) = (points.first()?, points.last()?);
+        Some(format!(
+            "from {} at step {} to {} at step {}",
+            signed(a.1, 4),
+            a.0,
+            signed(b.1, 4),
+            b.0
+        ))
+    };
+    let mut out = format!(
+        "Gradient descent in the training of {model}, over {} optimiser steps.",
+        count(run.steps)
+    );
+    if let Some(w) = &run.weight {
+        if let Some(e) = ends(&w.values) {
+            out.push_str(&format!(" The weight {}[{}] went {e}.", w.name, w.index));
+        }
+    }
+    if let Some(e) = ends(&run.loss) {
+        out.push_str(&format!(" The training loss went {e}."));
+    }
+    if let Some(e) = ends(&run.lr) {
+        out.push_str(&format!(" The learning rate went {e}."));
+    }
+    if let Some(e) = ends(&run.grad_norm) {
+        out.push_str(&format!(" The gradient norm went {e}."));
+    }
+    if run.weight.is_none() {
+        out.push_str(" The log follows no single weight.");
+    }
+    out
+}
+
+#[cfg(test)]
+#[path = "descent_tests.rs"]
+mod tests;

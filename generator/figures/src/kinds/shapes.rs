@@ -1,0 +1,391 @@
+//! `figure shapes`: the matrix products of one layer as a diagram of shapes, with the
+//! traced model's sizes: T × d times d × 3d for q, k and v, cut into H heads of T × dh, the
+//! per-head scores T × T, the heads' outputs concatenated and projected, the MLP's T × 4d.
+//!
+//! Every activation's shape is read from the trace (the tensors' headers, nothing decoded)
+//! and checked against the one the model's config gives; the weights' shapes follow from
+//! the config. Rectangles are drawn with sides proportional to the square root of each
+//! size, so a 4d side is twice a d side and a T side stays visible beside them.
+//!
+//! Options: `prompt`, `caption`, `layer` (whose tensors to name; every layer has the same
+//! shapes; default 0).
+
+use super::strips::WIDTH;
+use crate::draw::{note, rect, text};
+use crate::error::FigureError;
+use crate::figure::Figure;
+use crate::options::{Block, Layer, LayerKey};
+use crate::prompt::Prompt;
+use crate::svg::{text_width, Canvas, Css, Element, Font};
+use crate::Traces;
+use serde::Deserialize;
+
+pub const KIND: &str = "shapes";
+
+/// The longest side drawn, for the largest size of the model (4d).
+const LONGEST: f64 = 104.0;
+const SHORTEST: f64 = 5.0;
+/// Room for a product's sign between two operands.
+const OP: f64 = 18.0;
+/// A head's copy is drawn this far below and right of the one before.
+const DECK_STEP: f64 = 3.0;
+const MAX_DECK: usize = 12;
+
+/// The options of `shapes`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct Opts {
+    layer: Option<LayerKey>,
+}
+
+/// A dimension: its symbol and its size in this model and prompt.
+#[derive(Debug, Clone, Copy)]
+struct Dim {
+    symbol: &'static str,
+    size: usize,
+}
+
+/// One array of a product: its rows and columns, how many copies (heads) it stacks, and
+/// the trace tensor it is (if any).
+#[derive(Debug, Clone)]
+struct Array {
+    rows: Dim,
+    cols: Dim,
+    heads: Option<Dim>,
+    name: String,
+}
+
+/// One step of the layer: a title and `operands`, joined by `ops` ("×", "·", "→", "+"),
+/// with the result after "=" (or after the last op).
+struct Step {
+    title: String,
+    terms: Vec<Array>,
+    ops: Vec<&'static str>,
+}
+
+/// The sizes of the model and prompt, by symbol.
+struct Sizes {
+    t: Dim,
+    d: Dim,
+    d3: Dim,
+    d4: Dim,
+    h: Dim,
+    dh: Dim,
+}
+
+pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, FigureError> {
+    let block = Block::<Opts>::read(KIND, table, traces)?;
+    let layer = block.layer_or_all(block.options.layer)?.unwrap_or(Layer(0));
+    let (prompt, caption) = (block.prompt, block.caption);
+    let config = prompt.config();
+    let n = prompt.tokens()?.len();
+    let dh = config.n_embd / config.n_head.max(1);
+    let sizes = Sizes {
+        t: Dim {
+            symbol: "T",
+            size: n,
+        },
+        d: Dim {
+            symbol: "d",
+            size: config.n_embd,
+        },
+        d3: Dim {
+            symbol: "3d",
+            size: 3 * config.n_embd,
+        },
+        d4: Dim {
+            symbol: "4d",
+            size: 4 * config.n_embd,
+        },
+        h: Dim {
+            symbol: "H",
+            size: config.n_head,
+        },
+        dh: Dim {
+            symbol: "dh",
+            size: dh,
+        },
+    };
+    let steps = steps(&sizes, layer);
+    check(&prompt, &steps)?;
+    let (body, height) = draw(&steps, &sizes, layer);
+    let canvas = Canvas {
+        kind: KIND,
+        width: WIDTH,
+        height,
+        title: format!(
+            "The shapes of layer {}'s matrix products: T = {n}, d = {}, H = {}, dh = {dh}",
+            layer.0, config.n_embd, config.n_head
+        ),
+        desc: describe(&steps, &sizes),
+        css: Css::default(),
+    };
+    Ok(Figure::new(canvas, body, caption, &prompt))
+}
+
+fn array(rows: Dim, cols: Dim, name: impl Into<String>) -> Array {
+    Array {
+        rows,
+        cols,
+        heads: None,
+        name: name.into(),
+    }
+}
+
+fn per_head(heads: Dim, rows: Dim, cols: Dim, name: impl Into<String>) -> Array {
+    Array {
+        heads: Some(heads),
+        ..array(rows, cols, name)
+    }
+}
+
+/// The layer's products in the order the forward pass computes them.
+fn steps(s: &Sizes, layer: Layer) -> Vec<Step> {
+    let at = |what: &str| format!("blocks.{}.{what}", layer.0);
+    let (t, d, d3, d4, h, dh) = (s.t, s.d, s.d3, s.d4, s.h, s.dh);
+    vec![
+        Step {
+            title: "LayerNorm, then one product makes q, k and v side by side".into(),
+            terms: vec![
+                array(t, d, at("ln1.normalized")),
+                array(d, d3, "W_QKV"),
+                array(t, d3, "q | k | v"),
+            ],
+            ops: vec!["×", "="],
+        },
+        Step {
+            title: "q, k and v, each cut into H heads of dh columns".into(),
+            terms: vec![array(t, d, "q"), per_head(h, t, dh, at("attn.q"))],
+            ops: vec!["→"],
+        },
+        Step {
+            title: "scores: each query · each key, per head (÷ √dh, softmax)".into(),
+            terms: vec![
+                per_head(h, t, dh, at("attn.q")),
+                per_head(h, dh, t, "kᵀ"),
+                per_head(h, t, t, at("attn.pattern")),
+            ],
+            ops: vec!["·", "="],
+        },
+        Step {
+            title: "each head's weights times its values".into(),
+            terms: vec![
+                per_head(h, t, t, at("attn.pattern")),
+                per_head(h, t, dh, at("attn.v")),
+                per_head(h, t, dh, at("attn.z")),
+            ],
+            ops: vec!["·", "="],
+        },
+        Step {
+            title: "the heads side by side again, times W_O".into(),
+            terms: vec![
+                array(t, d, "z, heads joined"),
+                array(d, d, "W_O"),
+                array(t, d, at("attn_out")),
+            ],
+            ops: vec!["×", "="],
+        },
+        Step {
+            title: "LayerNorm, then the MLP widens each token to 4d".into(),
+            terms: vec![
+                array(t, d, at("ln2.normalized")),
+                array(d, d4, "W_in"),
+                array(t, d4, at("mlp.pre")),
+            ],
+            ops: vec!["×", "="],
+        },
+        Step {
+            title: "GELU keeps the shape; W_out narrows it back to d".into(),
+            terms: vec![
+                array(t, d4, at("mlp.post")),
+                array(d4, d, "W_out"),
+                array(t, d, at("mlp_out")),
+            ],
+            ops: vec!["×", "="],
+        },
+    ]
+}
+
+/// Every shown array that is a trace tensor has the shape drawn, in the trace.
+fn check(prompt: &Prompt, steps: &[Step]) -> Result<(), FigureError> {
+    for term in steps.iter().flat_map(|s| &s.terms) {
+        if !term.name.starts_with("blocks.") {
+            continue;
+        }
+        let expected = sizes_of(term);
+        match prompt.trace.shape(&term.name) {
+            Some(shape) if shape == expected.as_slice() => {}
+            Some(shape) => {
+                return Err(prompt.broken(format!(
+                    "`{}` in the trace of \"{}\" has shape {shape:?}; the model's config gives \
+                     {expected:?}",
+                    term.name, prompt.name
+                )))
+            }
+            None => {
+                return Err(prompt.broken(format!(
+                    "the trace of \"{}\" has no `{}`",
+                    prompt.name, term.name
+                )))
+            }
+        }
+    }
+    Ok(())
+}
+
+fn sizes_of(a: &Array) -> Vec<usize> {
+    a.heads
+        .iter()
+        .chain([&a.rows, &a.cols])
+        .map(|d| d.size)
+        .collect()
+}
+
+fn symbols(a: &Array) -> String {
+    a.heads
+        .iter()
+        .chain([&a.rows, &a.cols])
+        .map(|d| d.symbol)
+        .collect::<Vec<_>>()
+        .join("×")
+}
+
+fn numbers(a: &Array) -> String {
+    sizes_of(a)
+        .iter()
+        .map(usize::to_string)
+        .collect::<Vec<_>>()
+        .join("×")
+}
+
+/// A side's length in units: proportional to the square root of its size.
+fn side(size: usize, largest: usize) -> f64 {
+    (LONGEST * (size as f64 / largest.max(1) as f64).sqrt()).max(SHORTEST)
+}
+
+/// The drawn rectangle of `a`, deck included: (width, height).
+fn extent(a: &Array, largest: usize) -> (f64, f64) {
+    let copies = a.heads.map_or(1, |h| h.size.min(MAX_DECK));
+    let extra = (copies - 1) as f64 * DECK_STEP;
+    (
+        side(a.cols.size, largest) + extra,
+        side(a.rows.size, largest) + extra,
+    )
+}
+
+/// A slot's width: the rectangle or its labels, whichever is wider.
+fn slot(a: &Array, largest: usize) -> f64 {
+    let labels = [symbols(a), numbers(a), short_name(&a.name)]
+        .iter()
+        .map(|l| text_width(l, Font::Sans, 12.0))
+        .fold(0.0, f64::max);
+    // Labels get a margin: browsers' sans fonts run up to a tenth wider than measured.
+    extent(a, largest).0.max(labels * 1.1).ceil() + 6.0
+}
+
+fn draw(steps: &[Step], sizes: &Sizes, layer: Layer) -> (Vec<Element>, f64) {
+    let largest = sizes.d4.size.max(sizes.t.size);
+    let mut arrays = Element::new("g").class("tbf-box");
+    let mut decks = Element::new("g").class("tbf-tok tbf-c0");
+    let mut labels = Element::new("g")
+        .class("tbf-s")
+        .attr("text-anchor", "middle");
+    let mut names = Element::new("g")
+        .class("tbf-s tbf-dim")
+        .attr("text-anchor", "middle");
+    let mut titles = Element::new("g").class("tbf-s tbf-b");
+    let mut signs = Element::new("g").attr("text-anchor", "middle");
+    let mut y = 14.0;
+    for step in steps {
+        titles.push(text(0.0, y).text(step.title.clone()));
+        let top = y + 8.0;
+        let tallest = step
+            .terms
+            .iter()
+            .map(|a| extent(a, largest).1)
+            .fold(0.0, f64::max);
+        let mut x = 0.0;
+        for (i, term) in step.terms.iter().enumerate() {
+            let width = slot(term, largest);
+            let (w, h) = extent(term, largest);
+            let left = x + (width - w) / 2.0;
+            let copies = term.heads.map_or(1, |h| h.size.min(MAX_DECK));
+            let (cw, ch) = (
+                w - (copies - 1) as f64 * DECK_STEP,
+                h - (copies - 1) as f64 * DECK_STEP,
+            );
+            for c in (0..copies).rev() {
+                let off = c as f64 * DECK_STEP;
+                let target = if term.heads.is_some() {
+                    &mut decks
+                } else {
+                    &mut arrays
+                };
+                target.push(rect("", left + off, top + off, cw, ch));
+            }
+            let centre = x + width / 2.0;
+            labels.push(text(centre, top + tallest + 14.0).text(symbols(term)));
+            labels.push(text(centre, top + tallest + 28.0).text(numbers(term)));
+            names.push(text(centre, top + tallest + 42.0).text(short_name(&term.name)));
+            x += width;
+            if let Some(op) = step.ops.get(i) {
+                signs.push(text(x + OP / 2.0, top + tallest / 2.0 + 5.0).text(*op));
+                x += OP;
+            }
+        }
+        y = top + tallest + 64.0;
+    }
+    let notes = [
+        format!(
+            "T = {} tokens, d = {}, H = {} heads of dh = {}; every layer alike",
+            sizes.t.size, sizes.d.size, sizes.h.size, sizes.dh.size
+        ),
+        format!(
+            "sides ∝ √size; a stack: one copy per head; tensors: blocks.{}.NAME",
+            layer.0
+        ),
+    ];
+    let mut body = vec![titles, arrays, decks, labels, names, signs];
+    for line in notes {
+        body.push(note(line, 0.0, y));
+        y += 15.0;
+    }
+    (body, y - 6.0)
+}
+
+/// A trace name without its `blocks.N.` prefix (the title says which layer).
+fn short_name(name: &str) -> String {
+    match name.strip_prefix("blocks.") {
+        Some(rest) => rest.split_once('.').map_or(rest, |(_, n)| n).to_string(),
+        None => name.to_string(),
+    }
+}
+
+fn describe(steps: &[Step], sizes: &Sizes) -> String {
+    let products: Vec<String> = steps
+        .iter()
+        .map(|s| {
+            let mut out = String::new();
+            for (i, term) in s.terms.iter().enumerate() {
+                out.push_str(&format!("{} ({})", symbols(term), numbers(term)));
+                if let Some(op) = s.ops.get(i) {
+                    out.push_str(&format!(" {op} "));
+                }
+            }
+            out
+        })
+        .collect();
+    format!(
+        "The matrix products of one layer with T = {} tokens, width d = {}, H = {} heads of dh \
+         = {} numbers: {}.",
+        sizes.t.size,
+        sizes.d.size,
+        sizes.h.size,
+        sizes.dh.size,
+        products.join("; ")
+    )
+}
+
+#[cfg(test)]
+#[path = "shapes_tests.rs"]
+mod tests;

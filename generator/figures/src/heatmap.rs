@@ -104,8 +104,9 @@ pub fn draw(grid: &Grid<'_>, width: f64, top: f64) -> Placed {
         Font::Sans,
         12.0,
     ));
+    // The corner's arrows render wider than the text-width estimate allows for.
     let left = (label_width(grid.rows) + 8.0)
-        .max(corner_width + 12.0)
+        .max(corner_width + 22.0)
         .ceil();
     let col_label = label_width(grid.cols);
     let n_cols = grid.cols.len().max(1) as f64;

@@ -25,7 +25,7 @@ use crate::heatmap::grid_marker;
 use crate::options::{capped, Block, Layer, LayerKey, Tokens};
 use crate::prompt::{Checked, Prompt};
 use crate::shared::{self, Domain, SharedScale};
-use crate::svg::{number, Canvas, Element, Ramp};
+use crate::svg::{number, text_width, Canvas, Element, Font, Ramp};
 use crate::token_text::Shown;
 use crate::Traces;
 use serde::Deserialize;
@@ -285,7 +285,16 @@ fn labels(grid: &Grid) -> Vec<Element> {
         return vec![group];
     }
     group = group.attr("text-anchor", "middle");
-    for head in 0..grid.heads() {
+    // Every head is numbered while the numbers fit over their tiles; with many heads (GPT-2
+    // XL's 25) every second or third, so two-digit numbers never run together.
+    let pitch = grid.tile + GAP;
+    let widest = text_width(
+        &grid.heads().saturating_sub(1).to_string(),
+        Font::Sans,
+        12.0,
+    ) + 4.0;
+    let step = (widest / pitch).ceil().max(1.0) as usize;
+    for head in (0..grid.heads()).step_by(step) {
         let (x, _) = grid.origin(0, head);
         group.push(text(x + grid.tile / 2.0, 12.0).text(head.to_string()));
     }

@@ -1,5 +1,6 @@
 //! `figure residual`: the residual stream through the model. A heatmap of its length
-//! ‖x‖ per token (rows) after the embeddings and after each layer (columns), on a log
+//! ‖x‖ per token (rows) after the embeddings and after each layer (columns; rows for a
+//! model too deep for legible columns), on a log
 //! scale since GPT-2's first token grows far longer than the rest; then, for one token,
 //! what each layer adds: the lengths of its attention output (`attn_out`) and its MLP
 //! output (`mlp_out`) as paired bars.
@@ -26,6 +27,8 @@ use std::ops::Range;
 pub const KIND: &str = "residual";
 
 const PITCH: f64 = 22.0;
+/// The narrowest heatmap column whose label stays legible (12-unit text, upright).
+const LEGIBLE_CELL: f64 = 14.0;
 
 /// Lengths read from the trace.
 struct Lengths {
@@ -112,27 +115,39 @@ fn stream_heatmap(
 ) -> (Vec<Element>, f64) {
     let (lo, hi) = scale.range;
     let bin = |v: f64| ramp.bin_of_unit((v / lo).ln() / (hi / lo).ln().max(1e-9));
-    let rows: Vec<Shown> = shown
+    let tokens: Vec<Shown> = shown
         .clone()
         .map(|i| Shown::fit(&prompt.trace.meta.tokens[i].text, 90.0, Font::Mono, 12.0))
         .collect();
-    let mut cols = vec![Shown::plain("emb")];
-    cols.extend((0..prompt.config().n_layer).map(|l| Shown::plain(l.to_string())));
-    let cells: Vec<Cell> = shown
-        .clone()
-        .flat_map(|i| {
-            lengths.stream[i].iter().map(|&v| Cell::Value {
-                bin: bin(v),
-                label: None,
-            })
-        })
-        .collect();
+    let mut stages = vec![Shown::plain("emb")];
+    stages.extend((0..prompt.config().n_layer).map(|l| Shown::plain(l.to_string())));
+    // Stages across while each column keeps a legible label; a deep model (GPT-2 medium and
+    // up) turns the grid, stages down, so no label shrinks below LEGIBLE_CELL.
+    let across = (WIDTH - 100.0) / stages.len() as f64 >= LEGIBLE_CELL;
+    let cell = |i: usize, stage: usize| Cell::Value {
+        bin: bin(lengths.stream[i][stage]),
+        label: None,
+    };
+    let (rows, cols, cells, corner): (&[Shown], &[Shown], Vec<Cell>, _) = if across {
+        let cells = shown
+            .clone()
+            .flat_map(|i| (0..stages.len()).map(move |s| (i, s)))
+            .map(|(i, s)| cell(i, s))
+            .collect();
+        (&tokens, &stages, cells, ("token ↓", "after →"))
+    } else {
+        let cells = (0..stages.len())
+            .flat_map(|s| shown.clone().map(move |i| (i, s)))
+            .map(|(i, s)| cell(i, s))
+            .collect();
+        (&stages, &tokens, cells, ("after ↓", "token →"))
+    };
     let grid = Grid {
-        rows: &rows,
-        cols: &cols,
+        rows,
+        cols,
         cells: &cells,
         ramp,
-        corner: ("token ↓", "after →"),
+        corner,
         tokens: None,
     };
     let placed = heatmap::draw(&grid, WIDTH, 0.0);

@@ -96,3 +96,48 @@ fn tokens_limits_the_rows() {
 fn snapshot() {
     insta::assert_snapshot!(draw(&ROBOTS, "").unwrap().svg);
 }
+
+/// A trace of `ids` from a model of `layers` layers: the synthetic trace's two layers, and
+/// copies of them for the rest.
+fn deep(ids: &[u32], layers: usize) -> tracebook_trace::Trace {
+    let mut trace = trace_of(ids);
+    for l in 2..layers {
+        for name in ["resid_post", "attn_out", "mlp_out"] {
+            let from = trace.tensor(&format!("blocks.{}.{name}", l % 2)).unwrap();
+            trace
+                .insert(
+                    &format!("blocks.{l}.{name}"),
+                    from.shape.clone(),
+                    &from.data,
+                )
+                .unwrap();
+        }
+    }
+    trace.meta.model.config.n_layer = layers;
+    trace
+}
+
+#[test]
+fn a_deep_model_turns_the_heatmap_so_every_label_stays_legible() {
+    let shallow = draw(&ROBOTS, "").unwrap();
+    let texts = all_texts(&shallow.svg);
+    assert!(texts.iter().any(|t| t == "after →"), "{texts:?}");
+    // 48 layers (GPT-2 XL) and the embeddings: 49 stages, too many for legible columns.
+    let traces = TestTraces::with("p", deep(&ROBOTS, 48));
+    let (figure, _) = render(&options("prompt = \"p\""), &traces, None).unwrap();
+    let texts = all_texts(&figure.svg);
+    assert!(texts.iter().any(|t| t == "after ↓"), "stages run down");
+    assert!(texts.iter().any(|t| t == "token →"), "tokens run across");
+    assert!(
+        texts.iter().any(|t| t == "47"),
+        "the last layer has its row"
+    );
+    // No label of the heatmap is drawn below 12 units.
+    assert!(
+        !figure.svg.contains("font-size=\"6\""),
+        "no shrunken labels"
+    );
+    let rows = texts_in(&figure.svg, "tbf-m");
+    assert_eq!(rows.len(), 49, "one row per stage: {rows:?}");
+    assert_eq!((rows[0].as_str(), rows[48].as_str()), ("emb", "47"));
+}

@@ -257,6 +257,15 @@ export class Live {
     }
 }
 if (Symbol.dispose) Live.prototype[Symbol.dispose] = Live.prototype.free;
+
+/**
+ * Runs when the module is instantiated: a panic (a bug: every expected failure is an
+ * error) is written to the console with its message and place, instead of only
+ * "unreachable executed".
+ */
+export function start() {
+    wasm.start();
+}
 function __wbg_get_imports() {
     const import0 = {
         __proto__: null,
@@ -266,6 +275,9 @@ function __wbg_get_imports() {
         },
         __wbg___wbindgen_throw_4c88d8bf264fd984: function(arg0, arg1) {
             throw new Error(getStringFromWasm0(arg0, arg1));
+        },
+        __wbg_error_24c3a98e630eb366: function(arg0, arg1) {
+            console.error(getStringFromWasm0(arg0, arg1));
         },
         __wbg_getRandomValues_5d8c030b527203a6: function() { return handleError(function (arg0, arg1) {
             globalThis.crypto.getRandomValues(getArrayU8FromWasm0(arg0, arg1));

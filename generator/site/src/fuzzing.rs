@@ -158,6 +158,7 @@ impl Fixture {
             tokenizer: &self.tokenizer,
             math: &self.math,
             pages: &pages,
+            templates: &self.templates,
             live: Some(("fuzz-model", true)),
         };
         let (_, diagnostics) = markdown::render(&input);

@@ -1,4 +1,5 @@
-//! Tera templates: base.html, index.html, article.html and 404.html are built in, and any
+//! Tera templates: base.html, index.html, article.html, 404.html, print.html and the partials
+//! (search box, model credit, footer, sidebar, a figure, a code block) are built in, and any
 //! file in the site's templates/ replaces the built-in one of the same name or adds a partial.
 
 use crate::diagnostic::{Diagnostic, Diagnostics};
@@ -41,6 +42,14 @@ pub const DEFAULTS: &[(&str, &str)] = &[
     (
         "partials/sidebar.html",
         include_str!("../defaults/templates/partials/sidebar.html"),
+    ),
+    (
+        "partials/figure.html",
+        include_str!("../defaults/templates/partials/figure.html"),
+    ),
+    (
+        "partials/code.html",
+        include_str!("../defaults/templates/partials/code.html"),
     ),
 ];
 

@@ -151,3 +151,59 @@ fn an_article_without_a_description_builds_with_a_warning_at_its_line() {
         "an article without the key chose none: {warnings}"
     );
 }
+
+#[test]
+fn figures_and_code_blocks_render_through_their_partials() {
+    let site = TempSite::new(&support::sites_dir().join("valid/full"));
+    write(
+        &site,
+        "content/code.md",
+        "+++\ntitle = \"Code\"\ndescription = \"d\"\n+++\n\n```rust\nfn main() {}\n```\n\n```text\na < b\n```\n\n    indented\n",
+    );
+    write(
+        &site,
+        "templates/partials/figure.html",
+        r#"<div class="my-figure" id="{{ figure.id }}" data-kind="{{ figure.kind }}">{{ figure.svg | safe }}<p>{{ words.figure }} {{ figure.number }}: {{ figure.caption }} ({{ figure.download }})</p></div>"#,
+    );
+    write(
+        &site,
+        "templates/partials/code.html",
+        r#"<div class="my-code" data-language="{{ language }}"><pre>{{ code | safe }}</pre></div>"#,
+    );
+    tracebook_site::build(site.root(), None).unwrap_or_else(|d| panic!("{d}"));
+    let tokens = page(&site, "tokens.html");
+    assert!(
+        tokens.contains("<div class=\"my-figure\" id=\"figure-1\" data-kind=\"tokens\"><svg"),
+        "{tokens}"
+    );
+    assert!(tokens.contains("<p>Figure 1: "), "{tokens}");
+    assert!(!tokens.contains("<figure"), "the built-in wrapper is gone");
+    let code = page(&site, "code.html");
+    assert!(
+        code.contains("<div class=\"my-code\" data-language=\"rust\"><pre><span class=\"tb-hl-"),
+        "{code}"
+    );
+    assert!(
+        code.contains("<div class=\"my-code\" data-language=\"text\"><pre>a &lt; b\n</pre></div>"),
+        "{code}"
+    );
+    assert!(
+        code.contains("<div class=\"my-code\" data-language=\"\"><pre>indented\n</pre></div>"),
+        "{code}"
+    );
+}
+
+#[test]
+fn a_broken_figure_partial_is_an_error_in_its_file() {
+    let site = TempSite::new(&support::sites_dir().join("valid/full"));
+    write(
+        &site,
+        "templates/partials/figure.html",
+        "<div>{{ figure.nope.deeper }}</div>",
+    );
+    let err = tracebook_site::build(site.root(), None)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("templates/partials/figure.html:1:"), "{err}");
+    assert!(err.contains("`nope` is not defined"), "{err}");
+}

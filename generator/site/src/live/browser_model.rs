@@ -146,12 +146,12 @@ pub fn convert(source: &SourceModel, precision: LivePrecision) -> Result<Vec<u8>
         }
     }
     tensors.sort_by(|a, b| a.0.cmp(&b.0));
-    let mut info = std::collections::HashMap::new();
-    info.insert("format".to_string(), "pt".to_string());
-    info.insert(
+    // One metadata entry: safetensors keeps them in a HashMap, whose order (and so the file's
+    // bytes, its digest and the readers' cache) would change from build to build with two.
+    let info = std::collections::HashMap::from([(
         "tracebook_precision".to_string(),
         precision.name().to_string(),
-    );
+    )]);
     safetensors::serialize(tensors.iter().map(|(n, t)| (n.as_str(), t)), Some(info))
         .map_err(|e| bad(format!("cannot write the browser model: {e}")))
 }

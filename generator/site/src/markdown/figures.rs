@@ -6,13 +6,16 @@
 mod scales;
 
 use super::Spanned;
+use crate::diagnostic::Diagnostic;
 use crate::escape;
 use crate::live::page::{Asked, LivePage};
 use crate::problem::Problem;
 use crate::scope::PromptScopeView;
 use crate::suggest;
+use crate::templates::Templates;
 use crate::words::Words;
 use pulldown_cmark::{CodeBlockKind, CowStr, Event, Tag, TagEnd};
+use serde::Serialize;
 use std::collections::BTreeSet;
 use std::ops::Range;
 use toml::de::DeTable;
@@ -29,6 +32,8 @@ pub struct FigureStats<'a> {
     pub models: BTreeSet<String>,
     /// With `[live]`: the figures a reader may redraw for their own prompt.
     pub live: Option<LivePage<'a>>,
+    /// Errors of the `partials/figure.html` template.
+    pub template_errors: Vec<Diagnostic>,
 }
 
 /// A figure block as written: its kind, where the info string and the TOML body are.
@@ -51,7 +56,7 @@ pub fn rewrite<'s>(
     source: &str,
     unclosed: &[usize],
     scope: &PromptScopeView<'_>,
-    words: &Words,
+    (words, templates): (&Words, &Templates),
     problems: &mut Vec<Problem>,
     stats: &mut FigureStats<'_>,
 ) -> Vec<Spanned<'s>> {
@@ -66,7 +71,9 @@ pub fn rewrite<'s>(
         match item {
             Item::Event(event) => out.push(event),
             Item::Figure(block, range) => {
-                if let Some(html) = render(&block, scope, &scales, words, problems, stats) {
+                if let Some(html) =
+                    render(&block, scope, &scales, (words, templates), problems, stats)
+                {
                     out.push((Event::Html(CowStr::from(html)), range));
                 }
             }
@@ -163,7 +170,7 @@ fn render(
     block: &Block,
     scope: &PromptScopeView<'_>,
     scales: &scales::Shared,
-    words: &Words,
+    (words, templates): (&Words, &Templates),
     problems: &mut Vec<Problem>,
     stats: &mut FigureStats<'_>,
 ) -> Option<String> {
@@ -201,15 +208,21 @@ fn render(
                 };
                 live.offer(page_figure, &asked) && live.per_figure
             });
-            let html = wrap(
-                kind,
-                stats.count,
-                &anchor,
-                &figure,
-                &href,
-                words,
-                try_button,
-            );
+            let placed = FigureContext {
+                kind: kind.to_string(),
+                number: stats.count,
+                id: anchor,
+                download: href,
+                try_prompt: try_button,
+                ..FigureContext::default()
+            };
+            let html = match wrap(templates, words, &figure, placed) {
+                Ok(html) => html,
+                Err(error) => {
+                    stats.template_errors.push(error);
+                    return None;
+                }
+            };
             stats.files.push((file, standalone(&figure)));
             Some(html)
         }
@@ -280,64 +293,60 @@ fn key_span(block: &Block, key: &str) -> Range<usize> {
 
 /// `<figure>` with the SVG, its description for screen readers, the numbers its controls
 /// redraw it from (for the page's script, `tracebook.js`; inert without it), and a caption
-/// that says which model made the trace.
+/// that says which model made the trace: the `partials/figure.html` template, which a theme
+/// may replace.
 fn wrap(
-    kind: &str,
-    number: usize,
-    anchor: &str,
-    figure: &tracebook_figures::Figure,
-    href: &str,
+    templates: &Templates,
     words: &Words,
-    try_button: bool,
-) -> String {
-    // `<\/` keeps the JSON (numbers and base64 only) from ever closing the script element.
-    let live = figure
-        .live
-        .as_deref()
-        .map(|json| {
-            format!(
-                "<script type=\"application/json\" class=\"tb-live\">{}</script>\n",
-                json.replace("</", "<\\/")
-            )
-        })
-        .unwrap_or_default();
-    let caption = figure
-        .caption
-        .as_deref()
-        .map(|c| format!(" {}", escape::html(c)))
-        .unwrap_or_default();
-    format!(
-        "<figure class=\"tb-figure tb-figure-{kind}\" id=\"{anchor}\" data-tb-scroll-hint=\"{scroll}\">\n\
-         <div class=\"tb-figure-art\" role=\"img\" aria-label=\"{alt}\">{svg}</div>\n\
-         {live}<figcaption><span class=\"tb-figure-number\">{figure_word} {number}.</span>{caption} \
-         <span class=\"tb-figure-model\">{source}</span> \
-         <a class=\"tb-figure-download\" href=\"{href}\" download>{download}</a>{try_it}</figcaption>\n\
-         </figure>\n",
-        kind = escape::html(kind),
-        anchor = escape::html(anchor),
-        alt = escape::html(&figure.alt),
-        svg = figure.svg,
-        source = figure.source.sentence(
-            &figure
-                .model_ids
-                .iter()
-                .map(|m| escape::html(m))
-                .collect::<Vec<_>>()
-        ),
-        href = escape::html(href),
-        figure_word = escape::html(words.get("figure")),
-        download = escape::html(words.get("download_svg")),
-        scroll = escape::html(words.get("scroll_figure")),
-        // Shown by tracebook.js: without JavaScript there is nothing to try.
-        try_it = if try_button {
-            format!(
-                " <button type=\"button\" class=\"tb-try\" hidden>{}</button>",
-                escape::html(words.get("live_try"))
-            )
-        } else {
-            String::new()
-        },
-    )
+    figure: &tracebook_figures::Figure,
+    placed: FigureContext,
+) -> Result<String, Diagnostic> {
+    let models: Vec<String> = figure.model_ids.iter().map(|m| escape::html(m)).collect();
+    let placed = FigureContext {
+        alt: figure.alt.clone(),
+        svg: figure.svg.clone(),
+        // `<\/` keeps the JSON (numbers and base64 only) from ever closing the script element.
+        live: figure
+            .live
+            .as_deref()
+            .map(|json| json.replace("</", "<\\/")),
+        caption: figure.caption.clone(),
+        source: figure.source.sentence(&models),
+        ..placed
+    };
+    let mut cx = tera::Context::new();
+    cx.insert("figure", &placed);
+    cx.insert("words", words);
+    let mut html = templates.render("partials/figure.html", &cx)?;
+    if !html.ends_with('\n') {
+        html.push('\n');
+    }
+    Ok(html)
+}
+
+/// `figure` in `partials/figure.html`.
+#[derive(Serialize, Default)]
+struct FigureContext {
+    /// The figure kind (`attention`).
+    kind: String,
+    /// Its number on the page, from 1.
+    number: usize,
+    /// The `<figure>`'s id: the block's `id`, or `figure-N`.
+    id: String,
+    /// What the figure shows, in words (for `aria-label`).
+    alt: String,
+    /// The SVG (HTML: write it with `| safe`).
+    svg: String,
+    /// The JSON its controls redraw it from, if it has controls (`| safe`).
+    live: Option<String>,
+    /// The block's `caption`, as written.
+    caption: Option<String>,
+    /// The sentence naming the model (HTML: `| safe`).
+    source: String,
+    /// The standalone SVG file's name, beside the page.
+    download: String,
+    /// Whether to offer the reader's own prompt (`[live]`).
+    try_prompt: bool,
 }
 
 /// A figure as a file of its own, for slides and papers: the same SVG with an XML declaration,

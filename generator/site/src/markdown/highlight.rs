@@ -1,45 +1,78 @@
-//! Code blocks highlighted at build time: a small lexer per language (Rust, Python, TOML,
-//! shell, JSON, JavaScript) that wraps tokens in `<span class="tb-hl-…">`; the theme gives the
-//! classes their colours, light and dark, so the HTML carries no colour and no script runs.
+//! Code blocks, through the `partials/code.html` template, highlighted at build time: a small
+//! lexer per language (Rust, Python, TOML, shell, JSON, JavaScript) that wraps tokens in
+//! `<span class="tb-hl-…">`; the theme gives the classes their colours, light and dark, so the
+//! HTML carries no colour and no script runs.
 
 use super::Spanned;
+use crate::diagnostic::Diagnostic;
 use crate::escape;
+use crate::templates::Templates;
 use pulldown_cmark::{CodeBlockKind, CowStr, Event, Tag, TagEnd};
 
-/// Replaces every fenced code block of a known language by highlighted HTML.
-pub fn rewrite(events: Vec<Spanned<'_>>) -> Vec<Spanned<'_>> {
+/// Replaces every code block by the `partials/code.html` template around its HTML: tokens
+/// wrapped in highlight classes for a known language, else the text escaped as CommonMark
+/// renders it. A template error is added to `errors`, and the block is left to pulldown-cmark.
+pub fn rewrite<'s>(
+    events: Vec<Spanned<'s>>,
+    templates: &Templates,
+    errors: &mut Vec<Diagnostic>,
+) -> Vec<Spanned<'s>> {
     let mut out = Vec::with_capacity(events.len());
-    let mut open: Option<(&'static Lang, String, String, std::ops::Range<usize>)> = None;
+    // The open block: its language as the class names it, its text, and its events.
+    let mut open: Option<(String, String, Vec<Spanned<'s>>)> = None;
     for (event, range) in events {
         match (&mut open, event) {
-            (None, Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(info)))) => {
-                let name = info
-                    .split_whitespace()
-                    .next()
-                    .unwrap_or("")
-                    .to_ascii_lowercase();
-                match lang(&name) {
-                    Some(lang) => open = Some((lang, name, String::new(), range)),
-                    None => out.push((
-                        Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(info))),
-                        range,
-                    )),
+            (None, Event::Start(Tag::CodeBlock(kind))) => {
+                // CommonMark's class: the info string up to its first space.
+                let language = match &kind {
+                    CodeBlockKind::Fenced(info) => info.split(' ').next().unwrap_or(""),
+                    CodeBlockKind::Indented => "",
                 }
+                .to_string();
+                let start = (Event::Start(Tag::CodeBlock(kind)), range);
+                open = Some((language, String::new(), vec![start]));
             }
-            (Some((_, _, code, _)), Event::Text(text)) => code.push_str(&text),
+            (Some((_, code, kept)), Event::Text(text)) => {
+                code.push_str(&text);
+                kept.push((Event::Text(text), range));
+            }
             (Some(_), Event::End(TagEnd::CodeBlock)) => {
-                let (lang, name, code, range) = open.take().expect("matched Some");
-                let html = format!(
-                    "<pre><code class=\"language-{}\">{}</code></pre>\n",
-                    escape::html(&name),
-                    highlight(lang, &code)
-                );
-                out.push((Event::Html(CowStr::from(html)), range));
+                let (language, code, mut kept) = open.take().expect("matched Some");
+                let start = kept[0].1.start;
+                match render(templates, &language, &code) {
+                    Ok(html) => out.push((Event::Html(CowStr::from(html)), start..range.end)),
+                    Err(error) => {
+                        errors.push(error);
+                        kept.push((Event::End(TagEnd::CodeBlock), range));
+                        out.extend(kept);
+                    }
+                }
             }
             (_, event) => out.push((event, range)),
         }
     }
     out
+}
+
+/// One code block through `partials/code.html`.
+fn render(templates: &Templates, language: &str, code: &str) -> Result<String, Diagnostic> {
+    let (class, html) = match lang(&language.to_ascii_lowercase()) {
+        Some(known) => (language.to_ascii_lowercase(), highlight(known, code)),
+        None => {
+            let mut escaped = String::with_capacity(code.len());
+            pulldown_cmark_escape::escape_html_body_text(&mut escaped, code)
+                .expect("writing to a string cannot fail");
+            (language.to_string(), escaped)
+        }
+    };
+    let mut cx = tera::Context::new();
+    cx.insert("language", &class);
+    cx.insert("code", &html);
+    let mut html = templates.render("partials/code.html", &cx)?;
+    if !html.ends_with('\n') {
+        html.push('\n');
+    }
+    Ok(html)
 }
 
 /// What the lexer knows of one language.

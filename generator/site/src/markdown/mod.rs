@@ -26,6 +26,7 @@ use crate::problem::Problem;
 use crate::refs::RefIndex;
 use crate::scope::PromptScopeView;
 use crate::source::{Location, SourceFile};
+use crate::templates::Templates;
 use crate::words::Words;
 use pulldown_cmark::{Event, Options, Parser};
 use std::collections::BTreeSet;
@@ -51,6 +52,8 @@ pub struct MarkdownInput<'a> {
     pub refs: &'a RefIndex,
     /// The bibliography `{{ cite KEY }}` cites from.
     pub citations: &'a Citations,
+    /// The site's templates: figures and code blocks render through their partials.
+    pub templates: &'a Templates,
     /// With `[live] enabled`: the site's model id (the browser runs only it) and whether each
     /// figure offers the reader's prompt.
     pub live: Option<(&'a str, bool)>,
@@ -105,13 +108,14 @@ pub fn render(input: &MarkdownInput<'_>) -> (RenderedMarkdown, Vec<Diagnostic>) 
         live: input
             .live
             .map(|(model, per_figure)| LivePage::new(model, per_figure)),
+        template_errors: Vec::new(),
     };
     let events = figures::rewrite(
         events,
         &substituted.text,
         &scan.unclosed,
         input.scope,
-        input.words,
+        (input.words, input.templates),
         &mut problems,
         &mut stats,
     );
@@ -122,7 +126,8 @@ pub fn render(input: &MarkdownInput<'_>) -> (RenderedMarkdown, Vec<Diagnostic>) 
         input.claim_markers.then_some(input.words),
     );
     let events = callouts::rewrite(events, input.words, &mut problems);
-    let events = highlight::rewrite(events);
+    let events = highlight::rewrite(events, input.templates, &mut diagnostics);
+    diagnostics.append(&mut stats.template_errors);
     let mut out = RenderedMarkdown::default();
     let link_cx = links::LinkContext {
         body,

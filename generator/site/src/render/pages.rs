@@ -253,6 +253,7 @@ fn body(env: &RenderEnv<'_>, page: &Page) -> (RenderedMarkdown, PageOutput) {
         words: &env.site.config.words,
         refs: &env.refs,
         citations: &env.site.citations,
+        templates: env.templates,
         live: env.site.config.live.enabled.then_some((
             env.site.config.model.id.as_str(),
             env.site.config.live.offer == LiveOffer::Figure,

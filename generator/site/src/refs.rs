@@ -1,5 +1,6 @@
-//! Cross-references: every figure block with an `id` and every heading with an explicit id
-//! (`## Scores {#scores}`) of every page, collected before the pages render, so that
+//! Cross-references: every figure block with an `id`, every heading with an explicit id
+//! (`## Scores {#scores}`) and every display equation with one (`$$ ... $$ {#eq-softmax}`) of
+//! every page, collected before the pages render, so that
 //! `{{ ref ID }}` on any page can say "Figure 3" (same page) or "Figure 2 of *Attention*"
 //! (another page) and link there. Figure numbers follow the page's order, as the captions do.
 
@@ -25,6 +26,8 @@ pub enum RefKind {
     Figure(usize),
     /// A heading, with its text.
     Section(String),
+    /// The n-th numbered display equation of its page (1-based): `$$ ... $$ {#eq-id}`.
+    Equation(usize),
 }
 
 /// Every reference target of the site, by id.
@@ -85,10 +88,22 @@ impl RefIndex {
 /// The targets of one body, in order: (id, kind, body range of the id's block or heading).
 fn scan(body: &str) -> Vec<(String, RefKind, std::ops::Range<usize>)> {
     let mut found = Vec::new();
-    let mut figures = 0;
-    let mut events = Parser::new_ext(body, crate::markdown::options()).into_offset_iter();
+    let (mut figures, mut equations) = (0, 0);
+    let mut events = Parser::new_ext(body, crate::markdown::options())
+        .into_offset_iter()
+        .peekable();
     while let Some((event, range)) = events.next() {
         match event {
+            Event::DisplayMath(_) => {
+                let label = match events.peek() {
+                    Some((Event::Text(text), _)) => crate::markdown::equation_label(text),
+                    _ => None,
+                };
+                if let Some((id, _)) = label {
+                    equations += 1;
+                    found.push((id, RefKind::Equation(equations), range));
+                }
+            }
             Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(info)))
                 if info.split_whitespace().next() == Some("figure") =>
             {

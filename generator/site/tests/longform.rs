@@ -125,3 +125,31 @@ fn edit_url_gives_each_article_its_edit_link() {
         "{err}"
     );
 }
+
+#[test]
+fn display_equations_with_an_id_are_numbered_and_referred_to() {
+    let files = built("valid/longform");
+    let a = text(&files, "a.html");
+    // Numbered in the page's order, counting only the equations with an id.
+    assert!(
+        a.contains("<span class=\"tb-equation\" id=\"eq-softmax\"><math"),
+        "{a}"
+    );
+    assert!(a.contains("<span class=\"tb-equation-number\">(1)</span>"));
+    assert!(a.contains("<span class=\"tb-equation\" id=\"eq-root\"><math"));
+    assert!(a.contains("<span class=\"tb-equation-number\">(2)</span>"));
+    assert!(
+        !a.contains("(3)</span>"),
+        "the equation without an id has no number"
+    );
+    assert!(!a.contains("{#eq-"), "the label is not shown");
+    assert!(
+        a.contains("<a class=\"tb-ref\" href=\"#eq-root\">Gleichung (2)</a> teilt"),
+        "{a}"
+    );
+    let b = text(&files, "b.html");
+    assert!(
+        b.contains("<a class=\"tb-ref\" href=\"a.html#eq-softmax\">Gleichung (1) in <em>"),
+        "{b}"
+    );
+}

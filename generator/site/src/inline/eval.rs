@@ -177,11 +177,11 @@ fn reference(id: &Arg, cx: &EvalContext<'_>) -> Result<Value, Problem> {
     let Some(target) = refs.index.get(&id.text) else {
         let ids: Vec<&str> = refs.index.ids().collect();
         let hint = suggest::hint(&id.text, &ids, "ids are").unwrap_or_else(|| {
-            "give the figure an id (`id = \"fig-heads\"` in its block) or the heading one (`## Scores {#scores}`)".into()
+            "give the figure an id (`id = \"fig-heads\"` in its block), the heading one (`## Scores {#scores}`) or the equation one (`$$ ... $$ {#eq-softmax}`)".into()
         });
         return Err(Problem::new(
             id.span.clone(),
-            format!("no figure or heading has the id `{}`", id.text),
+            format!("no figure, heading or equation has the id `{}`", id.text),
         )
         .with_hint(hint));
     };
@@ -189,6 +189,10 @@ fn reference(id: &Arg, cx: &EvalContext<'_>) -> Result<Value, Problem> {
     let (name, name_html) = match &target.kind {
         RefKind::Figure(n) => {
             let text = format!("{} {n}", words.get("figure"));
+            (text.clone(), crate::escape::html(&text))
+        }
+        RefKind::Equation(n) => {
+            let text = format!("{} ({n})", words.get("equation"));
             (text.clone(), crate::escape::html(&text))
         }
         RefKind::Section(title) => (
@@ -210,7 +214,7 @@ fn reference(id: &Arg, cx: &EvalContext<'_>) -> Result<Value, Problem> {
         (name, name_html)
     } else {
         let key = match target.kind {
-            RefKind::Figure(_) => ("figure_on_page", "figure"),
+            RefKind::Figure(_) | RefKind::Equation(_) => ("figure_on_page", "figure"),
             RefKind::Section(_) => ("section_on_page", "section"),
         };
         let page_html = format!("<em>{}</em>", crate::escape::html(&target.page_title));

@@ -17,26 +17,59 @@ impl MathRenderer {
         MathRenderer { converter }
     }
 
-    /// Replaces math events by MathML; a LaTeX error points into the formula.
+    /// Replaces math events by MathML; a LaTeX error points into the formula. A display
+    /// equation followed by `{#ID}` (`$$ ... $$ {#eq-softmax}`, as in Quarto) is numbered in
+    /// the page's order, "(1)", and takes that id for `{{ ref ID }}`.
     pub fn rewrite<'s>(
         &self,
         events: Vec<Spanned<'s>>,
         problems: &mut Vec<Problem>,
     ) -> Vec<Spanned<'s>> {
-        events
-            .into_iter()
-            .map(|(event, range)| match event {
-                Event::InlineMath(latex) => (
-                    self.convert(&latex, MathDisplay::Inline, range.clone(), 1, problems),
-                    range,
-                ),
-                Event::DisplayMath(latex) => (
-                    self.convert(&latex, MathDisplay::Block, range.clone(), 2, problems),
-                    range,
-                ),
-                other => (other, range),
-            })
-            .collect()
+        let mut out: Vec<Spanned<'s>> = Vec::with_capacity(events.len());
+        let mut numbered = 0;
+        let mut iter = events.into_iter().peekable();
+        while let Some((event, range)) = iter.next() {
+            match event {
+                Event::InlineMath(latex) => {
+                    let html =
+                        self.convert(&latex, MathDisplay::Inline, range.clone(), 1, problems);
+                    out.push((html, range));
+                }
+                Event::DisplayMath(latex) => {
+                    let html = self.convert(&latex, MathDisplay::Block, range.clone(), 2, problems);
+                    let label = match iter.peek() {
+                        Some((Event::Text(text), _)) => equation_label(text),
+                        _ => None,
+                    };
+                    let Some((id, rest)) = label else {
+                        out.push((html, range));
+                        continue;
+                    };
+                    let (_, text_range) = iter.next().expect("peeked");
+                    if !crate::refs::valid_id(&id) {
+                        problems.push(
+                            Problem::new(text_range.clone(), format!("`{id}` cannot be an equation's id"))
+                                .with_hint("an id is a word of letters, digits, `-` and `_`, starting with a letter, e.g. {#eq-softmax}"),
+                        );
+                    }
+                    numbered += 1;
+                    let Event::InlineHtml(math) = html else {
+                        out.push((html, range));
+                        continue;
+                    };
+                    let labelled = format!(
+                        "<span class=\"tb-equation\" id=\"{}\">{math}<span class=\"tb-equation-number\">({numbered})</span></span>",
+                        crate::escape::html(&id)
+                    );
+                    out.push((Event::InlineHtml(CowStr::from(labelled)), range));
+                    if !rest.is_empty() {
+                        out.push((Event::Text(CowStr::from(rest)), text_range));
+                    }
+                }
+                other => out.push((other, range)),
+            }
+        }
+        out
     }
 
     fn convert<'s>(
@@ -60,4 +93,12 @@ impl MathRenderer {
             }
         }
     }
+}
+
+/// `{#ID}` at the start of the text after a display equation (spaces before it allowed): the
+/// id and the text after it.
+pub fn equation_label(text: &str) -> Option<(String, String)> {
+    let rest = text.trim_start().strip_prefix("{#")?;
+    let end = rest.find('}')?;
+    Some((rest[..end].trim().to_string(), rest[end + 1..].to_string()))
 }

@@ -14,7 +14,7 @@ mod values;
 
 pub use headings::TocEntry;
 pub use links::{LinkRef, PageIndex, PageTarget};
-pub use math::MathRenderer;
+pub use math::{equation_label, MathRenderer};
 
 use crate::citations::Citations;
 use crate::claim_report::ClaimRecord;

@@ -91,8 +91,16 @@
     event.preventDefault();
     if (shown.length) { list.querySelector("a").click(); }
   });
+  // "/" searches from anywhere but a control that takes text (a slider, a picker or a
+  // button does not), where it is a character.
+  function takesText(e) {
+    if (!e) { return false; }
+    if (e.isContentEditable || e.tagName === "TEXTAREA") { return true; }
+    if (e.tagName !== "INPUT") { return false; }
+    return !/^(range|checkbox|radio|button|submit|reset|color|file|image)$/.test(e.type);
+  }
   document.addEventListener("keydown", function (event) {
-    var typing = /^(INPUT|TEXTAREA|SELECT)$/.test(document.activeElement.tagName);
+    var typing = takesText(document.activeElement);
     if (event.key === "/" && !typing) { event.preventDefault(); input.focus(); }
     if (event.key === "Escape" && document.activeElement === input) { input.value = ""; render(); }
   });

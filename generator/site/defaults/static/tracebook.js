@@ -234,20 +234,28 @@
     };
   }
 
-  // Pickers over build-time panels (data-tb-panel="1 3"): one <select> per axis with a choice.
+  // Pickers over build-time panels (data-tb-panel="1 3"): one <select> per axis with a choice,
+  // its options the axis's labels where it has them (a token's text), else its values.
   function pickers(svg, d, box) {
     var start = d.start.split(' ');
     var values = d.axes.map(function (axis, a) {
       if (axis[1].length < 2) return { value: start[a] };
       var label = el('label', 'tb-control'), select = el('select');
-      axis[1].forEach(function (v) { select.append(el('option', null, String(v))); });
+      axis[1].forEach(function (v, i) {
+        var option = el('option', null, axis[2] ? axis[2][i] : String(v));
+        option.value = String(v);
+        select.append(option);
+      });
       select.value = start[a];
       label.append(el('span', null, axis[0] + ' '), select);
       box.append(label);
       return select;
     });
     function state() {
-      return d.axes.map(function (a, i) { return a[0] + ' ' + values[i].value; }).join(', ');
+      return d.axes.map(function (a, i) {
+        var v = values[i], shown = v.options ? v.options[v.selectedIndex].text : v.value;
+        return a[0] + ' ' + shown;
+      }).join(', ');
     }
     return {
       state: state,

@@ -2,7 +2,7 @@
 
 use crate::derived::derive;
 use crate::error::{ModelError, Result};
-use crate::generate::generate;
+use crate::generate::{beam_tree, generate};
 use crate::model::Model;
 use crate::recorder::TensorRecorder;
 use std::collections::BTreeMap;
@@ -27,6 +27,7 @@ pub fn trace(model: &Model, request: &TraceRequest) -> Result<Trace> {
     let logits = model.gpt2.forward(&ids, &mut recorder)?;
     let k = request.options.top_k;
     let steps = generate(&model.gpt2, &ids, &request.prompt.options, k)?;
+    let beam = beam_tree(&model.gpt2, &ids, &request.prompt.options)?;
 
     let logits = logits.to_vec2::<f32>()?;
     let derived = derive(&model.gpt2, &ids, &logits, &recorder, k)?;
@@ -43,6 +44,11 @@ pub fn trace(model: &Model, request: &TraceRequest) -> Result<Trace> {
     derived.ids.iter().for_each(|id| {
         text_of(*id);
     });
+    if let Some(tree) = &beam {
+        tree.nodes.iter().for_each(|n| {
+            text_of(n.id);
+        });
+    }
     let merges = model.tokenizer.merges(&request.prompt.text, &tokens);
     merges
         .iter()
@@ -79,6 +85,7 @@ pub fn trace(model: &Model, request: &TraceRequest) -> Result<Trace> {
         token_texts: texts,
         training: model.training.clone(),
         merges,
+        beam,
     });
     for t in recorder.tensors.into_iter().chain(derived.tensors) {
         trace.insert(&t.name, t.shape, &t.data)?;

@@ -237,7 +237,10 @@ mod tests {
             options(1, 4).validate().unwrap_err(),
             "beams must be 2 to 5, not 1"
         );
-        assert!(options(3, 0).validate().unwrap_err().contains("generate = 1"));
+        assert!(options(3, 0)
+            .validate()
+            .unwrap_err()
+            .contains("generate = 1"));
         // 4 + 16 + 64 + 256 + 1024 nodes: too many forward passes.
         assert!(options(4, 5).validate().unwrap_err().contains("is 1364"));
         let spec: PromptSpec =

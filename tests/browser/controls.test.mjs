@@ -14,7 +14,7 @@ before(async () => {
   site = buildSite(siteRoot);
   browser = await launch();
   rust = expected(trace, ['1,0,off', '0.5,0,off', '1.5,0,off', '0,0,off', '1.3,0,off', '2,0,off',
-    '0.8,0,0.9', '0.8,3,0.9', '0.8,0,0.5', '1.5,0,0.9', '1,0,0.95', '0.8,12,off']);
+    '0.8,0,0.9', '0.8,3,0.9', '0.8,0,0.5', '1.5,0,0.9', '1,0,0.95', '0.8,12,off', '0.8,256,off']);
 });
 after(async () => { await browser?.close(); site?.remove(); });
 
@@ -156,6 +156,84 @@ test('without JavaScript the page shows the static figures and no controls', asy
   const want = rust['1,0,off'];
   const pct = (p) => (p * 100 >= 0.995 ? (p * 100).toFixed(1) : (p * 100).toFixed(2)) + '%';
   got.forEach((b) => assert.equal(b.text, pct(want.probs[b.row])));
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+// format::percent, as the page writes it.
+const pct = (p) => {
+  const x = p * 100;
+  if (p === 0) return '0%';
+  if (x >= 99.95) return '100%';
+  if (x >= 0.995) return x.toFixed(1) + '%';
+  if (x >= 0.005) return x.toFixed(2) + '%';
+  return '<0.01%';
+};
+
+test('a top-k beyond the stored candidates says so, with the mass outside them', async () => {
+  const { page, context, problems } = await open(browser, site.dir, 'controls.html');
+  await page.waitForSelector('#figure-2[data-tb-ready]');
+  const hint = await page.locator('#figure-2 .tb-control', { hasText: 'top-k' }).textContent();
+  assert.match(hint, /at most 256 \(the candidates stored\)/);
+  const limit = page.locator('#figure-2 [data-tb-limit]');
+  assert.equal(await limit.textContent(), '');
+  await slide(page, 2, 'temperature', 8);
+  await typeTopK(page, 2, 1000);
+  // What is drawn is top-k 256, the most the page can keep, exactly as Rust computes it...
+  const want = rust['0.8,256,off'];
+  assertDrawn(await bars(page, 2), want, 'top_k 1000 as 256');
+  // ...and the page says so, with the probability the 256 hold and the rest of V holds.
+  const said = await limit.textContent();
+  assert.equal(said, `top-k 1,000 is more than the 256 likeliest tokens this page stores, so it acts as ` +
+    `top-k 256: they hold ${pct(want.mass)} of the probability at temperature 0.8; the other 50,001 ` +
+    `tokens hold ${pct(1 - want.mass)}. `);
+  assert.ok(await limit.isVisible());
+  assert.ok((await page.locator('#figure-2 [aria-live="polite"]').textContent()).startsWith(said));
+  await typeTopK(page, 2, 256);
+  assert.equal(await limit.textContent(), '');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('captions say what is shown once a control moves, and are the author\'s again on reset', async () => {
+  const { page, context, problems } = await open(browser, site.dir, 'controls.html');
+  await page.waitForSelector('#figure-4[data-tb-ready]');
+  const now = page.locator('#figure-4 figcaption [data-tb-now]');
+  assert.equal(await now.count(), 0);
+  await typeTopK(page, 4, 3);
+  assert.equal(await now.textContent(),
+    'Shown now: temperature 0.8, top_k 3, top_p 0.9; the caption describes temperature 0.8, top_p 0.9. ');
+  // The caption's own words stay, before the note; the model credit after it.
+  const caption = await page.locator('#figure-4 figcaption').textContent();
+  assert.match(caption, /Which tokens survive the prompt's own sampling rules\. Shown now: .* Traced with/);
+  await page.locator('#figure-4 .tb-reset').click();
+  await typeTopK(page, 4, 0);
+  assert.equal(await now.count(), 0);
+  await slide(page, 3, 'temperature', 13);
+  assert.equal(await page.locator('#figure-3 figcaption [data-tb-now]').textContent(),
+    'Shown now: temperature 1.3 in the last column; the caption describes temperature 2 in the last column. ');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('"/" focuses the search box from a slider or a picker, but is typed into a text box', async () => {
+  const { page, context, problems } = await open(browser, site.dir, 'controls.html');
+  await page.waitForSelector('#figure-2[data-tb-ready]');
+  const search = page.locator('form.tb-search input');
+  const focused = () => page.evaluate(() => document.activeElement === document.querySelector('form.tb-search input'));
+  await page.locator('#figure-2 input[type="range"]').first().focus();
+  await page.keyboard.press('/');
+  assert.ok(await focused(), 'from the temperature slider');
+  assert.equal(await search.inputValue(), '');
+  await page.locator('#figure-5 select').first().focus();
+  await page.keyboard.press('/');
+  assert.ok(await focused(), 'from a picker');
+  await page.locator('#figure-2 .tb-reset').focus();
+  await page.keyboard.press('/');
+  assert.ok(await focused(), 'from a button');
+  await search.fill('a/b');
+  await page.keyboard.press('/');
+  assert.equal(await search.inputValue(), 'a/b/');
   assert.deepEqual(problems, []);
   await context.close();
 });

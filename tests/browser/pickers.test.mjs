@@ -24,6 +24,8 @@ test('layer and head pickers show one build-time panel at a time', async () => {
   await layer.selectOption('3');
   assert.deepEqual(await visiblePanels(page), ['3 3']);
   assert.equal(await page.locator('#figure-5 [aria-live]').textContent(), 'layer 3, head 3');
+  assert.equal(await page.locator('#figure-5 figcaption [data-tb-now]').textContent(),
+    'Shown now: layer 3, head 3; the caption describes layer 1, head 2. ');
   // The highlight follows into the panel on show.
   await page.hover('#figure-1 text[data-tb-tok="robots:2"]');
   const bands = await page.$$eval('#figure-5 [data-tb-panel="3 3"] .tb-band', (b) => b.length);

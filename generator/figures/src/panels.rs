@@ -29,6 +29,22 @@ pub fn stack(panels: Vec<Panel>, shown: usize) -> Vec<Element> {
         .collect()
 }
 
+/// `text` as a JSON string.
+fn json_string(text: &str) -> String {
+    let mut out = String::from("\"");
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '<' => out.push_str("\\u003c"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
 fn key_text(key: &[(&'static str, usize)]) -> String {
     let values: Vec<String> = key.iter().map(|(_, v)| v.to_string()).collect();
     values.join(" ")
@@ -37,6 +53,16 @@ fn key_text(key: &[(&'static str, usize)]) -> String {
 /// The JSON object for the page's script: the picker names, each one's values, and the
 /// panel shown first.
 pub fn json(panels: &[Panel], shown: usize) -> String {
+    json_labelled(panels, shown, &|_, _| None)
+}
+
+/// [`json`] with a label for each value where `label(name, value)` gives one (a token's
+/// text for a token picker): the picker shows the labels, in a third array of the axis.
+pub fn json_labelled(
+    panels: &[Panel],
+    shown: usize,
+    label: &dyn Fn(&str, usize) -> Option<String>,
+) -> String {
     let names: Vec<&str> = panels
         .first()
         .map(|p| p.key.iter().map(|(n, _)| *n).collect())
@@ -48,8 +74,17 @@ pub fn json(panels: &[Panel], shown: usize) -> String {
             let mut values: Vec<usize> = panels.iter().map(|p| p.key[a].1).collect();
             values.sort_unstable();
             values.dedup();
+            let labels: Option<Vec<String>> = values
+                .iter()
+                .map(|&v| label(name, v).map(|l| json_string(&l)))
+                .collect();
             let values: Vec<String> = values.iter().map(usize::to_string).collect();
-            format!("[\"{name}\",[{}]]", values.join(","))
+            match labels {
+                Some(labels) => {
+                    format!("[\"{name}\",[{}],[{}]]", values.join(","), labels.join(","))
+                }
+                None => format!("[\"{name}\",[{}]]", values.join(",")),
+            }
         })
         .collect();
     format!(

@@ -65,6 +65,7 @@ fn gpt2_like(pieces: &[(u32, &str)], top: &Top<'_>) -> Trace {
         token_texts: texts,
         training: None,
         merges,
+        beam: None,
     };
     let mut trace = Trace::new(meta);
     insert_logits(&mut trace, top);

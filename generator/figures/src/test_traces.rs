@@ -114,6 +114,47 @@ pub fn toy_merges(tokens: &[Token]) -> Vec<tracebook_trace::WordMerges> {
     words
 }
 
+/// A beam-search tree of width 3 over 3 steps where greedy and beam search part: " the"
+/// is the likeliest first token (ln p −1), but every token after it is unlikely (−3, −3.5,
+/// −4), while after " a" (−1.2) comes " peace" at −0.2. Tokens of node k: ids k % 10.
+pub fn toy_beam() -> tracebook_trace::BeamTree {
+    let mut nodes = Vec::new();
+    let firsts = [(0u32, -1.0f32), (1, -1.2), (2, -2.0)];
+    for &(id, logprob) in &firsts {
+        nodes.push(tracebook_trace::BeamNode {
+            parent: None,
+            id,
+            logprob,
+        });
+    }
+    let mut level: Vec<usize> = (0..3).collect();
+    for _ in 1..3 {
+        let mut next = Vec::new();
+        for &parent in &level {
+            let after_a = nodes[parent].id == 1;
+            for (j, id) in [2u32, 3, 4].iter().enumerate() {
+                let logprob = if after_a {
+                    -0.2 - j as f32
+                } else {
+                    -3.0 - 0.5 * j as f32
+                };
+                next.push(nodes.len());
+                nodes.push(tracebook_trace::BeamNode {
+                    parent: Some(parent),
+                    id: *id,
+                    logprob,
+                });
+            }
+        }
+        level = next;
+    }
+    tracebook_trace::BeamTree {
+        width: 3,
+        steps: 3,
+        nodes,
+    }
+}
+
 /// A training run in brief, as a model trained by `tracebook train` records it.
 pub fn training_run() -> tracebook_trace::TrainingSummary {
     tracebook_trace::TrainingSummary {
@@ -190,6 +231,7 @@ pub fn trace_with(ids: &[u32], precision: Precision) -> Trace {
             .collect(),
         training: None,
         merges: Vec::new(),
+        beam: Some(toy_beam()),
     };
     let merges = toy_merges(&meta.tokens);
     let meta = TraceMeta { merges, ..meta };

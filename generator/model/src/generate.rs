@@ -6,7 +6,7 @@ use crate::recorder::NoRecorder;
 use crate::topk::{softmax, top_k};
 
 use candle_transformers::generation::{LogitsProcessor, Sampling};
-use tracebook_trace::PromptOptions;
+use tracebook_trace::{BeamNode, BeamTree, PromptOptions};
 
 /// One generated token: its id, its probability under the model (temperature 1), and the
 /// `keep` likeliest candidates at that step with their probabilities.
@@ -57,4 +57,46 @@ pub fn generate(
         ids.push(id);
     }
     Ok(steps)
+}
+
+/// The beam-search tree `options` ask for (`beams = N` over `generate` steps): from `ids`,
+/// each node's `N` likeliest next tokens with their log-probabilities, breadth first. A beam
+/// search of any width up to `N` over up to `generate` steps only ever looks at these nodes.
+pub fn beam_tree(model: &Gpt2, ids: &[u32], options: &PromptOptions) -> Result<Option<BeamTree>> {
+    let Some(width) = options.beams else {
+        return Ok(None);
+    };
+    let mut nodes: Vec<BeamNode> = Vec::new();
+    // The nodes of the last level, with the tokens that lead to them.
+    let mut level: Vec<(Option<usize>, Vec<u32>)> = vec![(None, ids.to_vec())];
+    for _ in 0..options.generate {
+        let mut next = Vec::with_capacity(level.len() * width);
+        for (parent, sequence) in &level {
+            let logits = model.forward(sequence, &mut NoRecorder)?;
+            let values = logits.get(sequence.len() - 1)?.to_vec1::<f32>()?;
+            let max = values.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+            let lse = max
+                + values
+                    .iter()
+                    .map(|v| f64::from(v - max).exp())
+                    .sum::<f64>()
+                    .ln() as f32;
+            for (id, value) in top_k(&values, width) {
+                let mut path = sequence.clone();
+                path.push(id);
+                next.push((Some(nodes.len()), path));
+                nodes.push(BeamNode {
+                    parent: *parent,
+                    id,
+                    logprob: value - lse,
+                });
+            }
+        }
+        level = next;
+    }
+    Ok(Some(BeamTree {
+        width,
+        steps: options.generate,
+        nodes,
+    }))
 }

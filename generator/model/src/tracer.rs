@@ -2,7 +2,7 @@
 
 use crate::derived::derive;
 use crate::error::{ModelError, Result};
-use crate::generate::generate;
+use crate::generate::{beam_tree, generate};
 use crate::model::Model;
 use crate::recorder::TraceRecorder;
 use std::collections::BTreeMap;
@@ -34,6 +34,7 @@ pub fn trace(model: &Model, request: &TraceRequest) -> Result<Trace> {
         token_texts: BTreeMap::new(),
         training: model.training.clone(),
         merges: Vec::new(),
+        beam: None,
     });
     // Each tensor is encoded as the forward pass records it; only the residual streams the
     // logit lens reads stay as f32.
@@ -44,6 +45,7 @@ pub fn trace(model: &Model, request: &TraceRequest) -> Result<Trace> {
     let derived = derive(&model.gpt2, &ids, logits, &kept, k)?;
     drop(kept);
     let steps = generate(&model.gpt2, &ids, &request.prompt.options, k)?;
+    let beam = beam_tree(&model.gpt2, &ids, &request.prompt.options)?;
     let mut texts = BTreeMap::new();
     let mut text_of = |id: u32| -> String {
         texts
@@ -54,6 +56,11 @@ pub fn trace(model: &Model, request: &TraceRequest) -> Result<Trace> {
     ids.iter().chain(&derived.ids).for_each(|&id| {
         text_of(id);
     });
+    if let Some(tree) = &beam {
+        tree.nodes.iter().for_each(|n| {
+            text_of(n.id);
+        });
+    }
     let merges = model
         .tokenizer
         .merges(&request.prompt.text, &trace.meta.tokens);
@@ -82,6 +89,7 @@ pub fn trace(model: &Model, request: &TraceRequest) -> Result<Trace> {
         .collect();
     trace.meta.token_texts = texts;
     trace.meta.merges = merges;
+    trace.meta.beam = beam;
     for t in derived.tensors {
         trace.insert(&t.name, t.shape, &t.data)?;
     }

@@ -157,6 +157,49 @@ fn a_trace_holds_tokens_spans_logits_and_generation() {
 }
 
 #[test]
+fn a_beam_tree_holds_each_nodes_likeliest_children_with_the_models_log_probabilities() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = tiny(dir.path(), KeyLayout::Transformer);
+    let spec = prompt(
+        "I like cats and",
+        PromptOptions {
+            generate: 2,
+            beams: Some(2),
+            ..Default::default()
+        },
+    );
+    let t = trace(&model, &request(&spec)).unwrap();
+    let tree = t.meta.beam.as_ref().expect("a beam tree");
+    assert_eq!((tree.width, tree.steps, tree.nodes.len()), (2, 2, 2 + 4));
+    // The first level is the prompt's two likeliest tokens, with ln of their softmax.
+    let last = t.tensor("logits.last").unwrap().data;
+    let max = last.iter().copied().fold(f32::MIN, f32::max);
+    let lse = max
+        + last
+            .iter()
+            .map(|v| f64::from(v - max).exp())
+            .sum::<f64>()
+            .ln() as f32;
+    let ids = t.tensor("logits.topk_ids").unwrap().data;
+    for (r, node) in tree.nodes[..2].iter().enumerate() {
+        assert_eq!(node.parent, None);
+        assert_eq!(node.id as f32, ids[3 * 5 + r]);
+        assert!((node.logprob - (last[node.id as usize] - lse)).abs() < 1e-4);
+    }
+    // Then two children of each, in order of likelihood, every one named in token_texts.
+    let parents: Vec<Option<usize>> = tree.nodes[2..].iter().map(|n| n.parent).collect();
+    assert_eq!(parents, [Some(0), Some(0), Some(1), Some(1)]);
+    assert!(tree.nodes[2].logprob >= tree.nodes[3].logprob);
+    assert!(tree
+        .nodes
+        .iter()
+        .all(|n| n.logprob <= 0.0 && t.meta.token_texts.contains_key(&n.id)));
+    // The greedy continuation is the tree's first child at each level.
+    assert_eq!(t.meta.generation[0].id, tree.nodes[0].id);
+    assert_eq!(t.meta.generation[1].id, tree.nodes[2].id);
+}
+
+#[test]
 fn derived_tensors_agree_with_the_logits() {
     let dir = tempfile::tempdir().unwrap();
     let model = tiny(dir.path(), KeyLayout::Transformer);
@@ -224,6 +267,7 @@ fn sampling_is_reproducible_by_seed() {
                 top_p: Some(0.95),
                 seed: Some(seed),
                 special_tokens: false,
+                beams: None,
             },
         );
         let t = trace(&model, &request(&spec)).unwrap();

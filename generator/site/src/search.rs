@@ -1,5 +1,6 @@
-//! The offline search index: every article's title, headings and plain text, written as a
-//! script (`search-index.js` sets `window.TRACEBOOK_SEARCH`) so that it loads from `file://`,
+//! The offline search index: every article's title, headings and plain text, and each
+//! figure's caption and token labels (the words drawn in its SVG, which the text leaves out),
+//! written as a script (`search-index.js` sets `window.TRACEBOOK_SEARCH`) so that it loads from `file://`,
 //! where browsers refuse to fetch JSON; `tracebook-search.js` searches it in the page.
 
 use crate::markdown::TocEntry;
@@ -24,6 +25,9 @@ pub struct SearchEntry {
     pub headings: Vec<(String, String)>,
     /// The body's words: tags, figures' SVG and math markup left out, whitespace collapsed.
     pub text: String,
+    /// `[id, text]` of every figure with an id: its caption, then the token labels its SVG
+    /// draws (each once, in order), so a search can find a figure by a token it shows.
+    pub figures: Vec<(String, String)>,
 }
 
 impl SearchEntry {
@@ -35,8 +39,102 @@ impl SearchEntry {
             url: url.to_string(),
             headings,
             text: plain_text(body_html),
+            figures: figure_texts(body_html),
         }
     }
+}
+
+/// The class of the groups that draw token text in figures (monospace labels and boxes).
+const TOKEN_GROUP: &str = "<g class=\"tbf-m\"";
+
+/// `[id, caption and token labels]` of every `<figure id=...>` of `html`.
+fn figure_texts(html: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut rest = html;
+    while let Some(start) = rest.find("<figure") {
+        let figure = &rest[start..];
+        let end = figure
+            .find("</figure>")
+            .map_or(figure.len(), |e| e + "</figure>".len());
+        let (figure, after) = (&figure[..end], &figure[end..]);
+        rest = after;
+        let Some(id) = attribute(figure, "id") else {
+            continue;
+        };
+        let caption = figure
+            .find("<figcaption")
+            .map(|at| plain_text(&figure[at..]))
+            .unwrap_or_default();
+        let mut words: Vec<String> = Vec::new();
+        for label in token_labels(figure) {
+            for word in label.split_whitespace() {
+                if !words.iter().any(|w| w == word) {
+                    words.push(word.to_string());
+                }
+            }
+        }
+        let text = format!("{caption} {}", words.join(" "));
+        out.push((id, text.trim().to_string()));
+    }
+    out
+}
+
+/// The value of attribute `name` of the first tag of `html`.
+fn attribute(html: &str, name: &str) -> Option<String> {
+    let tag = &html[..html.find('>')?];
+    let needle = format!(" {name}=\"");
+    let at = tag.find(&needle)? + needle.len();
+    let value = &tag[at..];
+    Some(decode(&value[..value.find('"')?]))
+}
+
+/// The text of every token-label group of a figure's SVG, with the marks for invisible
+/// characters (a space's `·`, a newline's `⏎`) read as spaces.
+fn token_labels(figure: &str) -> Vec<String> {
+    let mut labels = Vec::new();
+    let mut rest = figure;
+    while let Some(start) = rest.find(TOKEN_GROUP) {
+        let group = &rest[start..];
+        let end = group_end(group);
+        // Each <text> is one label, and a <title> the whole of a cut one.
+        let separated = group[..end]
+            .replace("</text>", " </text>")
+            .replace("<title>", " <title>");
+        labels.push(plain_text(&separated).replace(['·', '⏎', '…'], " "));
+        rest = &group[end..];
+    }
+    labels
+}
+
+/// Where the `<g>` that `group` starts with ends (after its `</g>`), nested groups counted.
+fn group_end(group: &str) -> usize {
+    let mut depth = 0usize;
+    let mut at = 0;
+    while let Some(next) = group[at..]
+        .find("<g")
+        .into_iter()
+        .chain(group[at..].find("</g>"))
+        .min()
+    {
+        let here = at + next;
+        if group[here..].starts_with("</g>") {
+            depth = depth.saturating_sub(1);
+            at = here + "</g>".len();
+            if depth == 0 {
+                return at;
+            }
+        } else {
+            let closes_itself = group[here..]
+                .find('>')
+                .is_some_and(|e| group[here..here + e].ends_with('/'));
+            let is_g = group[here + 2..].starts_with([' ', '>']);
+            if is_g && !closes_itself {
+                depth += 1;
+            }
+            at = here + 2;
+        }
+    }
+    group.len()
 }
 
 fn flatten(toc: &[TocEntry], out: &mut Vec<(String, String)>) {
@@ -181,6 +279,33 @@ mod tests {
                     <figure><svg><text>12</text></svg><figcaption>The caption</figcaption></figure>\
                     <math><mi>x</mi></math>and<p>end</p>";
         assert_eq!(plain_text(html), "Onetwo <three>'s The caption and end");
+    }
+
+    #[test]
+    fn figures_are_indexed_by_caption_and_token_labels_not_by_their_numbers() {
+        let html = "<p>Prose.</p><figure class=\"tb-figure\" id=\"fig-a\"><div><svg>\
+                    <g class=\"tbf-m\" font-size=\"15\"><text x=\"1\">The</text>\
+                    <text x=\"2\"><tspan class=\"tbf-ws\">·</tspan>robots</text>\
+                    <g><text>The</text></g></g>\
+                    <g class=\"tbf-s tbf-dim\"><text>14193</text><text>98.0%</text></g></svg></div>\
+                    <figcaption><span>Figure 1.</span> The prompt &amp; its tokens.</figcaption></figure>\
+                    <figure id=\"figure-2\"><svg><g class=\"tbf-m\"><text>un<title>unbelievable</title></text>\
+                    <text>believ…</text></g></svg></figure><figure><svg/></figure>";
+        assert_eq!(
+            figure_texts(html),
+            [
+                (
+                    "fig-a".to_string(),
+                    "Figure 1. The prompt & its tokens. The robots".to_string()
+                ),
+                ("figure-2".to_string(), "un unbelievable believ".to_string())
+            ]
+        );
+        // The page's text keeps the caption and leaves the drawing out, as before.
+        assert_eq!(
+            plain_text(html),
+            "Prose. Figure 1. The prompt & its tokens."
+        );
     }
 
     #[test]

@@ -35,11 +35,11 @@ pub use error::{Origin, TraceError};
 pub use folder_swap::{remove_dir_if_present, swap_folder};
 pub use kind::TensorKind;
 pub use meta::{
-    Candidate, GenerationStep, Merge, ModelInfo, ModelShape, Token, TraceMeta, TraceOptions,
-    TrainingSummary, WeightHistory, WordMerges, DEFAULT_TOP_K,
+    BeamNode, BeamTree, Candidate, GenerationStep, Merge, ModelInfo, ModelShape, Token, TraceMeta,
+    TraceOptions, TrainingSummary, WeightHistory, WordMerges, DEFAULT_TOP_K,
 };
 pub use precision::{ParsePrecisionError, Precision};
-pub use prompt::{PromptOptions, PromptSpec};
+pub use prompt::{PromptOptions, PromptSpec, MAX_BEAMS, MAX_BEAM_NODES};
 pub use splitmix::SplitMix64;
 pub use stale::Expected;
 pub use tensor::{IndexError, Tensor};

@@ -103,6 +103,29 @@ pub struct Merge {
     pub rank: u32,
 }
 
+/// A beam-search tree the model scored: from the prompt, each node's likeliest next tokens
+/// with their log-probabilities, down to `steps` tokens.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct BeamTree {
+    /// Children kept per node: the widest beam search the tree replays.
+    pub width: usize,
+    /// Depth: tokens after the prompt.
+    pub steps: usize,
+    /// Nodes in breadth-first order; a node's children follow in the order of likelihood.
+    pub nodes: Vec<BeamNode>,
+}
+
+/// One node: its parent (`None` for a child of the prompt), the token and ln p(token | the
+/// prompt and the tokens on the path to it).
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct BeamNode {
+    pub parent: Option<usize>,
+    pub id: u32,
+    #[serde(with = "crate::float_json")]
+    pub logprob: f32,
+}
+
 /// How a site asks traces to be made (`[trace]` in tracebook.toml).
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq, Hash)]
 #[serde(default, deny_unknown_fields)]
@@ -147,6 +170,9 @@ pub struct TraceMeta {
     /// written before tracebook recorded merges.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub merges: Vec<WordMerges>,
+    /// The beam-search tree the prompt asked for (`beams = N`), if it did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub beam: Option<BeamTree>,
 }
 
 /// A model's training run in brief, for figures of the loss curve.

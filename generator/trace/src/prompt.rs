@@ -25,11 +25,20 @@ pub struct PromptOptions {
     /// prompt is ordinary text and they are spelled out like any other characters.
     #[serde(default, skip_serializing_if = "is_false")]
     pub special_tokens: bool,
+    /// Record a beam-search tree of this width over `generate` steps: every node's
+    /// `beams` likeliest children, so beam search of any width up to it replays exactly.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub beams: Option<usize>,
 }
 
 fn is_false(b: &bool) -> bool {
     !b
 }
+
+/// The widest beam-search tree a prompt may ask for.
+pub const MAX_BEAMS: usize = 5;
+/// The most nodes a beam-search tree may have (each inner node costs a forward pass).
+pub const MAX_BEAM_NODES: usize = 400;
 
 impl PromptOptions {
     /// Options a sampler can use: a finite temperature ≥ 0, top_k ≥ 1, top_p in (0, 1].
@@ -44,6 +53,20 @@ impl PromptOptions {
         }
         if let Some(p) = self.top_p.filter(|p| !(*p > 0.0 && *p <= 1.0)) {
             return Err(format!("top_p must be in (0, 1], not {p}"));
+        }
+        if let Some(b) = self.beams {
+            if !(2..=MAX_BEAMS).contains(&b) {
+                return Err(format!("beams must be 2 to {MAX_BEAMS}, not {b}"));
+            }
+            let nodes = (1..=self.generate as u32)
+                .map(|d| b.saturating_pow(d))
+                .sum::<usize>();
+            if self.generate == 0 || nodes > MAX_BEAM_NODES {
+                return Err(format!(
+                    "beams = {b} needs generate = 1 or more, and a tree of at most \
+                     {MAX_BEAM_NODES} nodes (beams^1 + ... + beams^generate is {nodes})"
+                ));
+            }
         }
         Ok(())
     }
@@ -64,6 +87,7 @@ impl PromptOptions {
             "special_tokens",
             self.special_tokens.then(|| "true".to_string()),
         );
+        push("beams", self.beams.map(|v| v.to_string()));
         parts.join(", ")
     }
 }
@@ -108,6 +132,8 @@ struct PromptTable {
     #[serde(default, skip_serializing_if = "is_false")]
     special_tokens: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    beams: Option<usize>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     model: Option<String>,
 }
 
@@ -122,6 +148,7 @@ impl From<PromptTable> for PromptSpec {
                 top_p: t.top_p,
                 seed: t.seed,
                 special_tokens: t.special_tokens,
+                beams: t.beams,
             },
             model: t.model,
         }
@@ -139,6 +166,7 @@ impl Serialize for PromptSpec {
             top_p: o.top_p,
             seed: o.seed,
             special_tokens: o.special_tokens,
+            beams: o.beams,
             model: self.model.clone(),
         }
         .serialize(serializer)
@@ -195,6 +223,30 @@ mod tests {
         assert_eq!(serde_json::to_string(&spec).unwrap(), json);
         let plain = serde_json::to_string(&PromptSpec::new("Hi")).unwrap();
         assert_eq!(plain, r#"{"text":"Hi","generate":0}"#);
+    }
+
+    #[test]
+    fn beams_need_a_width_of_two_to_five_generated_steps_and_a_small_tree() {
+        let options = |beams: usize, generate: usize| PromptOptions {
+            beams: Some(beams),
+            generate,
+            ..PromptOptions::default()
+        };
+        assert!(options(3, 4).validate().is_ok());
+        assert_eq!(
+            options(1, 4).validate().unwrap_err(),
+            "beams must be 2 to 5, not 1"
+        );
+        assert!(options(3, 0)
+            .validate()
+            .unwrap_err()
+            .contains("generate = 1"));
+        // 4 + 16 + 64 + 256 + 1024 nodes: too many forward passes.
+        assert!(options(4, 5).validate().unwrap_err().contains("is 1364"));
+        let spec: PromptSpec =
+            serde_json::from_str(r#"{"text":"Hi","generate":2,"beams":3}"#).unwrap();
+        assert_eq!(spec.options.beams, Some(3));
+        assert_eq!(spec.options.describe(), "generate 2, beams 3");
     }
 
     #[test]

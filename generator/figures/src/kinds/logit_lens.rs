@@ -7,15 +7,19 @@
 //! the rule, the row "next" is no prediction but the text's actual next token.
 //!
 //! Options: `prompt`, `caption`, `tokens` (positions shown, the last ones, default 6, at
-//! most 10).
+//! most 10), `pickers` (default false; true adds, under the grid, the five likeliest tokens
+//! after the last position as one layer reads them, drawn for every layer with a layer
+//! picker; without scripts the page shows the output layer's).
 
 use super::strips::{window, WIDTH};
+use crate::chart::{bar_column, label_column, Bar};
 use crate::draw::{line, note, rect, text, Cells};
 use crate::error::FigureError;
 use crate::figure::Figure;
 use crate::format::percent;
 use crate::heatmap;
 use crate::options::{Block, Int};
+use crate::panels::{self, Panel};
 use crate::prompt::{Checked, Prompt};
 use crate::shared::{self, Domain, SharedScale};
 use crate::svg::{text_width, Canvas, Element, Font, Ramp};
@@ -94,7 +98,13 @@ impl Lens<'_> {
 pub(super) struct Opts {
     #[serde(default)]
     tokens: Int<1, 10, 6>,
+    #[serde(default)]
+    pickers: bool,
 }
+
+/// Candidates listed per layer under the grid with `pickers`.
+const PICKED: usize = 5;
+const PICK_PITCH: f64 = 20.0;
 
 pub fn render(
     table: &toml::Table,
@@ -141,6 +151,19 @@ pub fn render(
         body.push(note(line, 0.0, note_y));
         note_y += 16.0;
     }
+    let live = block.options.pickers.then(|| {
+        let top = note_y + 14.0;
+        let panels: Vec<Panel> = (0..layers)
+            .map(|l| Panel {
+                key: vec![("layer", l)],
+                body: layer_candidates(&lens, l, n - 1, top),
+            })
+            .collect();
+        note_y = top + 8.0 + PICKED.min(k) as f64 * PICK_PITCH;
+        let live = panels::json(&panels, out);
+        body.extend(panels::stack(panels, out));
+        live
+    });
     let canvas = Canvas {
         kind: KIND,
         width: WIDTH,
@@ -149,7 +172,46 @@ pub fn render(
         desc: describe(&lens, &shown),
         css: ramp.css(),
     };
-    Ok((Figure::new(canvas, body, caption, &prompt), Domain::Unit))
+    let figure = Figure::new(canvas, body, caption, &prompt);
+    let figure = match live {
+        Some(json) => figure.with_live(json),
+        None => figure,
+    };
+    Ok((figure, Domain::Unit))
+}
+
+/// The likeliest next tokens after `position` as layer `layer` reads them, as bars with
+/// their probabilities, under a line saying which layer it is.
+fn layer_candidates(lens: &Lens<'_>, layer: usize, position: usize, top: f64) -> Vec<Element> {
+    let k = lens.ids.shape[2].min(PICKED);
+    let out = if layer + 1 == lens.layers {
+        " (the output)"
+    } else {
+        ""
+    };
+    let title = format!("after layer {layer}{out}: the {k} likeliest next tokens");
+    let labels: Vec<Shown> = (0..k)
+        .map(|r| {
+            let id = lens.ids.at(&[layer, position, r]) as u32;
+            Shown::fit(&lens.text(id), 110.0, Font::Mono, 12.0)
+        })
+        .collect();
+    let bars: Vec<Bar> = (0..k)
+        .map(|r| {
+            let p = lens.probs.at(&[layer, position, r]);
+            Bar {
+                value: p,
+                text: percent(p),
+                strong: r == 0,
+            }
+        })
+        .collect();
+    let x = 130.0;
+    vec![
+        text(0.0, top).class("tbf-s tbf-b").text(title),
+        label_column(&labels, x - 8.0, top + 8.0, PICK_PITCH, 12.0),
+        bar_column(&bars, x, WIDTH - x - 56.0, 1.0, top + 8.0, PICK_PITCH),
+    ]
 }
 
 /// Column heads (the input tokens), layer labels, cells and their tokens, and the row of

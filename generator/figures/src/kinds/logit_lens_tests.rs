@@ -86,3 +86,40 @@ fn tokens_keeps_the_last_positions() {
 fn snapshot() {
     insta::assert_snapshot!(draw(&[10, 11, 12, 13], "").unwrap().svg);
 }
+
+#[test]
+fn pickers_list_each_layers_candidates_with_the_output_layer_shown_first() {
+    let traces = TestTraces::with("robots", tiny_trace());
+    let figure = render(
+        &options("prompt = \"robots\"\npickers = true"),
+        &traces,
+        None,
+    )
+    .unwrap()
+    .0;
+    let doc = crate::test_svg::parse(&figure.svg);
+    let panels: Vec<(&str, bool)> = doc
+        .descendants()
+        .filter_map(|n| {
+            Some((
+                n.attribute("data-tb-panel")?,
+                n.attribute("display").is_none(),
+            ))
+        })
+        .collect();
+    assert_eq!(panels, [("0", false), ("1", true)]);
+    assert_eq!(
+        figure.live.as_deref(),
+        Some("{\"kind\":\"panels\",\"axes\":[[\"layer\",[0,1]]],\"start\":\"1\"}")
+    );
+    assert!(figure
+        .svg
+        .contains("after layer 1 (the output): the 5 likeliest next tokens"));
+    assert!(figure
+        .svg
+        .contains("after layer 0: the 5 likeliest next tokens"));
+    let plain = render(&options("prompt = \"robots\""), &traces, None)
+        .unwrap()
+        .0;
+    assert!(plain.live.is_none() && !plain.svg.contains("likeliest next tokens"));
+}

@@ -4,6 +4,7 @@ mod architecture;
 mod attention;
 mod attention_grid;
 mod attention_steps;
+mod beam;
 mod bpe;
 mod compare;
 mod compare_views;
@@ -93,6 +94,7 @@ kinds![
     temperature,
     sampling,
     generation,
+    beam,
     logit_lens: scaled,
     loss,
     training,
@@ -242,6 +244,7 @@ mod tests {
         ("temperature", ""),
         ("sampling", ""),
         ("generation", ""),
+        ("beam", ""),
         ("logit-lens", ""),
         ("loss", ""),
         ("architecture", ""),

@@ -6,7 +6,9 @@
 //! output (`mlp_out`) as paired bars.
 //!
 //! Options: `prompt`, `caption`, `token` (the token whose contributions are drawn,
-//! default -1), `tokens` (rows of the heatmap: the last ones, default 12, at most 16).
+//! default -1), `tokens` (rows of the heatmap: the last ones, default 12, at most 16),
+//! `pickers` (default false; true draws the contributions of every row's token too, hidden,
+//! for the page's token picker; without scripts the page shows `token`'s).
 
 use super::strips::{window, WIDTH};
 use crate::draw::{note, rect, text};
@@ -15,6 +17,7 @@ use crate::figure::Figure;
 use crate::format::short;
 use crate::heatmap::{self, Cell, Grid};
 use crate::options::{Block, Int, Layer, TokenKey};
+use crate::panels::{self, Panel};
 use crate::prompt::Prompt;
 use crate::shared::{self, Domain, SharedScale};
 use crate::strip::norm;
@@ -54,6 +57,8 @@ pub(super) struct Opts {
     token: TokenKey,
     #[serde(default)]
     tokens: Int<1, 16, 12>,
+    #[serde(default)]
+    pickers: bool,
 }
 
 pub fn render(
@@ -68,26 +73,50 @@ pub fn render(
     let shown = window(n, block.options.tokens.get());
     let lengths = read(&prompt, t)?;
     let ramp = Ramp::unit();
-    let own = range(&lengths.stream, &shown);
+    let range_own = range(&lengths.stream, &shown);
     let scale = LogScale {
-        range: shared::log_range(shared, own),
+        range: shared::log_range(shared, range_own),
         shared: shared::note(shared),
     };
     let (mut body, bottom) = stream_heatmap(&prompt, &lengths, &shown, &scale, &ramp);
     let bars_top = bottom + 28.0;
-    let token = &prompt.trace.meta.tokens[t].text;
-    let line = format!(
-        "what each layer adds to {} (token {t}): length of",
-        visible(token)
-    );
-    body.push(fitted(
-        text(0.0, bars_top - 10.0).class("tbf-s"),
-        &line,
-        WIDTH,
-        Font::Sans,
-        12.0,
-    ));
-    let height = contributions(&lengths, bars_top, &mut body);
+    let own = adds_of(&prompt, t, &lengths, bars_top);
+    let (height, live) = if block.options.pickers {
+        let mut panels = Vec::new();
+        let mut shown_at = 0;
+        let mut height = own.1;
+        let mut own = Some(own.0);
+        for i in shown.clone().chain((!shown.contains(&t)).then_some(t)) {
+            let body = if i == t {
+                shown_at = panels.len();
+                own.take().unwrap_or_default()
+            } else {
+                let (attn, mlp) = adds(&prompt, i)?;
+                let other = Lengths {
+                    stream: Vec::new(),
+                    attn,
+                    mlp,
+                };
+                let (body, h) = adds_of(&prompt, i, &other, bars_top);
+                height = height.max(h);
+                body
+            };
+            panels.push(Panel {
+                key: vec![("token", i)],
+                body,
+            });
+        }
+        let labels = |_: &str, i: usize| {
+            let text = &prompt.trace.meta.tokens.get(i)?.text;
+            Some(format!("{i}: {}", visible(text)))
+        };
+        let live = panels::json_labelled(&panels, shown_at, &labels);
+        body.extend(panels::stack(panels, shown_at));
+        (height, Some(live))
+    } else {
+        body.extend(own.0);
+        (own.1, None)
+    };
     let canvas = Canvas {
         kind: KIND,
         width: WIDTH,
@@ -97,10 +126,45 @@ pub fn render(
         css: ramp.css(),
     };
     let domain = Domain::Log {
-        lo: own.0,
-        hi: own.1,
+        lo: range_own.0,
+        hi: range_own.1,
     };
-    Ok((Figure::new(canvas, body, caption, &prompt), domain))
+    let figure = Figure::new(canvas, body, caption, &prompt);
+    let figure = match live {
+        Some(json) => figure.with_live(json),
+        None => figure,
+    };
+    Ok((figure, domain))
+}
+
+/// The line naming token `t` and the bars of what each layer adds to it, from `bars_top`;
+/// with the bottom of those.
+fn adds_of(prompt: &Prompt<'_>, t: usize, lengths: &Lengths, bars_top: f64) -> (Vec<Element>, f64) {
+    let token = &prompt.trace.meta.tokens[t].text;
+    let line = format!(
+        "what each layer adds to {} (token {t}): length of",
+        visible(token)
+    );
+    let mut body = vec![fitted(
+        text(0.0, bars_top - 10.0).class("tbf-s"),
+        &line,
+        WIDTH,
+        Font::Sans,
+        12.0,
+    )];
+    let height = contributions(lengths, bars_top, &mut body);
+    (body, height)
+}
+
+/// The lengths of what each layer's attention and MLP add to token `t`.
+fn adds(prompt: &Prompt<'_>, t: usize) -> Result<(Vec<f64>, Vec<f64>), FigureError> {
+    let d = prompt.config().n_embd;
+    let (mut attn, mut mlp) = (Vec::new(), Vec::new());
+    for l in 0..prompt.config().n_layer {
+        attn.push(norm(&prompt.block(Layer(l), "attn_out", d)?.row(&[t])));
+        mlp.push(norm(&prompt.block(Layer(l), "mlp_out", d)?.row(&[t])));
+    }
+    Ok((attn, mlp))
 }
 
 /// The heatmap of the stream's lengths, tokens down and stages across, coloured on a log

@@ -4,8 +4,8 @@ use super::render;
 use crate::format::short;
 use crate::strip::norm;
 use crate::svg::Ramp;
-use crate::test_svg::{all_texts, cells, texts_in};
-use crate::test_traces::{options, trace_of, TestTraces};
+use crate::test_svg::{all_texts, cells, parse, texts_in};
+use crate::test_traces::{options, tiny_trace, trace_of, TestTraces};
 use crate::{Figure, FigureError};
 
 const ROBOTS: [u32; 4] = [10, 11, 12, 13];
@@ -140,4 +140,45 @@ fn a_deep_model_turns_the_heatmap_so_every_label_stays_legible() {
     let rows = texts_in(&figure.svg, "tbf-m");
     assert_eq!(rows.len(), 49, "one row per stage: {rows:?}");
     assert_eq!((rows[0].as_str(), rows[48].as_str()), ("emb", "47"));
+}
+
+#[test]
+fn pickers_draw_every_rows_contributions_and_show_the_tokens_own() {
+    let traces = TestTraces::with("robots", tiny_trace());
+    let figure = render(
+        &options("prompt = \"robots\"\ntoken = 1\npickers = true"),
+        &traces,
+        None,
+    )
+    .unwrap()
+    .0;
+    let doc = parse(&figure.svg);
+    let panels: Vec<(&str, bool)> = doc
+        .descendants()
+        .filter_map(|n| {
+            Some((
+                n.attribute("data-tb-panel")?,
+                n.attribute("display").is_none(),
+            ))
+        })
+        .collect();
+    assert_eq!(
+        panels,
+        [("0", false), ("1", true), ("2", false), ("3", false)]
+    );
+    let live = figure.live.unwrap();
+    assert_eq!(
+        live,
+        "{\"kind\":\"panels\",\"axes\":[[\"token\",[0,1,2,3],[\"0: The\",\"1: ·robots\",\"2: ·will\",\"3: ·bring\"]]],\"start\":\"1\"}"
+    );
+    // Each panel names its token; the shown one is the figure without pickers, byte for byte.
+    assert!(figure
+        .svg
+        .contains("what each layer adds to ·bring (token 3)"));
+    let plain = render(&options("prompt = \"robots\"\ntoken = 1"), &traces, None)
+        .unwrap()
+        .0;
+    assert!(plain.live.is_none());
+    let own = "what each layer adds to ·robots (token 1)";
+    assert!(plain.svg.contains(own) && figure.svg.contains(own));
 }

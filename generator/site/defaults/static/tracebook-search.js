@@ -30,7 +30,8 @@
           page: page,
           title: fold(page.title),
           text: fold(page.text),
-          headings: page.headings.map(function (h) { return [h[0], fold(h[1])]; })
+          headings: page.headings.map(function (h) { return [h[0], fold(h[1])]; }),
+          figures: (page.figures || []).map(function (f) { return [f[0], fold(f[1]), f[1]]; })
         };
       });
       then();
@@ -38,13 +39,14 @@
     document.head.appendChild(script);
   }
 
-  // Every word must appear in the title, a heading or the text; titles weigh most.
+  // Every word must appear in the title, a heading, the text or a figure (its caption or a
+  // token it draws); titles weigh most. A word found only in a figure links to the figure.
   function search(query) {
     var words = fold(query).split(/\s+/).filter(Boolean);
     var found = [];
     if (!words.length) { return found; }
     pages.forEach(function (p) {
-      var score = 0, anchor = "", at = -1;
+      var score = 0, anchor = "", at = -1, figure = null;
       for (var i = 0; i < words.length; i++) {
         var word = words[i], s = 0;
         if (p.title.indexOf(word) >= 0) { s += 10; }
@@ -57,16 +59,28 @@
         }
         var t = p.text.indexOf(word);
         if (t >= 0) { s += 1; if (at < 0) { at = t; } }
+        for (var f = 0; f < p.figures.length && !s; f++) {
+          var in_figure = p.figures[f][1].indexOf(word);
+          if (in_figure >= 0) {
+            s += 1;
+            if (!figure) { figure = { fig: p.figures[f], at: in_figure }; }
+          }
+        }
         if (!s) { return; }
         score += s;
       }
-      found.push({ page: p.page, score: score, anchor: anchor, at: at });
+      if (!anchor && at < 0 && figure) { anchor = figure.fig[0]; }
+      found.push({ page: p.page, score: score, anchor: anchor, at: at, figure: figure });
     });
     found.sort(function (a, b) { return b.score - a.score; });
     return found.slice(0, 8);
   }
 
   function snippet(result) {
+    if (result.at < 0 && result.figure) {
+      var raw = result.figure.fig[2], from = Math.max(0, result.figure.at - 40);
+      return "In a figure: " + (from ? "\u2026" : "") + raw.slice(from, result.figure.at + 60) + "\u2026";
+    }
     if (result.at < 0) { return ""; }
     var text = result.page.text, start = Math.max(0, result.at - 50);
     return (start ? "\u2026" : "") + text.slice(start, result.at + 90) + "\u2026";
@@ -108,8 +122,16 @@
     event.preventDefault();
     if (shown.length) { list.querySelector("a").click(); }
   });
+  // "/" searches from anywhere but a control that takes text (a slider, a picker or a
+  // button does not), where it is a character.
+  function takesText(e) {
+    if (!e) { return false; }
+    if (e.isContentEditable || e.tagName === "TEXTAREA") { return true; }
+    if (e.tagName !== "INPUT") { return false; }
+    return !/^(range|checkbox|radio|button|submit|reset|color|file|image)$/.test(e.type);
+  }
   document.addEventListener("keydown", function (event) {
-    var typing = /^(INPUT|TEXTAREA|SELECT)$/.test(document.activeElement.tagName);
+    var typing = takesText(document.activeElement);
     if (event.key === "/" && !typing) { event.preventDefault(); input.focus(); }
     if (event.key === "Escape" && document.activeElement === input) { input.value = ""; render(); }
   });

@@ -5,7 +5,8 @@
 // 2. Hovering or focusing a token (data-tb-tok="prompt:position") highlights it in every
 //    figure of the page: its boxes and labels, and its row and column in attention maps.
 // 3. Figures with build-time panels (data-tb-panel) get pickers that show one at a time,
-//    and the generation figure a step slider.
+//    and the generation figure a step slider. Once a control moves, the caption says what
+//    is shown now beside what its words describe.
 // 4. A figure wider than its column (a phone) scrolls sideways, as figures are never shrunk
 //    below 1:1: data-tb-scroll on the figure says so, and which way there is more to see.
 // 5. [live]: "Try your own prompt" shows, its first click loads tracebook-live.js, and a
@@ -176,7 +177,7 @@
     d.Z = numbers(d.z, 8, 'getFloat64');
     d.C = numbers(d.counts, 4, 'getUint32');
     d.M = numbers(d.masses, 4, 'getFloat32');
-    var start = { t: d.t, k: d.k || 0, p: d.p == null ? -1 : d.p }, s = {}, k, p;
+    var start = { t: d.t, k: d.k || 0, p: d.p == null ? -1 : d.p }, s = {}, k, p, kn;
     var t = slider('temperature', d.temps.length - 1, start.t, function (i) { return shortT(d.temps[i]); });
     box.append(t.label);
     if (d.kind !== 'temperature') {
@@ -186,7 +187,10 @@
       k.max = d.H.length;
       k.value = start.k;
       var kl = el('label', 'tb-control');
-      kl.append(el('span', null, 'top-k '), k, el('span', 'tb-hint', ' 0 = off'));
+      kl.append(el('span', null, 'top-k '), k,
+        el('span', 'tb-hint', ' 0 = off, at most ' + d.H.length + ' (the candidates stored)'));
+      kn = el('p', 'tb-hint tb-limit');
+      kn.setAttribute('data-tb-limit', '');
       p = slider('top-p', d.tops.length, start.p < 0 ? d.tops.length : start.p, function (i) {
         return i >= d.tops.length ? 'off' : String(d.tops[i]);
       });
@@ -195,40 +199,76 @@
     var reset = el('button', 'tb-reset', 'Reset');
     reset.type = 'button';
     box.append(reset);
+    if (kn) box.append(kn);
     reset.addEventListener('click', function () {
       t.input.value = start.t;
       if (k) { k.value = start.k; p.input.value = start.p < 0 ? d.tops.length : start.p; }
       t.input.dispatchEvent(new Event('input', { bubbles: true }));
       if (p) p.input.dispatchEvent(new Event('input', { bubbles: true }));
     });
-    return function () {
+    // The stored head is all a top-k can keep here: a larger k says so, with the mass
+    // outside the head at this temperature, rather than being capped in silence.
+    function read() {
       s.t = +t.input.value;
-      s.k = k ? Math.max(0, Math.min(d.H.length, Math.floor(+k.value) || 0)) : 0;
+      s.asked = k ? Math.max(0, Math.floor(+k.value) || 0) : 0;
+      s.k = Math.min(d.H.length, s.asked);
       s.p = p && +p.input.value < d.tops.length ? +p.input.value : -1;
-      svg.closest('figure').setAttribute('data-tb-state', s.t + ',' + s.k + ',' + s.p);
-      return draw[d.kind](svg, d, s);
+      return d.kind === 'temperature' ? 'temperature ' + shortT(d.temps[s.t]) + ' in the last column' : rules(d, s);
+    }
+    function limit() {
+      if (s.asked <= d.H.length) return '';
+      var v = view(d, s.t, 0, -1), held = 0;
+      for (var i = 0; i < d.H.length; i++) held += v.probs[i];
+      return 'top-k ' + thousands(s.asked) + ' is more than the ' + d.H.length +
+        ' likeliest tokens this page stores, so it acts as top-k ' + d.H.length + ': they hold ' +
+        pct(Math.min(1, held)) + ' of the probability at temperature ' + shortT(d.temps[s.t]) +
+        '; the other ' + thousands(d.vocab - d.H.length) + ' tokens hold ' + pct(Math.max(0, 1 - held)) + '. ';
+    }
+    return {
+      state: read,
+      update: function () {
+        read();
+        svg.closest('figure').setAttribute('data-tb-state', s.t + ',' + s.k + ',' + s.p);
+        var over = limit();
+        if (kn) kn.textContent = over;
+        return over + draw[d.kind](svg, d, s);
+      }
     };
   }
 
-  // Pickers over build-time panels (data-tb-panel="1 3"): one <select> per axis with a choice.
+  // Pickers over build-time panels (data-tb-panel="1 3"): one <select> per axis with a choice,
+  // its options the axis's labels where it has them (a token's text), else its values.
   function pickers(svg, d, box) {
     var start = d.start.split(' ');
     var values = d.axes.map(function (axis, a) {
       if (axis[1].length < 2) return { value: start[a] };
       var label = el('label', 'tb-control'), select = el('select');
-      axis[1].forEach(function (v) { select.append(el('option', null, String(v))); });
+      axis[1].forEach(function (v, i) {
+        var option = el('option', null, axis[2] ? axis[2][i] : String(v));
+        option.value = String(v);
+        select.append(option);
+      });
       select.value = start[a];
       label.append(el('span', null, axis[0] + ' '), select);
       box.append(label);
       return select;
     });
-    return function () {
-      var key = values.map(function (v) { return v.value; }).join(' ');
-      $$(svg, '[data-tb-panel]').forEach(function (g) {
-        if (g.getAttribute('data-tb-panel') === key) g.removeAttribute('display');
-        else g.setAttribute('display', 'none');
-      });
-      return d.axes.map(function (a, i) { return a[0] + ' ' + values[i].value; }).join(', ');
+    function state() {
+      return d.axes.map(function (a, i) {
+        var v = values[i], shown = v.options ? v.options[v.selectedIndex].text : v.value;
+        return a[0] + ' ' + shown;
+      }).join(', ');
+    }
+    return {
+      state: state,
+      update: function () {
+        var key = values.map(function (v) { return v.value; }).join(' ');
+        $$(svg, '[data-tb-panel]').forEach(function (g) {
+          if (g.getAttribute('data-tb-panel') === key) g.removeAttribute('display');
+          else g.setAttribute('display', 'none');
+        });
+        return state();
+      }
     };
   }
 
@@ -240,12 +280,30 @@
       return [e, Math.floor((+e.getAttribute('y') - d.top) / d.pitch)];
     }).filter(function (r) { return r[1] >= 0 && r[1] < n; });
     box.append(s.label);
-    return function () {
-      var k = +s.input.value + 1;
-      rows.forEach(function (r) { r[0].setAttribute('visibility', r[1] < k ? 'visible' : 'hidden'); });
-      gen.textContent = k === n ? full : d.texts.slice(0, k).join('').slice(0, full.length);
-      return 'step ' + k + ' of ' + n + ': ' + d.texts[k - 1];
+    function state() { return 'step ' + (+s.input.value + 1) + ' of ' + n; }
+    return {
+      state: state,
+      update: function () {
+        var k = +s.input.value + 1;
+        rows.forEach(function (r) { r[0].setAttribute('visibility', r[1] < k ? 'visible' : 'hidden'); });
+        gen.textContent = k === n ? full : d.texts.slice(0, k).join('').slice(0, full.length);
+        return state() + ': ' + d.texts[k - 1];
+      }
     };
+  }
+
+  // The caption describes the figure as the author set it; once the reader changes a
+  // control it says what is shown now, and what the caption's own words describe.
+  function captionFollows(figure, first, now) {
+    var cap = $(figure, 'figcaption'), span = cap && $(cap, '.tb-now');
+    if (!cap) return;
+    if (now === first) { if (span) span.remove(); return; }
+    if (!span) {
+      span = el('span', 'tb-now');
+      span.setAttribute('data-tb-now', '');
+      cap.insertBefore(span, $(cap, '.tb-figure-model'));
+    }
+    span.textContent = 'Shown now: ' + now + '; the caption describes ' + first + '. ';
   }
 
   function live(figure, script) {
@@ -253,12 +311,16 @@
     var box = el('div', 'tb-controls'), say = el('p', 'tb-sr');
     if (!svg) return;
     var make = d.kind === 'panels' ? pickers : d.kind === 'steps' ? steps : sampler;
-    var update = make(svg, d, box);
-    if (!update) return;
+    var made = make(svg, d, box);
+    if (!made) return;
+    var first = made.state();
     box.setAttribute('role', 'group');
     box.setAttribute('aria-label', 'Controls for this figure');
     say.setAttribute('aria-live', 'polite');
-    function changed() { say.textContent = update(); }
+    function changed() {
+      say.textContent = made.update();
+      captionFollows(figure, first, made.state());
+    }
     box.addEventListener('input', changed);
     box.addEventListener('change', changed);
     ($(figure, '.tb-figure-art') || svg).after(box, say);

@@ -85,6 +85,7 @@ fn meta(
         token_texts: BTreeMap::new(),
         training: None,
         merges: Vec::new(),
+        beam: None,
     }
 }
 

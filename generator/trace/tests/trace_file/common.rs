@@ -113,6 +113,7 @@ pub fn meta(precision: Precision) -> TraceMeta {
             .collect(),
         training: None,
         merges: Vec::new(),
+        beam: None,
     }
 }
 

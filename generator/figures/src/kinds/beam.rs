@@ -1,0 +1,351 @@
+//! `figure beam`: beam search as a tree. From the prompt, each step extends every kept
+//! continuation by its likeliest next tokens, scores each extension by its total
+//! log-probability, and keeps the best `width`; the kept ones are drawn bold, the pruned
+//! ones faint, and the best final continuation's path in the accent colour, beside what
+//! greedy decoding (the top token each step) would have written.
+//!
+//! The scores are the model's: the trace records a tree (`meta.beam`, asked for with the
+//! prompt's `beams = N`) of every node's N likeliest next tokens over `generate` steps, so a
+//! beam search of any width up to N replays exactly from it.
+//!
+//! Options: `prompt`, `caption`, `width` (the beam width, default the traced one, at most
+//! it), `steps` (default the traced depth, at most it).
+
+use super::strips::WIDTH;
+use crate::draw::{line, note, rect, text};
+use crate::error::FigureError;
+use crate::figure::Figure;
+use crate::format::signed;
+use crate::options::Block;
+use crate::prompt::Prompt;
+use crate::svg::{Canvas, Css, Element, Font};
+use crate::token_text::{cut_start, one_line, titled, visible, Shown};
+use crate::Traces;
+use serde::Deserialize;
+use tracebook_trace::BeamTree;
+
+pub const KIND: &str = "beam";
+
+const PITCH: f64 = 28.0;
+const TOP: f64 = 26.0;
+const FIRST_X: f64 = 86.0;
+const LABEL: f64 = 64.0;
+/// A step's column: its token's box and the total ln p after it.
+const COLUMN: f64 = 112.0;
+
+/// The options of `beam`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct Opts {
+    width: Option<usize>,
+    steps: Option<usize>,
+}
+
+/// One extension considered at a step: the tree node, its total log-probability, the
+/// candidate it extends (an index into the previous step's list) and whether it was kept.
+#[derive(Debug, Clone)]
+struct Considered {
+    node: usize,
+    score: f64,
+    from: Option<usize>,
+    kept: bool,
+}
+
+pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, FigureError> {
+    let block = Block::<Opts>::read(KIND, table, traces)?;
+    let (prompt, caption) = (block.prompt, block.caption);
+    let tree = traced_tree(&prompt)?;
+    let width = bounded("width", block.options.width, tree.width, "the traced beams")?;
+    let steps = bounded(
+        "steps",
+        block.options.steps,
+        tree.steps,
+        "the traced generate",
+    )?;
+    let children = children(tree);
+    let search = search(tree, &children, width, steps);
+    let greedy = greedy(tree, &children, steps);
+    let text_of = |node: usize| {
+        let id = tree.nodes[node].id;
+        prompt
+            .trace
+            .meta
+            .token_texts
+            .get(&id)
+            .cloned()
+            .unwrap_or_else(|| format!("#{id}"))
+    };
+    let best = best_path(&search);
+    let (body, height) = draw(&prompt, &search, &best, &greedy, &text_of);
+    let context = one_line(&prompt.trace.meta.prompt.text);
+    let canvas = Canvas {
+        kind: KIND,
+        width: drawn_width(&search),
+        height,
+        title: format!("Beam search of width {width} after \"{context}\""),
+        desc: describe(&context, width, &search, &best, &greedy, &text_of),
+        css: Css::default(),
+    };
+    Ok(Figure::new(canvas, body, caption, &prompt))
+}
+
+fn traced_tree<'p>(prompt: &'p Prompt<'_>) -> Result<&'p BeamTree, FigureError> {
+    prompt.trace.meta.beam.as_ref().ok_or_else(|| {
+        FigureError::at(
+            "prompt",
+            format!(
+                "the trace of \"{}\" records no beam-search tree",
+                prompt.name
+            ),
+        )
+        .with_hint(format!(
+            "give the prompt `beams = 3` and `generate = 4` in its table, then run \
+             `tracebook trace --only {}`",
+            prompt.name
+        ))
+    })
+}
+
+/// `asked`, or `traced` when absent; an error at `key` outside 1..=traced.
+fn bounded(
+    key: &str,
+    asked: Option<usize>,
+    traced: usize,
+    what: &str,
+) -> Result<usize, FigureError> {
+    match asked {
+        None => Ok(traced),
+        Some(n) if (1..=traced).contains(&n) => Ok(n),
+        Some(n) => Err(FigureError::at(
+            key,
+            format!("{key} = {n}, but the trace's tree has {traced} ({what})"),
+        )
+        .with_hint(format!(
+            "use {key} = 1 to {traced}, or raise the prompt's value and re-trace"
+        ))),
+    }
+}
+
+/// Each node's children in order of likelihood; index 0 is the prompt's, node i's at i + 1.
+fn children(tree: &BeamTree) -> Vec<Vec<usize>> {
+    let mut out = vec![Vec::new(); tree.nodes.len() + 1];
+    for (i, node) in tree.nodes.iter().enumerate() {
+        out[node.parent.map_or(0, |p| p + 1)].push(i);
+    }
+    out
+}
+
+/// Beam search of `width` over `steps`: per step, every extension considered, in the order
+/// of the beams they extend, with the kept ones marked.
+fn search(
+    tree: &BeamTree,
+    children: &[Vec<usize>],
+    width: usize,
+    steps: usize,
+) -> Vec<Vec<Considered>> {
+    let mut out: Vec<Vec<Considered>> = Vec::new();
+    // The kept candidates of the last step: (index in its list, node, score).
+    let mut beams: Vec<(Option<usize>, Option<usize>, f64)> = vec![(None, None, 0.0)];
+    for _ in 0..steps {
+        let mut considered = Vec::new();
+        for &(at, node, score) in &beams {
+            let kids = &children[node.map_or(0, |n| n + 1)];
+            for &child in kids.iter().take(width) {
+                considered.push(Considered {
+                    node: child,
+                    score: score + f64::from(tree.nodes[child].logprob),
+                    from: at,
+                    kept: false,
+                });
+            }
+        }
+        let mut order: Vec<usize> = (0..considered.len()).collect();
+        order.sort_by(|&a, &b| considered[b].score.total_cmp(&considered[a].score));
+        for &i in order.iter().take(width) {
+            considered[i].kept = true;
+        }
+        beams = order
+            .iter()
+            .take(width)
+            .map(|&i| (Some(i), Some(considered[i].node), considered[i].score))
+            .collect();
+        out.push(considered);
+    }
+    out
+}
+
+/// The top token at each step from the prompt: the nodes greedy decoding writes, and the
+/// total log-probability after each.
+fn greedy(tree: &BeamTree, children: &[Vec<usize>], steps: usize) -> Vec<(usize, f64)> {
+    let mut out = Vec::new();
+    let (mut at, mut score) = (0, 0.0);
+    for _ in 0..steps {
+        let Some(&child) = children[at].first() else {
+            break;
+        };
+        score += f64::from(tree.nodes[child].logprob);
+        out.push((child, score));
+        at = child + 1;
+    }
+    out
+}
+
+/// The best final candidate's path back to the prompt: `(step, index)` per step.
+fn best_path(search: &[Vec<Considered>]) -> Vec<(usize, usize)> {
+    let Some(last) = search.last() else {
+        return Vec::new();
+    };
+    let best = (0..last.len()).max_by(|&a, &b| last[a].score.total_cmp(&last[b].score));
+    let mut path = Vec::new();
+    let mut at = best;
+    for step in (0..search.len()).rev() {
+        let Some(i) = at else { break };
+        path.push((step, i));
+        at = search[step][i].from;
+    }
+    path.reverse();
+    path
+}
+
+/// The figure's width: the usual one, or wider when the steps need more room.
+fn drawn_width(search: &[Vec<Considered>]) -> f64 {
+    WIDTH.max(FIRST_X + search.len() as f64 * COLUMN)
+}
+
+/// Where candidate `i` of step `step` is drawn: its column's left edge and its row's centre.
+fn place(search: &[Vec<Considered>], step: usize, i: usize) -> (f64, f64) {
+    let column = (drawn_width(search) - FIRST_X) / search.len().max(1) as f64;
+    let rows = search.iter().map(Vec::len).max().unwrap_or(1) as f64;
+    let n = search[step].len() as f64;
+    let y = TOP + (rows - n) * PITCH / 2.0 + i as f64 * PITCH + PITCH / 2.0;
+    (FIRST_X + step as f64 * column, y)
+}
+
+fn draw(
+    prompt: &Prompt<'_>,
+    search: &[Vec<Considered>],
+    best: &[(usize, usize)],
+    greedy: &[(usize, f64)],
+    text_of: &dyn Fn(usize) -> String,
+) -> (Vec<Element>, f64) {
+    let rows = search.iter().map(Vec::len).max().unwrap_or(1) as f64;
+    let middle = TOP + rows * PITCH / 2.0;
+    let full = visible(&prompt.trace.meta.prompt.text);
+    let context = cut_start(&full, FIRST_X - 16.0, Font::Mono, 12.0);
+    let mut edges = Element::new("g").class("tbf-o");
+    let mut path = Element::new("g").class("tbf-line");
+    let mut kept_boxes = Element::new("g").class("tbf-tok tbf-c0");
+    let mut labels = Element::new("g").class("tbf-m").attr("font-size", 12.0);
+    let mut scores = Element::new("g").class("tbf-s tbf-dim");
+    let on_best = |step: usize, i: usize| best.contains(&(step, i));
+    for (step, considered) in search.iter().enumerate() {
+        for (i, c) in considered.iter().enumerate() {
+            let (x, y) = place(search, step, i);
+            let (px, py) = match c.from {
+                Some(from) => {
+                    let (px, py) = place(search, step - 1, from);
+                    (px + LABEL, py)
+                }
+                None => (FIRST_X - 10.0, middle),
+            };
+            let edge = line("", px, py, x - 2.0, y);
+            if on_best(step, i) {
+                path.push(edge);
+            } else {
+                edges.push(edge);
+            }
+            if c.kept {
+                kept_boxes.push(rect("", x - 2.0, y - 11.0, LABEL, 22.0).attr("rx", 3.0));
+            }
+            let shown = Shown::fit(&text_of(c.node), LABEL - 6.0, Font::Mono, 12.0);
+            let class = if c.kept { "tbf-b" } else { "tbf-dim" };
+            labels.push(shown.append_to(text(x + 1.0, y + 4.0).class(class)));
+            scores.push(text(x + LABEL + 1.0, y + 4.0).text(signed(c.score, 1)));
+        }
+    }
+    let head = Element::new("g")
+        .class("tbf-s tbf-dim")
+        .child(text(0.0, 12.0).text("prompt"))
+        .child(text(FIRST_X, 12.0).text("step 1 →   (total ln p after each token)"));
+    let prompt_label = titled(
+        text(0.0, middle + 4.0)
+            .class("tbf-m")
+            .attr("font-size", 12.0),
+        &context,
+        &full,
+    )
+    .text(context.clone());
+    let mut body = vec![head, edges, path, kept_boxes, prompt_label, labels, scores];
+    let mut y = TOP + rows * PITCH + 20.0;
+    for line in notes(search, best, greedy, text_of) {
+        body.push(note(line, 0.0, y));
+        y += 15.0;
+    }
+    (body, y - 6.0)
+}
+
+/// The tokens on a path, as one string with visible spaces.
+fn spelled(nodes: &[usize], text_of: &dyn Fn(usize) -> String) -> String {
+    visible(&nodes.iter().map(|&n| text_of(n)).collect::<String>())
+}
+
+fn notes(
+    search: &[Vec<Considered>],
+    best: &[(usize, usize)],
+    greedy: &[(usize, f64)],
+    text_of: &dyn Fn(usize) -> String,
+) -> Vec<String> {
+    let width = search.first().map_or(0, |s| s.len());
+    let mut lines = vec![format!(
+        "each step keeps the {} extensions with the highest total ln p (boxed)",
+        search
+            .get(1)
+            .map_or(width, |s| s.iter().filter(|c| c.kept).count())
+    )];
+    let best_nodes: Vec<usize> = best.iter().map(|&(s, i)| search[s][i].node).collect();
+    if let Some(&(s, i)) = best.last() {
+        lines.push(format!(
+            "beam: \"{}\", ln p {}",
+            spelled(&best_nodes, text_of),
+            signed(search[s][i].score, 2)
+        ));
+    }
+    let greedy_nodes: Vec<usize> = greedy.iter().map(|g| g.0).collect();
+    if let Some(&(_, score)) = greedy.last() {
+        lines.push(format!(
+            "greedy (top token each step): \"{}\", ln p {}",
+            spelled(&greedy_nodes, text_of),
+            signed(score, 2)
+        ));
+    }
+    lines
+}
+
+fn describe(
+    context: &str,
+    width: usize,
+    search: &[Vec<Considered>],
+    best: &[(usize, usize)],
+    greedy: &[(usize, f64)],
+    text_of: &dyn Fn(usize) -> String,
+) -> String {
+    let best_nodes: Vec<usize> = best.iter().map(|&(s, i)| search[s][i].node).collect();
+    let greedy_nodes: Vec<usize> = greedy.iter().map(|g| g.0).collect();
+    let best_score = best.last().map_or(0.0, |&(s, i)| search[s][i].score);
+    let greedy_score = greedy.last().map_or(0.0, |g| g.1);
+    format!(
+        "Beam search of width {width} over {} steps after {context:?}: each step extends the \
+         kept continuations by their likeliest next tokens and keeps the {width} with the \
+         highest total log-probability. It ends with {:?} (ln p {}); greedy decoding writes \
+         {:?} (ln p {}).",
+        search.len(),
+        best_nodes.iter().map(|&n| text_of(n)).collect::<String>(),
+        signed(best_score, 2),
+        greedy_nodes.iter().map(|&n| text_of(n)).collect::<String>(),
+        signed(greedy_score, 2),
+    )
+}
+
+#[cfg(test)]
+#[path = "beam_tests.rs"]
+mod tests;

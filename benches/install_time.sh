@@ -3,11 +3,13 @@
 # (`--no-default-features`: no candle, no model code), as a Pages workflow pays it on its first
 # run. Each install starts from an empty target folder; crates are already downloaded (the
 # workflow caches ~/.cargo/registry), so this measures compiling only.
-# Usage: benches/install_time.sh
+# Usage: benches/install_time.sh [build-only|full ...]   (default: both)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo fetch --locked >/dev/null
-for variant in build-only full; do
+variants=("${@:-build-only full}")
+read -r -a variants <<<"${variants[*]}"
+for variant in "${variants[@]}"; do
   flags=()
   [ "$variant" = build-only ] && flags=(--no-default-features)
   work=$(mktemp -d)

@@ -10,7 +10,7 @@ set -eu
 out="${1:-/tmp/tracebook-figures}"
 [ $# -gt 0 ] && shift
 mkdir -p "$out"
-TBF_PREVIEW="$out" cargo test --release -p tracebook-figures -- --ignored write_preview_page --nocapture | grep 'bytes$'
+cargo run --release -q -p tracebook-figures --features preview --example preview -- "$out" | grep 'bytes$'
 shoot() {
     chromium --headless --no-sandbox --disable-gpu --hide-scrollbars "$@" 2>/dev/null
 }

@@ -24,24 +24,37 @@ mod strip;
 mod svg;
 mod token_text;
 
-#[cfg(test)]
-mod preview;
-#[cfg(test)]
+// The synthetic traces of the tests, also behind the `preview` feature for
+// `examples/preview.rs` (a page of every figure kind to look at).
+#[cfg(any(test, feature = "preview"))]
+#[cfg_attr(not(test), allow(dead_code, unused_imports))]
 mod preview_traces;
 #[cfg(test)]
 mod readme_tests;
 #[cfg(test)]
 mod shared_tests;
-#[cfg(test)]
+#[cfg(any(test, feature = "preview"))]
+#[cfg_attr(not(test), allow(dead_code, unused_imports))]
 mod test_forward;
-#[cfg(test)]
+#[cfg(any(test, feature = "preview"))]
+#[cfg_attr(not(test), allow(dead_code, unused_imports))]
 mod test_logits;
 #[cfg(test)]
 mod test_svg;
-#[cfg(test)]
+#[cfg(any(test, feature = "preview"))]
+#[cfg_attr(not(test), allow(dead_code, unused_imports))]
 mod test_traces;
-#[cfg(test)]
+#[cfg(any(test, feature = "preview"))]
+#[cfg_attr(not(test), allow(dead_code, unused_imports))]
 mod test_wide;
+
+/// The synthetic traces every figure kind draws in the tests, for `examples/preview.rs`.
+#[cfg(feature = "preview")]
+#[doc(hidden)]
+pub mod preview {
+    pub use crate::preview_traces::preview_traces;
+    pub use crate::test_traces::TestTraces;
+}
 
 pub use error::FigureError;
 pub use figure::{Figure, Source};

@@ -31,6 +31,20 @@ pub struct Recorded {
     pub data: Vec<f32>,
 }
 
+impl Recorded {
+    /// `tensor`'s shape and values as f32, under `name`.
+    fn of(name: &str, tensor: &Tensor) -> candle_core::Result<Recorded> {
+        Ok(Recorded {
+            name: name.to_string(),
+            shape: tensor.dims().to_vec(),
+            data: tensor
+                .to_dtype(DType::F32)?
+                .flatten_all()?
+                .to_vec1::<f32>()?,
+        })
+    }
+}
+
 /// Keeps every tensor, in the order the forward pass produced them.
 #[derive(Default)]
 pub struct TensorRecorder {
@@ -42,16 +56,7 @@ impl Recorder for TensorRecorder {
         true
     }
     fn record(&mut self, name: &str, tensor: &Tensor) -> candle_core::Result<()> {
-        let shape = tensor.dims().to_vec();
-        let data = tensor
-            .to_dtype(DType::F32)?
-            .flatten_all()?
-            .to_vec1::<f32>()?;
-        self.tensors.push(Recorded {
-            name: name.to_string(),
-            shape,
-            data,
-        });
+        self.tensors.push(Recorded::of(name, tensor)?);
         Ok(())
     }
 }
@@ -87,20 +92,12 @@ impl Recorder for TraceRecorder<'_> {
         true
     }
     fn record(&mut self, name: &str, tensor: &Tensor) -> candle_core::Result<()> {
-        let shape = tensor.dims().to_vec();
-        let data = tensor
-            .to_dtype(DType::F32)?
-            .flatten_all()?
-            .to_vec1::<f32>()?;
+        let recorded = Recorded::of(name, tensor)?;
         self.trace
-            .insert(name, shape.clone(), &data)
+            .insert(name, recorded.shape.clone(), &recorded.data)
             .map_err(candle_core::Error::wrap)?;
         if (self.keep)(name) {
-            self.kept.tensors.push(Recorded {
-                name: name.to_string(),
-                shape,
-                data,
-            });
+            self.kept.tensors.push(recorded);
         }
         Ok(())
     }

@@ -1,10 +1,14 @@
-//! A page of every figure kind for people to look at: `TBF_PREVIEW=/tmp/figs cargo test
-//! --release -p tracebook-figures -- --ignored write_preview_page` writes `figs.html` (and
-//! each figure as a standalone `.svg`); screenshot it in a headless browser, in light and
-//! dark mode, at phone and desktop widths.
+//! A page of every figure kind for people to look at, drawn from the tests' synthetic traces:
+//!
+//!     cargo run --release -p tracebook-figures --features preview --example preview -- /tmp/figs
+//!
+//! writes `figs.html`, one page per kind (`KIND.html`) and each figure as a standalone `.svg`
+//! into the folder; screenshot them in a headless browser, in light and dark mode, at phone and
+//! desktop widths. `TBF_PROMPT` draws every "robots" block from another prompt of the traces,
+//! `TBF_LAYER` the layer-5 blocks from another layer.
 
-use crate::preview_traces::preview_traces;
-use crate::{kinds, render};
+use tracebook_figures::preview::preview_traces;
+use tracebook_figures::{kinds, render};
 
 /// Figure blocks shown on the page: kind and TOML body.
 const BLOCKS: &[(&str, &str)] = &[
@@ -81,10 +85,11 @@ const BLOCKS: &[(&str, &str)] = &[
     ),
 ];
 
-#[test]
-#[ignore = "writes files; set TBF_PREVIEW to a folder and run with --ignored"]
-fn write_preview_page() {
-    let dir = std::path::PathBuf::from(std::env::var("TBF_PREVIEW").expect("TBF_PREVIEW"));
+fn main() {
+    let Some(dir) = std::env::args().nth(1).map(std::path::PathBuf::from) else {
+        eprintln!("usage: preview OUT_DIR (writes figs.html and one .svg per figure)");
+        std::process::exit(2);
+    };
     std::fs::create_dir_all(&dir).unwrap();
     let traces = preview_traces();
     // TBF_PROMPT draws every "robots" block from another prompt, e.g. a real trace.

@@ -65,6 +65,54 @@ pub struct PageLink {
     pub current: bool,
 }
 
+/// Series longer than this show a window of the sidebar (see [`sidebar`]).
+const SIDEBAR_ALL: usize = 60;
+
+/// `sidebar`: the articles the sidebar lists, with `gap` entries where it leaves some out.
+#[derive(Debug, Clone, Serialize)]
+pub struct SidebarEntry {
+    #[serde(flatten)]
+    pub link: Option<PageLink>,
+    /// Articles left out here (the home page lists them all).
+    pub gap: bool,
+    /// After a gap: this article's number in the series, to number on from.
+    pub number: Option<usize>,
+}
+
+/// Every article, or for a long series (more than [`SIDEBAR_ALL`]) the first and last five
+/// and the ten on either side of the current page: every page listing every article would
+/// make a series' output grow with the square of its length.
+fn sidebar(pages: &[PageLink]) -> Vec<SidebarEntry> {
+    let entry = |p: &PageLink| SidebarEntry {
+        link: Some(p.clone()),
+        gap: false,
+        number: None,
+    };
+    let n = pages.len();
+    if n <= SIDEBAR_ALL {
+        return pages.iter().map(entry).collect();
+    }
+    let current = pages.iter().position(|p| p.current).unwrap_or(0);
+    let shown = |i: usize| i < 5 || i + 5 >= n || i.abs_diff(current) <= 10;
+    let mut out = Vec::new();
+    for (i, page) in pages.iter().enumerate() {
+        if shown(i) {
+            let after_gap = out.last().is_some_and(|e: &SidebarEntry| e.gap);
+            out.push(SidebarEntry {
+                number: after_gap.then_some(i + 1),
+                ..entry(page)
+            });
+        } else if i == 0 || shown(i - 1) {
+            out.push(SidebarEntry {
+                link: None,
+                gap: true,
+                number: None,
+            });
+        }
+    }
+    out
+}
+
 /// `page` in article.html.
 #[derive(Debug, Clone, Serialize)]
 pub struct ArticleContext {
@@ -109,6 +157,7 @@ pub fn context(
     context.insert("root", root);
     context.insert("models", models);
     context.insert("pages", pages);
+    context.insert("sidebar", &sidebar(pages));
     context.insert("generator", GENERATOR);
     context.insert("words", &site.words);
     let models: Vec<String> = models
@@ -124,4 +173,58 @@ pub fn context(
     );
     context.insert("model_credit", &credit);
     context
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn series(n: usize, current: usize) -> Vec<PageLink> {
+        (0..n)
+            .map(|i| PageLink {
+                title: format!("A{}", i + 1),
+                description: String::new(),
+                url: format!("a{}.html", i + 1),
+                current: i == current,
+            })
+            .collect()
+    }
+
+    fn shown(entries: &[SidebarEntry]) -> Vec<String> {
+        entries
+            .iter()
+            .map(|e| match (&e.link, e.number) {
+                (Some(link), Some(n)) => format!("{}@{n}", link.title),
+                (Some(link), None) => link.title.clone(),
+                (None, _) => "…".into(),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_short_series_lists_every_article() {
+        assert_eq!(sidebar(&series(60, 30)).len(), 60);
+    }
+
+    #[test]
+    fn a_long_series_lists_its_ends_and_the_current_neighbourhood() {
+        let entries = shown(&sidebar(&series(1000, 500)));
+        let mut expected: Vec<String> = (1..=5).map(|i| format!("A{i}")).collect();
+        expected.push("…".into());
+        expected.push("A491@491".into());
+        expected.extend((492..=511).map(|i| format!("A{i}")));
+        expected.push("…".into());
+        expected.push("A996@996".into());
+        expected.extend((997..=1000).map(|i| format!("A{i}")));
+        assert_eq!(entries, expected);
+        // At the start, the window joins the first five: no gap between them.
+        let start = shown(&sidebar(&series(1000, 0)));
+        assert_eq!(
+            &start[..12],
+            &(1..=11)
+                .map(|i| format!("A{i}"))
+                .chain(["…".to_string()])
+                .collect::<Vec<_>>()[..]
+        );
+    }
 }

@@ -76,10 +76,21 @@ pub fn render(
         series: site.articles().collect(),
     };
     let intro = site.pages.iter().find(|p| p.is_index() && !p.meta.draft);
-    let mut outputs: Vec<PageOutput> = (0..env.series.len())
-        .into_par_iter()
-        .map(|n| pages::article(&env, n))
-        .collect();
+    // The browser model is converted beside the pages (it needs none of them).
+    let (mut outputs, live): (Vec<PageOutput>, _) = rayon::join(
+        || {
+            (0..env.series.len())
+                .into_par_iter()
+                .map(|n| pages::article(&env, n))
+                .collect()
+        },
+        || {
+            site.config
+                .live
+                .enabled
+                .then(|| crate::live::files(site, traces))
+        },
+    );
     // Only the articles are in `outputs` yet, in series order.
     outputs.push(pages::print(&env, &outputs[..env.series.len()]));
     outputs.push(pages::index(&env, intro));
@@ -119,11 +130,10 @@ pub fn render(
         search::SCRIPT.1.as_bytes().to_vec(),
     );
     add_other_files(&env, &generated, &mut rendered, &mut out);
-    if site.config.live.enabled {
-        match crate::live::files(site, traces) {
-            Ok(files) => rendered.files.extend(files),
-            Err(diagnostic) => out.push(diagnostic),
-        }
+    match live {
+        Some(Ok(files)) => rendered.files.extend(files),
+        Some(Err(diagnostic)) => out.push(diagnostic),
+        None => {}
     }
     if site.config.offline {
         let worker = files::offline_worker(&rendered.files);

@@ -29,13 +29,18 @@
     return n >= 1048576 ? (n / 1048576).toFixed(1) + ' MB' : Math.max(1, Math.round(n / 1024)) + ' KB';
   }
 
+  // This site's live cache (Cache Storage exists only in secure contexts), or null.
+  function openCache() {
+    return typeof caches !== 'undefined' && window.isSecureContext
+      ? caches.open('tracebook-live-' + new URL(dir).pathname).catch(function () { return null; })
+      : Promise.resolve(null);
+  }
+
   // A file of live/, from the cache when this build's copy is there, else downloaded (with
   // `progress(done, total)`) and kept.
   function cached(name, sha, progress) {
     var url = new URL(name, dir).href + (sha ? '?v=' + sha.slice(0, 16) : '');
-    var open = typeof caches !== 'undefined' && window.isSecureContext
-      ? caches.open('tracebook-live-' + new URL(dir).pathname).catch(function () { return null; })
-      : Promise.resolve(null);
+    var open = openCache();
     return open.then(function (cache) {
       var hit = cache ? cache.match(url) : Promise.resolve(null);
       return hit.then(function (response) {
@@ -81,9 +86,7 @@
   // The manifest from the server, or the copy kept with the model when offline.
   function manifestFile() {
     var url = new URL('manifest.json', dir).href;
-    var open = typeof caches !== 'undefined' && window.isSecureContext
-      ? caches.open('tracebook-live-' + new URL(dir).pathname).catch(function () { return null; })
-      : Promise.resolve(null);
+    var open = openCache();
     return open.then(function (cache) {
       return fetch(url, { cache: 'no-cache' }).then(function (r) {
         if (!r.ok) throw new Error('cannot download manifest.json: HTTP ' + r.status);

@@ -9,6 +9,9 @@
 #
 # TRACEBOOK=/path/to/tracebook times another build of tracebook (e.g. a copy kept from before a
 # change); SITE=/path/to/site another copy of the example site (e.g. with rewritten traces).
+# BASELINE_REV=<git revision> also times that revision's tracebook building that revision's
+# example site, alternated with the others (its binary is built once into target/baseline-REV;
+# e.g. 0452d3b, the last commit before [longform]).
 set -euo pipefail
 
 runs=${1:-30}
@@ -20,6 +23,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 export XDG_CACHE_HOME="$work/cache"
 
+variants="with without"
 for variant in with without; do
   mkdir -p "$work/$variant"
   cp -r "$site/tracebook.toml" "$site/content" "$site/traces" "$site/models" "$work/$variant/"
@@ -27,6 +31,20 @@ for variant in with without; do
     [ -e "$site/$extra" ] && cp -r "$site/$extra" "$work/$variant/"
   done
 done
+declare -A binary=([with]="$bin" [without]="$bin")
+if [ -n "${BASELINE_REV:-}" ]; then
+  rev=$(git -C "$repo" rev-parse --short "$BASELINE_REV")
+  mkdir -p "$work/baseline-src" "$work/baseline"
+  git -C "$repo" archive "$rev" | tar -x -C "$work/baseline-src"
+  echo "building tracebook at $rev (target/baseline-$rev)" >&2
+  (cd "$work/baseline-src" && CARGO_TARGET_DIR="$repo/target/baseline-$rev" \
+    cargo build --release --quiet --bin tracebook)
+  binary[baseline]="$repo/target/baseline-$rev/release/tracebook"
+  for part in tracebook.toml content traces models static templates references.bib; do
+    [ -e "$work/baseline-src/$part" ] && cp -r "$work/baseline-src/$part" "$work/baseline/"
+  done
+  variants="$variants baseline"
+fi
 # A claim is one `{{ claim ... }}` on one line.
 sed -i -E 's/\{\{ claim [^}]*\}\}//g' "$work/without/content/"*.md
 claims=$(grep -o '{{ claim ' "$work/with/content/"*.md | wc -l)
@@ -37,21 +55,26 @@ left=$(grep -o '{{ claim ' "$work/without/content/"*.md | wc -l || true)
 # ("build timings: ... render N ms ..." and "built ... in N ms").
 build() {
   local report
-  report=$("$bin" --root "$work/$1" build --verbose --out "$work/out-$1" 2>&1)
+  report=$("${binary[$1]}" --root "$work/$1" build --verbose --out "$work/out-$1" 2>&1)
   sed -n 's/^built .* in \([0-9.]*\) ms.*/\1/p' <<<"$report" >>"$work/$1.total"
   sed -n 's/^build timings:.* render \([0-9.]*\) ms.*/\1/p' <<<"$report" >>"$work/$1.render"
 }
-build with && build without   # warm the file cache
+for variant in $variants; do build "$variant"; done   # warm the file and model caches
 rm -f "$work"/*.total "$work"/*.render
 for _ in $(seq "$runs"); do
-  build with
-  build without
+  for variant in $variants; do build "$variant"; done
 done
 median() { sort -n "$1" | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
 echo "example site, $claims claims, medians of $runs alternated builds:"
 printf '  %-16s %10s %10s\n' "" "build ms" "render ms"
-for variant in with without; do
-  printf '  %-16s %10s %10s\n' "$variant claims" "$(median "$work/$variant.total")" "$(median "$work/$variant.render")"
+for variant in $variants; do
+  label="$variant claims"
+  [ "$variant" = baseline ] && label="at $rev"
+  printf '  %-16s %10s %10s\n' "$label" "$(median "$work/$variant.total")" "$(median "$work/$variant.render")"
 done
 awk -v a="$(median "$work/with.total")" -v b="$(median "$work/without.total")" \
   'BEGIN { printf "  claims cost: %+.1f%% of the build\n", (a - b) / b * 100 }'
+if [ -n "${BASELINE_REV:-}" ]; then
+  awk -v a="$(median "$work/with.total")" -v b="$(median "$work/baseline.total")" -v rev="$rev" \
+    'BEGIN { printf "  this build against %s: %.2fx\n", rev, a / b }'
+fi

@@ -151,10 +151,11 @@ fn the_browser_model_predicts_what_the_site_s_model_predicts() {
         "The animal didn't cross the street because it was too tired",
         "Data visualization empowers users to",
     ];
+    let weights = std::fs::read(root.join("models/tracebook-tiny-en/model.safetensors")).unwrap();
     for (precision, bound) in [(LivePrecision::Int8, 0.005), (LivePrecision::F16, 0.0005)] {
         let browser = convert(&source, precision).unwrap();
         for text in prompts {
-            let exact = next_token(&config, &source.weights[0], &tokenizer, text);
+            let exact = next_token(&config, &weights, &tokenizer, text);
             let approx = next_token(&config, &browser, &tokenizer, text);
             let argmax = |p: &[f64]| (0..p.len()).max_by(|&a, &b| p[a].total_cmp(&p[b])).unwrap();
             assert_eq!(argmax(&approx), argmax(&exact), "{precision:?}, {text:?}");

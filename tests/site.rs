@@ -126,3 +126,56 @@ fn the_example_site_builds_from_committed_traces() {
         );
     }
 }
+
+/// With `[live]`, the first build converts the model into the user's cache and later builds
+/// read it from there; an entry that does not match its digest line is converted again, and
+/// every build writes the same browser model.
+#[test]
+fn the_browser_model_is_converted_once_and_then_read_from_the_cache() {
+    let home = tempfile::tempdir().unwrap();
+    let root = home.path().join("site");
+    let out = cli::command(home.path())
+        .args(["init", root.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let config = root.join("tracebook.toml");
+    let toml = std::fs::read_to_string(&config).unwrap();
+    std::fs::write(&config, format!("{toml}\n[live]\nenabled = true\n")).unwrap();
+    let build = || {
+        let out = cli::command(home.path())
+            .arg("--root")
+            .arg(&root)
+            .arg("build")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        std::fs::read(root.join("public/live/model.safetensors")).unwrap()
+    };
+    let cache = home.path().join(".cache/tracebook/browser-models");
+    let entries = || {
+        let mut names: Vec<String> = std::fs::read_dir(&cache)
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    };
+    let first = build();
+    let names = entries();
+    assert_eq!(names.len(), 2, "{names:?}");
+    let cached = cache.join(&names[0]);
+    assert!(names[0].ends_with(".safetensors") && names[1].ends_with(".sha256"));
+    assert_eq!(std::fs::read(&cached).unwrap(), first);
+    // Served from the cache: a changed entry of the same length is what the next build writes.
+    let mut marked = first.clone();
+    *marked.last_mut().unwrap() ^= 1;
+    std::fs::write(&cached, &marked).unwrap();
+    assert_eq!(build(), marked);
+    // An entry of another length than its digest line says is converted again.
+    std::fs::write(&cached, &first[..first.len() / 2]).unwrap();
+    assert_eq!(build(), first);
+    assert_eq!(std::fs::read(&cached).unwrap(), first);
+    assert_eq!(entries(), names);
+}

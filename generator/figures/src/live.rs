@@ -143,13 +143,24 @@ impl Live {
     fn compute(logits: &[f32], own_temps: &[f64], own_top_ps: &[f64]) -> Live {
         let temps = stops((0..=20).map(|i| f64::from(i) / 10.0), own_temps);
         let top_ps = stops((1..=20).map(|i| f64::from(i) / 20.0), own_top_ps);
-        let mut order: Vec<usize> = (0..logits.len()).collect();
-        order.sort_by(|&a, &b| logits[b].total_cmp(&logits[a]).then(a.cmp(&b)));
-        let head: Vec<f32> = order.iter().take(HEAD).map(|&i| logits[i]).collect();
-        let max = order.first().map_or(0.0, |&i| logits[i]);
+        // Only values matter (not which token holds them): the logits largest first, as runs
+        // of equal values (a trace's f16 logits repeat often: ~1,500 distinct of 50,257), so
+        // each temperature takes one exp per run.
+        let mut sorted = logits.to_vec();
+        sorted.sort_unstable_by(|a, b| b.total_cmp(a));
+        let head: Vec<f32> = sorted.iter().take(HEAD).copied().collect();
+        let max = sorted.first().copied().unwrap_or(0.0);
+        let mut runs: Vec<(f32, usize)> = Vec::new();
+        for &l in &sorted {
+            match runs.last_mut() {
+                Some((value, n)) if *value == l => *n += 1,
+                _ => runs.push((l, 1)),
+            }
+        }
         let mut z = Vec::with_capacity(temps.len());
         let mut counts = Vec::with_capacity(temps.len() * top_ps.len());
         let mut masses = Vec::with_capacity(temps.len() * top_ps.len());
+        let mut weights: Vec<f64> = Vec::with_capacity(runs.len());
         for &t in &temps {
             if t == 0.0 {
                 z.push(0.0);
@@ -157,27 +168,39 @@ impl Live {
                 masses.extend(top_ps.iter().map(|_| 1.0));
                 continue;
             }
-            // One exp per token, likeliest first, until the weights (≤ 1, their sum ≥ 1) drop
-            // below half an ulp of 1: every later one would leave the f64 sum unchanged, so
-            // the normalizer is the one over all V, and the probabilities follow from it.
-            let mut probs: Vec<f64> = order
-                .iter()
-                .map(|&i| scaled_exp(logits[i], max, t))
-                .take_while(|&w| w >= NEGLIGIBLE)
-                .collect();
-            let sum: f64 = probs.iter().sum();
+            // One weight per token, likeliest first, until the weights (≤ 1, their sum ≥ 1)
+            // drop below half an ulp of 1: every later one would leave the f64 sum unchanged,
+            // so the normalizer is the one over all V, and the probabilities follow from it.
+            // The sum adds each token's weight in turn, as a sum over the tokens would.
+            weights.clear();
+            let (mut sum, mut kept) = (0.0f64, 0usize);
+            for &(value, n) in &runs {
+                let w = scaled_exp(value, max, t);
+                if w.is_nan() || w < NEGLIGIBLE {
+                    break;
+                }
+                weights.push(w);
+                for _ in 0..n {
+                    sum += w;
+                }
+                kept += n;
+            }
             z.push(f64::from(max) / t + sum.ln());
-            probs.iter_mut().for_each(|p| *p /= sum);
             // One walk for every top-p stop (ascending): the rule of `Rules::keeps`, with
             // the running total carried from one stop to the next. A walk that passes the
             // last weight kept keeps every token: the rest cannot raise the total.
             let (mut count, mut before) = (0, 0.0);
+            let (mut run, mut in_run) = (0, 0);
             for &p in &top_ps {
-                while count < probs.len() && top_p_keeps(p, count, before) {
-                    before += probs[count];
+                while count < kept && top_p_keeps(p, count, before) {
+                    before += weights[run] / sum;
                     count += 1;
+                    in_run += 1;
+                    if in_run == runs[run].1 {
+                        (run, in_run) = (run + 1, 0);
+                    }
                 }
-                let all = count == probs.len();
+                let all = count == kept;
                 counts.push(if all { logits.len() } else { count } as u32);
                 masses.push(before as f32);
             }

@@ -2,17 +2,6 @@
 
 use tracebook_figures::unescape_html;
 
-/// Values of attribute `name` (`id`, `href`, `src`) in the tags of `html`, HTML entities for
-/// `&`, quotes and `<>` decoded. Text is not markup: `&lt;a href="x"&gt;` in a code span has
-/// no attribute, and neither do comments or the contents of `<script>` and `<style>`.
-pub fn attribute_values(html: &str, name: &str) -> Vec<String> {
-    attributes(html)
-        .into_iter()
-        .filter(|a| a.name.eq_ignore_ascii_case(name))
-        .map(|a| a.value)
-        .collect()
-}
-
 /// One attribute of a start tag: its name, decoded value, and where the raw value starts.
 #[derive(Debug, PartialEq)]
 pub struct Attribute {
@@ -21,7 +10,9 @@ pub struct Attribute {
     pub offset: usize,
 }
 
-/// Every attribute of every start tag of `html`, in order.
+/// Every attribute of every start tag of `html`, in order, values with the HTML entities for
+/// `&`, quotes and `<>` decoded. Text is not markup: `&lt;a href="x"&gt;` in a code span has
+/// no attribute, and neither do comments or the contents of `<script>` and `<style>`.
 pub fn attributes(html: &str) -> Vec<Attribute> {
     let bytes = html.as_bytes();
     let mut out = Vec::new();
@@ -46,9 +37,9 @@ pub fn attributes(html: &str) -> Vec<Attribute> {
         at = tag_attributes(html, bytes, name_end, &mut out);
         if matches!(tag.as_str(), "script" | "style") {
             let close = format!("</{tag}");
-            at = html[at..]
-                .to_ascii_lowercase()
-                .find(&close)
+            at = bytes[at..]
+                .windows(close.len())
+                .position(|w| w.eq_ignore_ascii_case(close.as_bytes()))
                 .map_or(html.len(), |i| at + i);
         }
     }
@@ -109,6 +100,14 @@ fn tag_attributes(html: &str, bytes: &[u8], mut at: usize, out: &mut Vec<Attribu
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn attribute_values(html: &str, name: &str) -> Vec<String> {
+        attributes(html)
+            .into_iter()
+            .filter(|a| a.name.eq_ignore_ascii_case(name))
+            .map(|a| a.value)
+            .collect()
+    }
 
     #[test]
     fn finds_attribute_values_in_tags_only() {

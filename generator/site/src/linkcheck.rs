@@ -2,37 +2,65 @@
 //! reported at their line; links from templates (checked by `tracebook check`) at the page.
 
 use crate::diagnostic::{Diagnostic, Diagnostics};
-use crate::html_scan::attribute_values;
+use crate::html_scan::attributes;
 use crate::markdown::LinkRef;
 use crate::paths;
 use crate::render::RenderedSite;
 use crate::suggest;
+use rayon::prelude::*;
 use std::collections::{BTreeMap, BTreeSet};
 
-/// The output's files and each HTML file's ids.
+/// The output's files and what each HTML file's tags hold, read once per file.
 pub struct OutputIndex<'a> {
     files: &'a BTreeMap<String, Vec<u8>>,
-    ids: BTreeMap<&'a str, BTreeSet<String>>,
+    pages: BTreeMap<&'a str, PageTags>,
+}
+
+/// One HTML file's `id`s, and its `href` then its `src` values.
+#[derive(Default)]
+struct PageTags {
+    ids: BTreeSet<String>,
+    refs: Vec<String>,
+}
+
+impl PageTags {
+    fn read(html: &str) -> PageTags {
+        let mut page = PageTags::default();
+        let mut srcs = Vec::new();
+        for attribute in attributes(html) {
+            match attribute.name.to_ascii_lowercase().as_str() {
+                "id" => {
+                    page.ids.insert(attribute.value);
+                }
+                "href" => page.refs.push(attribute.value),
+                "src" => srcs.push(attribute.value),
+                _ => {}
+            }
+        }
+        page.refs.append(&mut srcs);
+        page
+    }
 }
 
 impl<'a> OutputIndex<'a> {
     pub fn new(site: &'a RenderedSite) -> OutputIndex<'a> {
-        let ids = site
+        let html: Vec<(&String, &Vec<u8>)> = site
             .files
             .iter()
             .filter(|(path, _)| path.ends_with(".html"))
+            .collect();
+        let pages = html
+            .par_iter()
             .map(|(path, bytes)| {
                 (
                     path.as_str(),
-                    attribute_values(&String::from_utf8_lossy(bytes), "id")
-                        .into_iter()
-                        .collect(),
+                    PageTags::read(&String::from_utf8_lossy(bytes)),
                 )
             })
             .collect();
         OutputIndex {
             files: &site.files,
-            ids,
+            pages,
         }
     }
 
@@ -48,7 +76,7 @@ impl<'a> OutputIndex<'a> {
             });
         };
         let fragment = paths::decode(fragment.filter(|f| !f.is_empty())?);
-        let ids = self.ids.get(target)?;
+        let ids = &self.pages.get(target)?.ids;
         if ids.contains(&fragment) {
             return None;
         }
@@ -113,23 +141,20 @@ pub fn check_template_links(index: &OutputIndex<'_>, site: &RenderedSite, out: &
         .collect();
     // 404.html is served at any depth; print.html is the articles again, whose links were
     // checked (and reported) where they are written.
-    for (page, bytes) in site.files.iter().filter(|(p, _)| {
-        p.ends_with(".html") && p.as_str() != "404.html" && p.as_str() != "print.html"
-    }) {
-        let html = String::from_utf8_lossy(bytes);
-        let refs = attribute_values(&html, "href")
-            .into_iter()
-            .chain(attribute_values(&html, "src"));
-        for href in refs {
-            if from_articles.contains(&(page.as_str(), paths::decode(&href))) || is_external(&href)
-            {
+    for (page, tags) in index
+        .pages
+        .iter()
+        .filter(|(p, _)| **p != "404.html" && **p != "print.html")
+    {
+        for href in &tags.refs {
+            if from_articles.contains(&(*page, paths::decode(href))) || is_external(href) {
                 continue;
             }
             let (path, fragment) = href
                 .split_once('#')
                 .map_or((href.as_str(), None), |(p, f)| (p, Some(f)));
             let target = if path.is_empty() {
-                Some(page.clone())
+                Some(page.to_string())
             } else {
                 paths::join(paths::parent(page), &paths::decode(path))
             };

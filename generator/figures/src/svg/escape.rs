@@ -33,12 +33,29 @@ fn escape(out: &mut String, input: &str, attribute: bool) {
 
 /// Reads back the five entities HTML and SVG escaping write for markup characters and
 /// quotes (`&amp;` last, so `&amp;lt;` stays `&lt;`); other entities are left as they are.
+/// One pass, which reads the same as replacing each entity in turn with `&amp;` last.
 pub fn unescape_html(text: &str) -> String {
-    text.replace("&lt;", "<")
-        .replace("&gt;", ">")
-        .replace("&quot;", "\"")
-        .replace("&#39;", "'")
-        .replace("&amp;", "&")
+    const ENTITIES: [(&str, char); 5] = [
+        ("&lt;", '<'),
+        ("&gt;", '>'),
+        ("&quot;", '"'),
+        ("&#39;", '\''),
+        ("&amp;", '&'),
+    ];
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find('&') {
+        out.push_str(&rest[..at]);
+        let tail = &rest[at..];
+        let (c, len) = ENTITIES
+            .iter()
+            .find(|(entity, _)| tail.starts_with(entity))
+            .map_or(('&', 1), |&(entity, c)| (c, entity.len()));
+        out.push(c);
+        rest = &tail[len..];
+    }
+    out.push_str(rest);
+    out
 }
 
 fn allowed_in_xml(c: char) -> bool {

@@ -761,9 +761,14 @@ fn argmin(data: &[f64]) -> Option<usize> {
 }
 
 /// The ids of the `k` largest logits, largest first (ties: lower id first), as the trace orders them.
+/// The `k` are selected first (linear), then only they are sorted.
 fn top_ids(logits: &[f64], k: usize) -> Vec<u32> {
+    let order_of = |a: &usize, b: &usize| logits[*b].total_cmp(&logits[*a]).then(a.cmp(b));
     let mut order: Vec<usize> = (0..logits.len()).collect();
-    order.sort_by(|&a, &b| logits[b].total_cmp(&logits[a]).then(a.cmp(&b)));
-    order.truncate(k);
+    if k < order.len() {
+        order.select_nth_unstable_by(k, order_of);
+        order.truncate(k);
+    }
+    order.sort_by(order_of);
     order.into_iter().map(|i| i as u32).collect()
 }

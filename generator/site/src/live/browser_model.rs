@@ -13,16 +13,46 @@ use crate::diagnostic::Diagnostic;
 use safetensors::{Dtype, SafeTensors, View};
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
-use tracebook_trace::{int8, shard_names, TINY_MODEL_ID, WEIGHTS_FILE, WEIGHTS_INDEX};
+use tracebook_trace::{
+    int8, weight_files, DigestCache, TINY_MODEL_ID, TINY_MODEL_SHA256, WEIGHTS_FILE, WEIGHTS_INDEX,
+};
 
-/// The site's model as read from this machine.
+/// The site's model as found on this machine (its weights are read only to convert them).
 pub struct SourceModel {
     /// Where it was read from, for messages.
     pub origin: String,
     pub config_json: Vec<u8>,
-    /// The weights file, or the shards of a sharded checkpoint in index order.
-    pub weights: Vec<Vec<u8>>,
+    pub weights: Weights,
     pub tokenizer_json: Option<Vec<u8>>,
+}
+
+/// Where the weights are.
+pub enum Weights {
+    /// The model built into tracebook.
+    Builtin,
+    /// The weights file, or the shards of a sharded checkpoint in index order.
+    Files(Vec<PathBuf>),
+}
+
+impl SourceModel {
+    /// The weights' identity as traces record it (cached by path, size and modification
+    /// time, so the files are not read again).
+    pub fn weights_sha256(&self) -> std::io::Result<String> {
+        match &self.weights {
+            Weights::Builtin => Ok(TINY_MODEL_SHA256.to_string()),
+            Weights::Files(files) => DigestCache::user().weights_sha256(files),
+        }
+    }
+
+    /// The bytes of each weights file.
+    fn weight_bytes(&self) -> Result<Vec<Cow<'static, [u8]>>, Diagnostic> {
+        match &self.weights {
+            Weights::Builtin => Ok(vec![Cow::Borrowed(
+                super::builtin::file(WEIGHTS_FILE).expect("embedded"),
+            )]),
+            Weights::Files(files) => files.iter().map(|f| read(f).map(Cow::Owned)).collect(),
+        }
+    }
 }
 
 /// Reads the files of model `spec` as `[model] id` names it, relative to the site `root`.
@@ -36,7 +66,7 @@ pub fn locate(spec: &str, root: &Path) -> Result<SourceModel, Diagnostic> {
         return Ok(SourceModel {
             origin: format!("the built-in model {TINY_MODEL_ID}"),
             config_json: file("config.json"),
-            weights: vec![file(WEIGHTS_FILE)],
+            weights: Weights::Builtin,
             tokenizer_json: Some(file("tokenizer.json")),
         });
     }
@@ -59,39 +89,38 @@ pub fn locate(spec: &str, root: &Path) -> Result<SourceModel, Diagnostic> {
     ))
 }
 
-fn from_dir(dir: &Path) -> Result<SourceModel, Diagnostic> {
-    let read = |path: PathBuf| {
-        std::fs::read(&path).map_err(|e| {
-            Diagnostic::file(
-                &path.display().to_string(),
-                format!("cannot read the model file for [live]: {e}"),
-            )
-        })
-    };
-    let weights = if dir.join(WEIGHTS_FILE).is_file() {
-        vec![read(dir.join(WEIGHTS_FILE))?]
-    } else if dir.join(WEIGHTS_INDEX).is_file() {
-        let index = String::from_utf8_lossy(&read(dir.join(WEIGHTS_INDEX))?).into_owned();
-        let names = shard_names(&index).map_err(|message| {
-            Diagnostic::file(&dir.join(WEIGHTS_INDEX).display().to_string(), message)
-        })?;
-        names
-            .iter()
-            .map(|name| read(dir.join(name)))
-            .collect::<Result<_, _>>()?
-    } else {
-        return Err(Diagnostic::file(
-            &dir.display().to_string(),
-            format!("the model folder has no {WEIGHTS_FILE} for [live] to convert"),
+fn read(path: &Path) -> Result<Vec<u8>, Diagnostic> {
+    std::fs::read(path).map_err(|e| {
+        Diagnostic::file(
+            &path.display().to_string(),
+            format!("cannot read the model file for [live]: {e}"),
         )
-        .with_hint("tracebook reads safetensors checkpoints; see docs/authoring.md, \"Models\""));
-    };
+    })
+}
+
+fn from_dir(dir: &Path) -> Result<SourceModel, Diagnostic> {
+    let files = weight_files(dir)
+        .map_err(|e| {
+            let index = dir.join(WEIGHTS_INDEX).display().to_string();
+            let message = e.to_string();
+            let message = message
+                .strip_prefix(&format!("{index}: "))
+                .unwrap_or(&message);
+            Diagnostic::file(&index, message)
+        })?
+        .ok_or_else(|| {
+            Diagnostic::file(
+                &dir.display().to_string(),
+                format!("the model folder has no {WEIGHTS_FILE} for [live] to convert"),
+            )
+            .with_hint("tracebook reads safetensors checkpoints; see docs/authoring.md, \"Models\"")
+        })?;
     let tokenizer = dir.join("tokenizer.json");
     Ok(SourceModel {
         origin: dir.display().to_string(),
-        config_json: read(dir.join("config.json"))?,
-        weights,
-        tokenizer_json: tokenizer.is_file().then(|| read(tokenizer)).transpose()?,
+        config_json: read(&dir.join("config.json"))?,
+        weights: Weights::Files(files),
+        tokenizer_json: tokenizer.is_file().then(|| read(&tokenizer)).transpose()?,
     })
 }
 
@@ -124,8 +153,8 @@ pub fn convert(source: &SourceModel, precision: LivePrecision) -> Result<Vec<u8>
             .with_hint("is this a GPT-2 family safetensors checkpoint? `tracebook trace` reads it and says more")
     };
     let mut tensors: Vec<(String, Owned)> = Vec::new();
-    for shard in &source.weights {
-        let parsed = SafeTensors::deserialize(shard)
+    for shard in source.weight_bytes()? {
+        let parsed = SafeTensors::deserialize(&shard)
             .map_err(|e| bad(format!("cannot read the weights for [live]: {e}")))?;
         for (name, view) in parsed.tensors() {
             if is_buffer(&name) || name.ends_with(int8::SCALE_SUFFIX) {

@@ -11,6 +11,7 @@
 
 pub mod browser_model;
 pub mod builtin;
+mod cache;
 pub mod page;
 
 use crate::config::SiteConfig;
@@ -73,7 +74,7 @@ struct FileInfo {
 pub fn files(site: &Site, traces: &TraceSet) -> Result<Vec<(String, Vec<u8>)>, Diagnostic> {
     let config: &SiteConfig = &site.config;
     let source = browser_model::locate(&config.model.id, &site.root)?;
-    let weights = browser_model::convert(&source, config.live.precision)?;
+    let weights = cache::browser_model(&source, config.live.precision)?;
     let context = serde_json::from_slice::<serde_json::Value>(&source.config_json)
         .ok()
         .and_then(|c| c.get("n_positions").or_else(|| c.get("n_ctx"))?.as_u64());
@@ -93,8 +94,8 @@ pub fn files(site: &Site, traces: &TraceSet) -> Result<Vec<(String, Vec<u8>)>, D
         tokenizer: source.tokenizer_json.as_ref().map(|_| "tokenizer.json"),
         weights: FileInfo {
             file: "model.safetensors",
-            bytes: weights.len(),
-            sha256: sha256_bytes(&weights),
+            bytes: weights.bytes.len(),
+            sha256: weights.sha256,
         },
         module: FileInfo {
             file: MODULE[0].0,
@@ -109,7 +110,7 @@ pub fn files(site: &Site, traces: &TraceSet) -> Result<Vec<(String, Vec<u8>)>, D
             serde_json::to_vec(&manifest).expect("serializes"),
         ),
         (format!("{DIR}config.json"), source.config_json),
-        (format!("{DIR}model.safetensors"), weights),
+        (format!("{DIR}model.safetensors"), weights.bytes),
     ];
     if let Some(tokenizer) = source.tokenizer_json {
         out.push((format!("{DIR}tokenizer.json"), tokenizer));

@@ -61,3 +61,20 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    /// The one-pass reader agrees with replacing each entity in turn, `&amp;` last, on strings
+    /// dense in entities and their parts.
+    #[test]
+    fn unescaping_reads_each_entity_once(input in "(&|amp;|lt;|gt;|quot;|#39;|#10;|a|<)*") {
+        let in_turn = input
+            .replace("&lt;", "<")
+            .replace("&gt;", ">")
+            .replace("&quot;", "\"")
+            .replace("&#39;", "'")
+            .replace("&amp;", "&");
+        prop_assert_eq!(super::unescape_html(&input), in_turn);
+    }
+}

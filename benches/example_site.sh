@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The example site's build time, and the cost of its claims: `tracebook build --verbose` of the
-# example site as it is, against the same site with every `{{ claim ... }}` removed, run
-# alternately; medians of the whole build and of its render stage (results:
-# docs/BENCHMARKS.md, "The example site" and "Claims").
+# example site as it is, against the same site with every `{{ claim ... }}` removed, and the
+# site as it is with empty caches (a machine's first build), run alternately; medians of the
+# whole build and of its render stage (results: docs/BENCHMARKS.md, "The example site" and
+# "Claims").
 #
 #   cargo build --release
 #   bash benches/example_site.sh [RUNS]
@@ -31,7 +32,8 @@ for variant in with without; do
     [ -e "$site/$extra" ] && cp -r "$site/$extra" "$work/$variant/"
   done
 done
-declare -A binary=([with]="$bin" [without]="$bin")
+declare -A binary=([with]="$bin" [without]="$bin" [cold]="$bin")
+variants="$variants cold"
 if [ -n "${BASELINE_REV:-}" ]; then
   rev=$(git -C "$repo" rev-parse --short "$BASELINE_REV")
   mkdir -p "$work/baseline-src" "$work/baseline"
@@ -53,9 +55,16 @@ left=$(grep -o '{{ claim ' "$work/without/content/"*.md | wc -l || true)
 
 # One build: appends its whole time and its render stage, in ms, from the build's own report
 # ("build timings: ... render N ms ..." and "built ... in N ms").
+# The variant "cold" builds the "with" site with empty caches (a new XDG_CACHE_HOME each time),
+# as a first build on a machine does: it converts the browser model and hashes the weights.
 build() {
-  local report
-  report=$("${binary[$1]}" --root "$work/$1" build --verbose --out "$work/out-$1" 2>&1)
+  local report site=$1 cache=$XDG_CACHE_HOME
+  if [ "$1" = cold ]; then
+    site=with
+    cache=$(mktemp -d -p "$work")
+  fi
+  report=$(XDG_CACHE_HOME=$cache "${binary[$1]}" --root "$work/$site" build --verbose --out "$work/out-$1" 2>&1)
+  [ "$1" = cold ] && rm -rf "$cache"
   sed -n 's/^built .* in \([0-9.]*\) ms.*/\1/p' <<<"$report" >>"$work/$1.total"
   sed -n 's/^build timings:.* render \([0-9.]*\) ms.*/\1/p' <<<"$report" >>"$work/$1.render"
 }
@@ -70,6 +79,7 @@ printf '  %-16s %10s %10s\n' "" "build ms" "render ms"
 for variant in $variants; do
   label="$variant claims"
   [ "$variant" = baseline ] && label="at $rev"
+  [ "$variant" = cold ] && label="empty caches"
   printf '  %-16s %10s %10s\n' "$label" "$(median "$work/$variant.total")" "$(median "$work/$variant.render")"
 done
 awk -v a="$(median "$work/with.total")" -v b="$(median "$work/without.total")" \

@@ -12,7 +12,7 @@ use candle_nn::VarBuilder;
 use safetensors::{Dtype, SafeTensors};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use tracebook_trace::int8;
+use tracebook_trace::weights::tensor_values;
 
 /// The two key layouts in the wild: `h.0.attn...` (openai-community/gpt2) and
 /// `transformer.h.0.attn...` (what `save_pretrained` writes for GPT2LMHeadModel).
@@ -111,17 +111,20 @@ impl Weights {
                     hint: "config.json does not describe these weights; use the config.json that came with them".into(),
                 });
             }
-            let values = if view.dtype() == Dtype::I8 {
-                int8_values(&parsed[i], &key, &view, file)?
-            } else {
-                to_f32(view.dtype(), view.data()).ok_or_else(|| ModelError::Weights {
+            let values = tensor_values(&parsed[i], &key, &view).map_err(|message| {
+                let hint = if view.dtype() == Dtype::I8 {
+                    "an int8 matrix needs its F32 row scales beside it; rebuild the browser \
+                     model with `tracebook build`"
+                } else {
+                    "tracebook reads F32, F16 and BF16 weights, and int8 matrices with per-row \
+                     scales (a site's browser model)"
+                };
+                ModelError::Weights {
                     path: file.clone(),
-                    message: format!("tensor {key} has dtype {:?}", view.dtype()),
-                    hint: "tracebook reads F32, F16 and BF16 weights, and int8 matrices with \
-                           per-row scales (a site's browser model)"
-                        .into(),
-                })?
-            };
+                    message,
+                    hint: hint.into(),
+                }
+            })?;
             let dtype = match view.dtype() {
                 Dtype::I8 => "int8".to_string(),
                 other => format!("{other:?}").to_lowercase(),
@@ -308,60 +311,6 @@ fn missing(path: &Path, shards: &[SafeTensors], name: &str, config: &Gpt2Config)
         message,
         hint: "use the config.json that came with these weights".into(),
     }
-}
-
-/// The f32 values of the int8 matrix `key` (see [`tracebook_trace::int8`]): its bytes and the
-/// row scales stored beside it in the same file.
-fn int8_values(
-    file: &SafeTensors,
-    key: &str,
-    view: &safetensors::tensor::TensorView<'_>,
-    path: &Path,
-) -> Result<Vec<f32>> {
-    let scale_key = format!("{key}{}", int8::SCALE_SUFFIX);
-    let problem = |message: String| ModelError::Weights {
-        path: path.to_path_buf(),
-        message,
-        hint: "an int8 matrix needs its F32 row scales beside it; rebuild the browser model \
-               with `tracebook build`"
-            .into(),
-    };
-    let scales = file
-        .tensor(&scale_key)
-        .map_err(|_| problem(format!("tensor {key} is int8 but {scale_key} is missing")))?;
-    let scale_values = match scales.dtype() {
-        Dtype::F32 => to_f32(Dtype::F32, scales.data()).expect("f32 reads"),
-        other => {
-            return Err(problem(format!(
-                "tensor {scale_key} has dtype {other:?}, not F32"
-            )))
-        }
-    };
-    let cols = view.shape().last().copied().unwrap_or(1);
-    let bytes: Vec<i8> = view.data().iter().map(|&b| b as i8).collect();
-    int8::dequantize_rows(&bytes, &scale_values, cols).ok_or_else(|| {
-        problem(format!(
-            "tensor {scale_key} has {} scales for the {} rows of {key}",
-            scale_values.len(),
-            bytes.len() / cols.max(1)
-        ))
-    })
-}
-
-fn to_f32(dtype: Dtype, bytes: &[u8]) -> Option<Vec<f32>> {
-    let words = |n: usize| bytes.chunks_exact(n);
-    Some(match dtype {
-        Dtype::F32 => words(4)
-            .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-            .collect(),
-        Dtype::F16 => words(2)
-            .map(|b| half::f16::from_le_bytes([b[0], b[1]]).to_f32())
-            .collect(),
-        Dtype::BF16 => words(2)
-            .map(|b| half::bf16::from_le_bytes([b[0], b[1]]).to_f32())
-            .collect(),
-        _ => return None,
-    })
 }
 
 /// Tell the kernel the pages of a tensor already copied are no longer needed.

@@ -23,6 +23,7 @@ mod stale;
 pub mod suggest;
 mod tensor;
 mod trace;
+pub mod weights;
 
 pub use atomic::write_atomic;
 pub use builtin::{TINY_MODEL_ID, TINY_MODEL_SHA256};

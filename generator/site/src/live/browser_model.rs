@@ -13,6 +13,7 @@ use crate::diagnostic::Diagnostic;
 use safetensors::{Dtype, SafeTensors, View};
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
+use tracebook_trace::weights::tensor_values;
 use tracebook_trace::{
     int8, weight_files, DigestCache, TINY_MODEL_ID, TINY_MODEL_SHA256, WEIGHTS_FILE, WEIGHTS_INDEX,
 };
@@ -161,16 +162,8 @@ pub fn convert(source: &SourceModel, precision: LivePrecision) -> Result<Vec<u8>
                 continue;
             }
             let shape = view.shape().to_vec();
-            let values = match view.dtype() {
-                Dtype::I8 => dequantized(&parsed, &name, &view),
-                dtype => floats(dtype, view.data()),
-            };
-            let values = values.ok_or_else(|| {
-                bad(format!(
-                    "tensor {name} has dtype {:?}, which [live] cannot convert",
-                    view.dtype()
-                ))
-            })?;
+            let values = tensor_values(&parsed, &name, &view)
+                .map_err(|message| bad(format!("cannot convert for [live]: {message}")))?;
             convert_one(name, shape, &values, precision, &mut tensors);
         }
     }
@@ -230,36 +223,4 @@ fn owned(dtype: Dtype, shape: Vec<usize>, bytes: Vec<u8>) -> Owned {
 
 fn f32_bytes(values: &[f32]) -> Vec<u8> {
     values.iter().flat_map(|v| v.to_le_bytes()).collect()
-}
-
-/// An int8 matrix's values, from its bytes and the row scales beside it: a site whose model
-/// is itself a browser model (quantizing them again gives the same bytes).
-fn dequantized(
-    file: &SafeTensors<'_>,
-    name: &str,
-    view: &safetensors::tensor::TensorView<'_>,
-) -> Option<Vec<f32>> {
-    let scales = file.tensor(&format!("{name}{}", int8::SCALE_SUFFIX)).ok()?;
-    let scales = floats(scales.dtype(), scales.data())?;
-    let bytes: Vec<i8> = view.data().iter().map(|&b| b as i8).collect();
-    int8::dequantize_rows(&bytes, &scales, *view.shape().last()?)
-}
-
-/// A tensor's values as f32.
-fn floats(dtype: Dtype, bytes: &[u8]) -> Option<Vec<f32>> {
-    Some(match dtype {
-        Dtype::F32 => bytes
-            .chunks_exact(4)
-            .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-            .collect(),
-        Dtype::F16 => bytes
-            .chunks_exact(2)
-            .map(|b| half::f16::from_le_bytes([b[0], b[1]]).to_f32())
-            .collect(),
-        Dtype::BF16 => bytes
-            .chunks_exact(2)
-            .map(|b| half::bf16::from_le_bytes([b[0], b[1]]).to_f32())
-            .collect(),
-        _ => return None,
-    })
 }

@@ -98,6 +98,16 @@ impl Templates {
             .map_err(|err| self.diagnostic(&err))
     }
 
+    /// Whether a template other than those `except` names `variable` inside a tag (`{{ }}`
+    /// or `{% %}`) as a whole word and not as an attribute (`x.variable`). Meant to skip
+    /// building what no template reads: a false "yes" only costs time.
+    pub fn mention(&self, variable: &str, except: &[&str]) -> bool {
+        self.sources
+            .iter()
+            .filter(|(name, _)| !except.contains(&name.as_str()))
+            .any(|(_, file)| tags(&file.text).any(|tag| names_word(tag, variable)))
+    }
+
     /// A tera error, placed at its template's line and column where tera knows them.
     fn diagnostic(&self, err: &tera::Error) -> Diagnostic {
         match err.kind() {
@@ -128,6 +138,33 @@ impl Templates {
             .get(template)
             .map_or_else(|| template.to_string(), |f| f.name.clone())
     }
+}
+
+/// The insides of the `{{ ... }}` and `{% ... %}` tags of a template.
+fn tags(text: &str) -> impl Iterator<Item = &str> {
+    let mut rest = text;
+    std::iter::from_fn(move || {
+        let start = rest.find("{{").into_iter().chain(rest.find("{%")).min()?;
+        let close = if rest[start..].starts_with("{{") {
+            "}}"
+        } else {
+            "%}"
+        };
+        let inner = &rest[start + 2..];
+        let end = inner.find(close).unwrap_or(inner.len());
+        rest = &inner[end..];
+        Some(&inner[..end])
+    })
+}
+
+/// `word` in `text` as an identifier of its own: not inside a longer name, not after a dot.
+fn names_word(text: &str, word: &str) -> bool {
+    let is_name = |c: char| c.is_alphanumeric() || c == '_';
+    text.match_indices(word).any(|(at, _)| {
+        let before = text[..at].chars().next_back();
+        let after = text[at + word.len()..].chars().next();
+        !before.is_some_and(|c| is_name(c) || c == '.') && !after.is_some_and(is_name)
+    })
 }
 
 fn names() -> String {
@@ -192,5 +229,24 @@ mod tests {
     fn built_in_templates_load() {
         let dir = tempfile::tempdir().unwrap();
         assert!(Templates::load(dir.path()).is_ok());
+    }
+
+    #[test]
+    fn a_variable_is_mentioned_only_as_a_name_inside_tags() {
+        let mentioned = |text: &str| tags(text).any(|tag| names_word(tag, "pages"));
+        assert!(mentioned("{% for p in pages %}"));
+        assert!(mentioned("<p>{{ pages | length }}</p>"));
+        assert!(mentioned("{%- if pages-%}"));
+        assert!(!mentioned("<p>pages</p> {{ page.title }}"));
+        assert!(!mentioned("{{ site.pages }} {{ all_pages }} {{ pages2 }}"));
+        assert!(!mentioned("{# pages #}"));
+    }
+
+    #[test]
+    fn the_built_in_article_templates_do_not_name_pages() {
+        let dir = tempfile::tempdir().unwrap();
+        let templates = Templates::load(dir.path()).unwrap();
+        assert!(!templates.mention("pages", &["index.html", "404.html", "print.html"]));
+        assert!(templates.mention("pages", &[]));
     }
 }

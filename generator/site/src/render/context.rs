@@ -1,4 +1,4 @@
-//! What templates see: `site`, `page`, `pages`, `root`, `models`, `generator`.
+//! What templates see: `site`, `page`, `pages`, `sidebar`, `root`, `models`, `generator`.
 
 use crate::config::SiteConfig;
 use crate::markdown::TocEntry;
@@ -79,28 +79,50 @@ pub struct SidebarEntry {
     pub number: Option<usize>,
 }
 
+/// The series as one page's templates see it: `pages` (when they use it) and `sidebar`.
+pub struct SeriesContext {
+    /// Every article; None when no template that renders the page names `pages` (a long
+    /// series' pages would otherwise each carry the whole list: quadratic).
+    pub pages: Option<Vec<PageLink>>,
+    pub sidebar: Vec<SidebarEntry>,
+}
+
+impl SeriesContext {
+    /// The `n` articles, the `current` one (if the page is one), and the link to article
+    /// `i`; `pages` only when `all`.
+    pub fn new(
+        n: usize,
+        current: Option<usize>,
+        all: bool,
+        link: impl Fn(usize) -> PageLink,
+    ) -> SeriesContext {
+        SeriesContext {
+            pages: all.then(|| (0..n).map(&link).collect()),
+            sidebar: sidebar(n, current.unwrap_or(0), link),
+        }
+    }
+}
+
 /// Every article, or for a long series (more than [`SIDEBAR_ALL`]) the first and last five
 /// and the ten on either side of the current page: every page listing every article would
-/// make a series' output grow with the square of its length.
-fn sidebar(pages: &[PageLink]) -> Vec<SidebarEntry> {
-    let entry = |p: &PageLink| SidebarEntry {
-        link: Some(p.clone()),
+/// make a series' output grow with the square of its length. Only the links shown are made.
+fn sidebar(n: usize, current: usize, link: impl Fn(usize) -> PageLink) -> Vec<SidebarEntry> {
+    let entry = |i: usize| SidebarEntry {
+        link: Some(link(i)),
         gap: false,
         number: None,
     };
-    let n = pages.len();
     if n <= SIDEBAR_ALL {
-        return pages.iter().map(entry).collect();
+        return (0..n).map(entry).collect();
     }
-    let current = pages.iter().position(|p| p.current).unwrap_or(0);
     let shown = |i: usize| i < 5 || i + 5 >= n || i.abs_diff(current) <= 10;
     let mut out = Vec::new();
-    for (i, page) in pages.iter().enumerate() {
+    for i in 0..n {
         if shown(i) {
             let after_gap = out.last().is_some_and(|e: &SidebarEntry| e.gap);
             out.push(SidebarEntry {
                 number: after_gap.then_some(i + 1),
-                ..entry(page)
+                ..entry(i)
             });
         } else if i == 0 || shown(i - 1) {
             out.push(SidebarEntry {
@@ -150,14 +172,16 @@ pub fn context(
     site: &SiteContext,
     root: &str,
     models: &[String],
-    pages: &[PageLink],
+    series: &SeriesContext,
 ) -> tera::Context {
     let mut context = tera::Context::new();
     context.insert("site", site);
     context.insert("root", root);
     context.insert("models", models);
-    context.insert("pages", pages);
-    context.insert("sidebar", &sidebar(pages));
+    if let Some(pages) = &series.pages {
+        context.insert("pages", pages);
+    }
+    context.insert("sidebar", &series.sidebar);
     context.insert("generator", GENERATOR);
     context.insert("words", &site.words);
     let models: Vec<String> = models
@@ -179,15 +203,13 @@ pub fn context(
 mod tests {
     use super::*;
 
-    fn series(n: usize, current: usize) -> Vec<PageLink> {
-        (0..n)
-            .map(|i| PageLink {
-                title: format!("A{}", i + 1),
-                description: String::new(),
-                url: format!("a{}.html", i + 1),
-                current: i == current,
-            })
-            .collect()
+    fn link(i: usize) -> PageLink {
+        PageLink {
+            title: format!("A{}", i + 1),
+            description: String::new(),
+            url: format!("a{}.html", i + 1),
+            current: false,
+        }
     }
 
     fn shown(entries: &[SidebarEntry]) -> Vec<String> {
@@ -203,12 +225,12 @@ mod tests {
 
     #[test]
     fn a_short_series_lists_every_article() {
-        assert_eq!(sidebar(&series(60, 30)).len(), 60);
+        assert_eq!(sidebar(60, 30, link).len(), 60);
     }
 
     #[test]
     fn a_long_series_lists_its_ends_and_the_current_neighbourhood() {
-        let entries = shown(&sidebar(&series(1000, 500)));
+        let entries = shown(&sidebar(1000, 500, link));
         let mut expected: Vec<String> = (1..=5).map(|i| format!("A{i}")).collect();
         expected.push("…".into());
         expected.push("A491@491".into());
@@ -218,7 +240,7 @@ mod tests {
         expected.extend((997..=1000).map(|i| format!("A{i}")));
         assert_eq!(entries, expected);
         // At the start, the window joins the first five: no gap between them.
-        let start = shown(&sidebar(&series(1000, 0)));
+        let start = shown(&sidebar(1000, 0, link));
         assert_eq!(
             &start[..12],
             &(1..=11)

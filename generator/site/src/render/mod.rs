@@ -40,6 +40,8 @@ pub struct RenderEnv<'a> {
     pub site_context: SiteContext,
     /// Published articles in series order.
     pub series: Vec<&'a Page>,
+    /// A template that renders articles names `pages` (the built-in ones do not).
+    pub articles_use_pages: bool,
 }
 
 /// The whole output, in memory: file path (relative, `/`-separated) to bytes.
@@ -74,6 +76,7 @@ pub fn render(
         page_index: page_index(site),
         site_context: SiteContext::new(&site.config),
         series: site.articles().collect(),
+        articles_use_pages: templates.mention("pages", &["index.html", "404.html", "print.html"]),
     };
     let intro = site.pages.iter().find(|p| p.is_index() && !p.meta.draft);
     // The browser model is converted beside the pages (it needs none of them).

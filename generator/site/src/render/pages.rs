@@ -1,6 +1,6 @@
 //! Renders articles and the home page: markdown, then the page template around it.
 
-use super::context::{context, ArticleContext, LiveContext, PageLink, ShareContext};
+use super::context::{context, ArticleContext, LiveContext, PageLink, SeriesContext, ShareContext};
 use super::print;
 use super::RenderEnv;
 use crate::claim_report::ClaimRecord;
@@ -98,7 +98,7 @@ pub fn article(env: &RenderEnv<'_>, n: usize) -> PageOutput {
         &env.site_context,
         &paths::root_prefix(&page.output),
         &out.models,
-        &series(env, &page.output),
+        &series(env, &page.output, env.articles_use_pages),
     );
     cx.insert("page", &article);
     cx.insert("share", &share);
@@ -149,7 +149,7 @@ pub fn index(env: &RenderEnv<'_>, intro: Option<&Page>) -> PageOutput {
         &env.site_context,
         "",
         &models(env, &out.used, &models_used),
-        &series(env, "index.html"),
+        &series(env, "index.html", true),
     );
     cx.insert("intro", &intro_html);
     let share = env.site_context.base_url.as_ref().map(|base| ShareContext {
@@ -192,7 +192,12 @@ pub fn print(env: &RenderEnv<'_>, articles_out: &[PageOutput]) -> PageOutput {
         .collect::<BTreeSet<_>>()
         .into_iter()
         .collect();
-    let mut cx = context(&env.site_context, "", &models, &series(env, "print.html"));
+    let mut cx = context(
+        &env.site_context,
+        "",
+        &models,
+        &series(env, "print.html", true),
+    );
     cx.insert("articles", &articles);
     let mut out = PageOutput {
         path: PRINT_PAGE.into(),
@@ -208,19 +213,15 @@ pub const PRINT_PAGE: &str = "print.html";
 /// `404.html`: served by hosts at any depth, so its links start at base_url when there is one.
 pub fn not_found(env: &RenderEnv<'_>) -> PageOutput {
     let root = env.site_context.base_url.clone().unwrap_or_default();
-    let pages: Vec<PageLink> = env
-        .series
-        .iter()
-        .map(|p| PageLink {
-            url: format!("{root}{}", paths::encode(&p.output)),
-            ..link_from("", p)
-        })
-        .collect();
+    let series = SeriesContext::new(env.series.len(), None, true, |i| PageLink {
+        url: format!("{root}{}", paths::encode(&env.series[i].output)),
+        ..link_from("", env.series[i])
+    });
     let mut cx = context(
         &env.site_context,
         &root,
         std::slice::from_ref(&env.site_context.model_id),
-        &pages,
+        &series,
     );
     let words = &env.site_context.words;
     let home = format!(
@@ -304,8 +305,12 @@ fn models(
     models.into_iter().collect()
 }
 
-fn series(env: &RenderEnv<'_>, from: &str) -> Vec<PageLink> {
-    env.series.iter().map(|p| link_from(from, p)).collect()
+/// The series seen from page `from`; `pages` too when `all`.
+fn series(env: &RenderEnv<'_>, from: &str, all: bool) -> SeriesContext {
+    let current = env.series.iter().position(|p| p.output == from);
+    SeriesContext::new(env.series.len(), current, all, |i| {
+        link_from(from, env.series[i])
+    })
 }
 
 fn link_from(from: &str, page: &Page) -> PageLink {

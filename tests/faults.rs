@@ -289,6 +289,11 @@ fn a_full_disk_is_a_clear_error_that_keeps_the_previous_output() {
     // Fill the disk, leaving less room than a second copy of the output needs.
     let filler = vec![0u8; 1_048_576 - used - used / 2];
     let _ = std::fs::write(fs.0.join("filler"), &filler);
+    // The files the previous output holds are linked, not copied; a new one as large as the
+    // whole output cannot fit.
+    let static_dir = site.root().join("static");
+    std::fs::create_dir_all(&static_dir).unwrap();
+    std::fs::write(static_dir.join("new.bin"), vec![7u8; used]).unwrap();
     let second = run(site.root(), &["build", "--out", out_arg]);
     let stderr = text(&second.stderr);
     assert!(!second.status.success(), "the build cannot fit");

@@ -88,7 +88,7 @@ fn write_all(
         let unchanged = previous
             .map(|p| p.join(path))
             .filter(|old| holds(old, content));
-        if !unchanged.is_some_and(|old| fs::hard_link(old, &target).is_ok()) {
+        if unchanged.is_none_or(|old| fs::hard_link(old, &target).is_err()) {
             fs::write(&target, content)?;
         }
         bytes += content.len() as u64;

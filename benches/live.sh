@@ -53,7 +53,7 @@ echo "  heaviest article with live on: $max bytes"
 
 echo "== what Try downloads (bytes)"
 live="$work/on/public/live"
-for f in tracebook_live_bg.wasm tracebook_live.js model.safetensors tokenizer.json config.json manifest.json; do
+for f in tracebook_live_bg.wasm tracebook_live.js tracebook-live-worker.js model.safetensors tokenizer.json config.json manifest.json; do
   printf '  %-24s %9d raw %9d gzip -9\n' "$f" "$(stat -c %s "$live/$f")" "$(gzip -9 -c "$live/$f" | wc -c)"
 done
 

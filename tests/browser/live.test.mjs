@@ -89,7 +89,9 @@ async function open(file = 'controls.html', options = {}) {
   page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
   page.on('request', (r) => {
     requests.push(r.url());
-    if (!r.url().startsWith(origin) && !r.url().startsWith('file:')) problems.push(`request outside the site: ${r.url()}`);
+    // blob: URLs of the page's own origin are the cached worker script and glue.
+    const local = [origin, `blob:${origin}/`, 'file:'];
+    if (!local.some((p) => r.url().startsWith(p))) problems.push(`request outside the site: ${r.url()}`);
   });
   await page.goto(file.startsWith('file:') ? file : `${origin}/${file}`);
   return { page, context, problems, requests };
@@ -221,6 +223,43 @@ test('the model is kept in Cache Storage: a second page fetches it no more', asy
   const again = requests.slice(count);
   assert.deepEqual(again.filter((u) => u.includes('model.safetensors') || u.endsWith('.wasm')), []);
   assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('the session runs in a Web Worker, so loading the model never blocks the page', async () => {
+  const { page, context, problems } = await open();
+  const workers = [];
+  page.on('worker', (w) => workers.push(w));
+  await tryPrompt(page, 'The robots will take');
+  assert.equal(await page.locator('.tb-live-error').first().textContent(), '');
+  assert.equal(workers.length, 1, 'one worker for the session');
+  assert.match(workers[0].url(), /^blob:/, 'started from the cached worker script');
+  assert.ok(await page.locator('.tb-live-caption').count() > 0, 'the figures are redrawn');
+  // A second prompt goes to the same worker.
+  await page.locator('.tb-live-input').first().fill('The robots will bring');
+  await page.locator('.tb-live-run').first().click();
+  await page.waitForFunction(() => !document.querySelector('.tb-live-run').disabled);
+  assert.equal(workers.length, 1);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('once tried, the reader\'s prompt works offline from Cache Storage', async () => {
+  const { page, context, problems, requests } = await open();
+  await tryPrompt(page, 'The robots will bring');
+  // Another page, with the network gone for live/ (the page and its scripts still load, as
+  // they would from the browser's cache or the site's offline worker): the session starts
+  // from Cache Storage alone.
+  await context.route(`${origin}/live/**`, (route) => route.abort('internetdisconnected'));
+  await page.goto(`${origin}/controls.html`);
+  const count = requests.length;
+  await tryPrompt(page, 'The robots will take');
+  assert.equal(await page.locator('.tb-live-error').first().textContent(), '');
+  assert.ok(await page.locator('.tb-live-caption').count() > 0, 'the figures are redrawn');
+  // Only the manifest was asked of the network (and failed); everything else came from the cache.
+  const asked = requests.slice(count).filter((u) => u.startsWith(`${origin}/live/`));
+  assert.deepEqual(asked.map((u) => new URL(u).pathname), ['/live/manifest.json']);
+  assert.deepEqual(problems.filter((p) => !p.includes('ERR_INTERNET_DISCONNECTED')), []);
   await context.close();
 });
 

@@ -10,7 +10,7 @@
 (function () {
   'use strict';
 
-  var data, live = null, starting = null, current = null, originals = {};
+  var data, starting = null, current = null, originals = {};
   var dir, words, article;
 
   function $(root, sel) { return root.querySelector(sel); }
@@ -101,7 +101,33 @@
     });
   }
 
-  // The session: manifest, module and model, once per page.
+  // The session's worker at `url`: call(op, args, transfer) answers with the worker's result,
+  // or fails with its message.
+  function worker(url) {
+    var w = new Worker(url, { type: 'module' }), calls = {}, next = 0;
+    w.onmessage = function (e) {
+      var c = calls[e.data.id];
+      delete calls[e.data.id];
+      if (e.data.error != null) c.reject(new Error(e.data.error)); else c.resolve(e.data.result);
+    };
+    w.onerror = function (e) {
+      e.preventDefault();
+      Object.keys(calls).forEach(function (id) { calls[id].reject(new Error(e.message || 'the live module did not start')); });
+      calls = {};
+    };
+    return {
+      stop: function () { w.terminate(); },
+      call: function (op, args, transfer) {
+        return new Promise(function (resolve, reject) {
+          var id = ++next;
+          calls[id] = { resolve: resolve, reject: reject };
+          w.postMessage({ id: id, op: op, args: args }, transfer || []);
+        });
+      }
+    };
+  }
+
+  // The session: manifest, module and model, once per page, in a worker.
   function start(ui) {
     if (starting) return starting;
     starting = manifestFile().then(function (manifest) {
@@ -116,24 +142,35 @@
         };
       }
       ui.bar.hidden = false;
+      // The glue and the worker script are kept too (as blob: URLs when started), so that a
+      // reader who tried once can try again offline.
       return Promise.all([
-        import(new URL(manifest.glue, dir).href),
         cached(manifest.module.file, manifest.module.sha256, progress('m')),
         cached(manifest.weights.file, manifest.weights.sha256, progress('w')),
         cached(manifest.config, manifest.weights.sha256),
-        manifest.tokenizer ? cached(manifest.tokenizer, manifest.weights.sha256) : Promise.resolve(undefined)
+        manifest.tokenizer ? cached(manifest.tokenizer, manifest.weights.sha256) : Promise.resolve(undefined),
+        cached(manifest.glue, manifest.module.sha256),
+        cached(manifest.worker.file, manifest.worker.sha256)
       ]).then(function (got) {
         var utf8 = new TextDecoder();
-        got[3] = utf8.decode(got[3]);
-        if (got[4]) got[4] = utf8.decode(got[4]);
+        var script = function (bytes) { return URL.createObjectURL(new Blob([bytes], { type: 'text/javascript' })); };
         ui.status.textContent = words.starting;
-        return got[0].default({ module_or_path: got[1] }).then(function () {
-          var session = new got[0].Live(manifest.model_id, got[3], new Uint8Array(got[2]), got[4]);
-          session.set_trace_options(JSON.stringify(manifest.trace_options));
-          if (manifest.training) session.set_training(JSON.stringify(manifest.training));
+        var session = worker(script(got[5]));
+        return session.call('start', {
+          glue: script(got[4]),
+          module: got[0],
+          weights: got[1],
+          config: utf8.decode(got[2]),
+          tokenizer: got[3] ? utf8.decode(got[3]) : undefined,
+          modelId: manifest.model_id,
+          traceOptions: JSON.stringify(manifest.trace_options),
+          training: manifest.training ? JSON.stringify(manifest.training) : undefined
+        }, [got[0], got[1]]).then(function () {
           ui.bar.hidden = true;
-          live = { session: session, manifest: manifest };
-          return live;
+          return { session: session, manifest: manifest };
+        }, function (e) {
+          session.stop();
+          throw e;
         });
       });
     });
@@ -193,10 +230,15 @@
   function run(ui, prompt, textValue) {
     ui.error.textContent = '';
     ui.run.disabled = true;
-    return start(ui).then(function (l) {
-      var spec = data.prompts[prompt];
-      l.session.trace(prompt, textValue, JSON.stringify(spec.options || {}));
-      var drawn = JSON.parse(l.session.draw_page(JSON.stringify(figuresOf(prompt))));
+    var spec = data.prompts[prompt], l;
+    return start(ui).then(function (started) {
+      l = started;
+      return l.session.call('draw', {
+        prompt: prompt, text: textValue, options: JSON.stringify(spec.options || {}),
+        figures: JSON.stringify(figuresOf(prompt))
+      });
+    }).then(function (json) {
+      var drawn = JSON.parse(json);
       var failed = drawn.filter(function (d) { return d.error; });
       if (current && current !== prompt) restore();
       drawn.forEach(function (d) { if (!d.error) show(d, l.manifest); });
@@ -277,6 +319,15 @@
     anchor.after(box);
     if (!figure) button.hidden = true;
     box.input.focus();
+    // The session loads in its worker while the reader types (the page stays responsive);
+    // Run waits for it. A failure is shown now and tried again on Run.
+    start(box.ui).then(function () {
+      if (!box.ui.run.disabled) box.ui.status.textContent = '';
+    }, function (e) {
+      box.ui.bar.hidden = true;
+      box.ui.status.textContent = '';
+      box.ui.error.textContent = (e && e.message) || String(e);
+    });
   }
 
   // From file:// nothing can be fetched: the button says how to serve the site instead.

@@ -4,10 +4,10 @@
 //! With `[live] enabled = true` the build writes, under `live/`: the browser model (the site's
 //! model at `[live] precision`, [`browser_model`]), the WebAssembly module and its glue (built
 //! by `generator/live/build.sh` and embedded in tracebook, so authors need no wasm
-//! toolchain), and `manifest.json` (what the page loads, with sizes and digests). Each article
-//! with figures drawn from one prompt of the site's model gets the data its session needs
-//! ([`page`]) and the loader `tracebook-live.js`; nothing else is fetched until the reader
-//! asks.
+//! toolchain), the worker script the session runs in (off the page's main thread), and
+//! `manifest.json` (what the page loads, with sizes and digests). Each article with figures
+//! drawn from one prompt of the site's model gets the data its session needs ([`page`]) and
+//! the loader `tracebook-live.js`; nothing else is fetched until the reader asks.
 
 pub mod browser_model;
 pub mod builtin;
@@ -29,6 +29,12 @@ pub const DIR: &str = "live/";
 pub const LOADER: (&str, &str) = (
     "tracebook-live.js",
     include_str!("../../defaults/static/tracebook-live.js"),
+);
+
+/// The module worker that runs the reader's session off the page's main thread, in `live/`.
+pub const WORKER: (&str, &str) = (
+    "tracebook-live-worker.js",
+    include_str!("../../defaults/static/tracebook-live-worker.js"),
 );
 
 /// The module `generator/live/build.sh` built: the wasm and wasm-bindgen's ES-module glue.
@@ -60,6 +66,8 @@ struct Manifest<'a> {
     weights: FileInfo,
     module: FileInfo,
     glue: &'static str,
+    /// The worker script the session runs in.
+    worker: FileInfo,
 }
 
 #[derive(Serialize)]
@@ -103,6 +111,11 @@ pub fn files(site: &Site, traces: &TraceSet) -> Result<Vec<(String, Vec<u8>)>, D
             sha256: sha256_bytes(MODULE[0].1),
         },
         glue: MODULE[1].0,
+        worker: FileInfo {
+            file: WORKER.0,
+            bytes: WORKER.1.len(),
+            sha256: sha256_bytes(WORKER.1.as_bytes()),
+        },
     };
     let mut out = vec![
         (
@@ -118,6 +131,7 @@ pub fn files(site: &Site, traces: &TraceSet) -> Result<Vec<(String, Vec<u8>)>, D
     for (name, bytes) in MODULE {
         out.push((format!("{DIR}{name}"), bytes.to_vec()));
     }
+    out.push((format!("{DIR}{}", WORKER.0), WORKER.1.as_bytes().to_vec()));
     out.push((LOADER.0.to_string(), LOADER.1.as_bytes().to_vec()));
     Ok(out)
 }

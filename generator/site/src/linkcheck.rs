@@ -44,13 +44,10 @@ impl PageTags {
 
 impl<'a> OutputIndex<'a> {
     pub fn new(site: &'a RenderedSite) -> OutputIndex<'a> {
-        let html: Vec<(&String, &Vec<u8>)> = site
+        let pages = site
             .files
-            .iter()
-            .filter(|(path, _)| path.ends_with(".html"))
-            .collect();
-        let pages = html
             .par_iter()
+            .filter(|(path, _)| path.ends_with(".html"))
             .map(|(path, bytes)| {
                 (
                     path.as_str(),

@@ -76,7 +76,7 @@ pub fn render(
         page_index: page_index(site),
         site_context: SiteContext::new(&site.config),
         series: site.articles().collect(),
-        articles_use_pages: templates.mention("pages", &["index.html", "404.html", "print.html"]),
+        articles_use_pages: templates.mention("pages", &pages::WHOLE_SERIES),
     };
     let intro = site.pages.iter().find(|p| p.is_index() && !p.meta.draft);
     // The browser model is converted beside the pages (it needs none of them).

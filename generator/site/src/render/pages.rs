@@ -98,7 +98,7 @@ pub fn article(env: &RenderEnv<'_>, n: usize) -> PageOutput {
         &env.site_context,
         &paths::root_prefix(&page.output),
         &out.models,
-        &series(env, &page.output, env.articles_use_pages),
+        &series(env, &page.output, Some(n), env.articles_use_pages),
     );
     cx.insert("page", &article);
     cx.insert("share", &share);
@@ -149,7 +149,7 @@ pub fn index(env: &RenderEnv<'_>, intro: Option<&Page>) -> PageOutput {
         &env.site_context,
         "",
         &models(env, &out.used, &models_used),
-        &series(env, "index.html", true),
+        &series(env, "index.html", None, true),
     );
     cx.insert("intro", &intro_html);
     let share = env.site_context.base_url.as_ref().map(|base| ShareContext {
@@ -196,7 +196,7 @@ pub fn print(env: &RenderEnv<'_>, articles_out: &[PageOutput]) -> PageOutput {
         &env.site_context,
         "",
         &models,
-        &series(env, "print.html", true),
+        &series(env, PRINT_PAGE, None, true),
     );
     cx.insert("articles", &articles);
     let mut out = PageOutput {
@@ -209,6 +209,10 @@ pub fn print(env: &RenderEnv<'_>, articles_out: &[PageOutput]) -> PageOutput {
 
 /// The series on one page.
 pub const PRINT_PAGE: &str = "print.html";
+
+/// The templates that always get `pages`, the whole series (each renders one page); article
+/// pages get it only when a template names it (see [`super::RenderEnv::articles_use_pages`]).
+pub const WHOLE_SERIES: [&str; 3] = ["index.html", "404.html", PRINT_PAGE];
 
 /// `404.html`: served by hosts at any depth, so its links start at base_url when there is one.
 pub fn not_found(env: &RenderEnv<'_>) -> PageOutput {
@@ -305,9 +309,8 @@ fn models(
     models.into_iter().collect()
 }
 
-/// The series seen from page `from`; `pages` too when `all`.
-fn series(env: &RenderEnv<'_>, from: &str, all: bool) -> SeriesContext {
-    let current = env.series.iter().position(|p| p.output == from);
+/// The series seen from page `from`, the `current` article if it is one; `pages` too when `all`.
+fn series(env: &RenderEnv<'_>, from: &str, current: Option<usize>, all: bool) -> SeriesContext {
     SeriesContext::new(env.series.len(), current, all, |i| {
         link_from(from, env.series[i])
     })

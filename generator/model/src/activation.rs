@@ -106,6 +106,19 @@ impl Activation {
             .expect("every variant has a name")
     }
 
+    /// How a trace derives `mlp.post` from `mlp.pre` for this activation, so the two agree
+    /// exactly; None where a trace stores `mlp.post` itself (the trace format has no op for
+    /// the activation: GPT-2's tanh GELUs have one).
+    pub fn derive_op(self) -> Option<tracebook_trace::DeriveOp> {
+        use Activation::*;
+        match self {
+            GeluNew | GeluPytorchTanh | GeluPythonTanh | GeluFast | GeluAccurate => {
+                Some(tracebook_trace::DeriveOp::GeluTanh)
+            }
+            _ => None,
+        }
+    }
+
     /// The activation applied elementwise.
     pub fn apply(self, x: &Tensor) -> Result<Tensor> {
         use Activation::*;

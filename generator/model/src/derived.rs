@@ -6,13 +6,15 @@ use crate::gpt2::Gpt2;
 use crate::recorder::{NoRecorder, Recorded, TensorRecorder};
 use crate::topk::top_k;
 use candle_core::{Device, Tensor};
+use tracebook_trace::{Derivation, DeriveOp};
 
 /// Candidates the logit lens keeps per layer and position.
 pub const LENS_K: usize = 10;
 
-/// Derived tensors, and every token id they mention (so the trace can carry their texts).
+/// Derived tensors, each with the computation a trace stores it as (None: its values), and
+/// every token id they mention (so the trace can carry their texts).
 pub struct Derived {
-    pub tensors: Vec<Recorded>,
+    pub tensors: Vec<(Recorded, Option<Derivation>)>,
     pub ids: Vec<u32>,
 }
 
@@ -21,8 +23,11 @@ pub struct Derived {
 /// - `logits.last` (V), `logits.topk_ids` / `logits.topk_values` (T×k): the k largest logits;
 /// - `logits.lse` (T): log-sum-exp of each position's logits, so p = exp(logit − lse) exactly;
 /// - `loss.per_token` (T−1): −log p of the token that actually comes next, in nats;
-/// - `logit_lens.topk_ids` / `logit_lens.topk_probs` (L×T×10): the final LayerNorm and
-///   unembedding applied to the residual stream after each block.
+/// - `logit_lens.topk_ids` / `logit_lens.topk_logits` (L×T×10), `logit_lens.lse` (L×T): the
+///   final LayerNorm and unembedding applied to the residual stream after each block, and
+///   `logit_lens.topk_probs`, derived from those two as `exp(logit − lse)`. The last block's
+///   rows are the model's own (`logits.topk_*`, `logits.lse`), so the lens's last layer and
+///   the next-token candidates are one set of numbers.
 pub fn derive(
     model: &Gpt2,
     ids: &[u32],
@@ -37,9 +42,13 @@ pub fn derive(
     };
     // One row at a time: a long prompt's logits (T × 50,257) are never copied whole.
     let (mut tops, mut lse, mut loss, mut last) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let mut lens_tops = Vec::new();
     for i in 0..t {
         let row = logits.get(i)?.to_vec1::<f32>()?;
-        tops.push(top_k(&row, k));
+        // The k largest are the first k of the LENS_K largest, and the other way round.
+        let wide = top_k(&row, k.max(LENS_K));
+        tops.push(wide[..k.min(wide.len())].to_vec());
+        lens_tops.push(wide[..LENS_K.min(wide.len())].to_vec());
         lse.push(log_sum_exp(&row));
         if i > 0 {
             loss.push(lse[i - 1] - prev_next(&logits, i - 1, ids[i])?);
@@ -63,9 +72,13 @@ pub fn derive(
         vec![t, kept],
         tops.iter().flatten().map(|(_, v)| *v).collect(),
     );
-    out.push("logits.lse", vec![t], lse);
+    out.push("logits.lse", vec![t], lse.clone());
     out.push("loss.per_token", vec![t - 1], loss);
-    logit_lens(model, rec, &mut out)?;
+    let last = Last {
+        tops: &lens_tops,
+        lse: &lse,
+    };
+    logit_lens(model, rec, last, &mut out)?;
     Ok(out)
 }
 
@@ -76,39 +89,70 @@ fn prev_next(logits: &Tensor, i: usize, next: u32) -> Result<f32> {
 
 impl Derived {
     fn push(&mut self, name: &str, shape: Vec<usize>, data: Vec<f32>) {
-        self.tensors.push(Recorded {
-            name: name.to_string(),
-            shape,
-            data,
-        });
+        self.push_as(name, shape, data, None);
+    }
+
+    fn push_as(&mut self, name: &str, shape: Vec<usize>, data: Vec<f32>, how: Option<Derivation>) {
+        let name = name.to_string();
+        self.tensors.push((Recorded { name, shape, data }, how));
     }
 }
 
-fn logit_lens(model: &Gpt2, rec: &TensorRecorder, out: &mut Derived) -> Result<()> {
+/// The model's own candidates and log-sum-exp at each position: the lens's last layer.
+struct Last<'a> {
+    tops: &'a [Vec<(u32, f32)>],
+    lse: &'a [f32],
+}
+
+fn logit_lens(model: &Gpt2, rec: &TensorRecorder, last: Last, out: &mut Derived) -> Result<()> {
     let layers = model.config().n_layer;
-    let (mut ids, mut probs, mut t) = (Vec::new(), Vec::new(), 0);
-    for l in 0..layers {
+    let k = LENS_K.min(model.config().vocab_size);
+    let (mut ids, mut logits, mut lses) = (Vec::new(), Vec::new(), Vec::new());
+    let mut keep = |row: &[(u32, f32)], lse: f32| {
+        for &(id, logit) in &row[..k.min(row.len())] {
+            ids.push(id);
+            logits.push(logit);
+        }
+        lses.push(lse);
+    };
+    for l in 0..layers.saturating_sub(1) {
         let Some(resid) = rec.get(&format!("blocks.{l}.resid_post")) else {
             continue;
         };
-        t = resid.shape[0];
         let x = Tensor::from_slice(&resid.data, (resid.shape[0], resid.shape[1]), &Device::Cpu)?;
         for row in model.unembed(&x, &mut NoRecorder)?.to_vec2::<f32>()? {
-            let lse = log_sum_exp(&row);
-            for (id, logit) in top_k(&row, LENS_K) {
-                ids.push(id);
-                probs.push((logit - lse).exp());
-            }
+            keep(&top_k(&row, k), log_sum_exp(&row));
         }
     }
-    let k = LENS_K.min(model.config().vocab_size);
+    if layers > 0 {
+        last.tops
+            .iter()
+            .zip(last.lse)
+            .for_each(|(row, &lse)| keep(row, lse));
+    }
+    let t = last.lse.len();
     out.ids.extend(&ids);
     out.push(
         "logit_lens.topk_ids",
         vec![layers, t, k],
         ids.iter().map(|&i| i as f32).collect(),
     );
-    out.push("logit_lens.topk_probs", vec![layers, t, k], probs);
+    out.push("logit_lens.topk_logits", vec![layers, t, k], logits);
+    out.push("logit_lens.lse", vec![layers, t], lses);
+    let probs = out.tensors[out.tensors.len() - 2..]
+        .iter()
+        .map(|(r, _)| r.data.as_slice())
+        .collect::<Vec<_>>();
+    let data = probs[0]
+        .chunks(k.max(1))
+        .zip(probs[1])
+        .flat_map(|(row, &lse)| row.iter().map(move |&l| (l - lse).exp()))
+        .collect();
+    let how = Derivation::new(
+        DeriveOp::ExpDiff,
+        &["logit_lens.topk_logits", "logit_lens.lse"],
+    );
+    out.push_as("logit_lens.topk_probs", vec![layers, t, k], data, Some(how));
     Ok(())
 }
 

@@ -9,6 +9,7 @@ use crate::recorder::Recorder;
 use crate::weights::Weights;
 use candle_core::{Device, Tensor, D};
 use candle_nn::VarBuilder;
+use tracebook_trace::{Derivation, DeriveOp};
 
 /// LayerNorm with its statistics exposed, as `ln1` and `ln2` are traced (`ln_final` records
 /// its output only).
@@ -30,7 +31,14 @@ impl LayerNorm {
         })
     }
 
-    fn forward(&self, x: &Tensor, name: &str, rec: &mut dyn Recorder) -> Result<Tensor> {
+    /// `x` is the tensor the trace calls `input` (None where the trace has no name for it).
+    fn forward(
+        &self,
+        x: &Tensor,
+        input: Option<&str>,
+        name: &str,
+        rec: &mut dyn Recorder,
+    ) -> Result<Tensor> {
         let mean = x.mean_keepdim(D::Minus1)?;
         let centered = x.broadcast_sub(&mean)?;
         let var = centered.sqr()?.mean_keepdim(D::Minus1)?;
@@ -39,11 +47,29 @@ impl LayerNorm {
             .broadcast_div(&std)?
             .broadcast_mul(&self.weight)?
             .broadcast_add(&self.bias)?;
-        if rec.enabled() && self.statistics {
-            rec.record(&format!("{name}.mean"), &mean.squeeze(D::Minus1)?)?;
-            rec.record(&format!("{name}.std"), &std.squeeze(D::Minus1)?)?;
+        let Some(input) = input.filter(|_| rec.enabled()) else {
+            rec.record(&format!("{name}.normalized"), &normalized)?;
+            return Ok(normalized);
+        };
+        let (w, b) = (format!("{name}.w"), format!("{name}.b"));
+        rec.parameter(&w, &self.weight)?;
+        rec.parameter(&b, &self.bias)?;
+        let eps = self.eps;
+        if self.statistics {
+            let stat = |op| Derivation::new(op, &[input]);
+            rec.derived(
+                &format!("{name}.mean"),
+                &mean.squeeze(D::Minus1)?,
+                stat(DeriveOp::Mean),
+            )?;
+            rec.derived(
+                &format!("{name}.std"),
+                &std.squeeze(D::Minus1)?,
+                stat(DeriveOp::Std).with_eps(eps),
+            )?;
         }
-        rec.record(&format!("{name}.normalized"), &normalized)?;
+        let how = Derivation::new(DeriveOp::LayerNorm, &[input, &w, &b]).with_eps(eps);
+        rec.derived(&format!("{name}.normalized"), &normalized, how)?;
         Ok(normalized)
     }
 }
@@ -117,16 +143,31 @@ impl Attention {
         rec.record(&format!("{b}.attn.k"), &k)?;
         rec.record(&format!("{b}.attn.v"), &v)?;
         let scores = (q.matmul(&k.t()?)? * self.scale)?;
-        rec.record(&format!("{b}.attn.scores"), &scores)?;
+        let (qn, kn, vn) = (
+            format!("{b}.attn.q"),
+            format!("{b}.attn.k"),
+            format!("{b}.attn.v"),
+        );
+        let (sn, pn) = (format!("{b}.attn.scores"), format!("{b}.attn.pattern"));
+        let dot = Derivation::new(DeriveOp::Dot, &[&qn, &kn]).with_scale(self.scale as f32);
+        rec.derived(&sn, &scores, dot)?;
         let masked = scores.broadcast_add(mask)?;
         let pattern = if self.differentiable {
             candle_nn::ops::softmax(&masked, D::Minus1)?
         } else {
             candle_nn::ops::softmax_last_dim(&masked)?
         };
-        rec.record(&format!("{b}.attn.pattern"), &pattern)?;
+        rec.derived(
+            &pn,
+            &pattern,
+            Derivation::new(DeriveOp::CausalSoftmax, &[&sn]),
+        )?;
         let z = pattern.matmul(&v)?;
-        rec.record(&format!("{b}.attn.z"), &z)?;
+        rec.derived(
+            &format!("{b}.attn.z"),
+            &z,
+            Derivation::new(DeriveOp::Matmul, &[&pn, &vn]),
+        )?;
         let merged = z.transpose(0, 1)?.reshape((t, d))?;
         self.c_proj.forward(&merged)
     }
@@ -151,9 +192,14 @@ impl Mlp {
 
     fn forward(&self, x: &Tensor, b: &str, rec: &mut dyn Recorder) -> Result<Tensor> {
         let pre = self.c_fc.forward(x)?;
-        rec.record(&format!("{b}.mlp.pre"), &pre)?;
+        let pre_name = format!("{b}.mlp.pre");
+        rec.record(&pre_name, &pre)?;
         let post = self.act.apply(&pre)?;
-        rec.record(&format!("{b}.mlp.post"), &post)?;
+        let post_name = format!("{b}.mlp.post");
+        match self.act.derive_op() {
+            Some(op) => rec.derived(&post_name, &post, Derivation::new(op, &[&pre_name]))?,
+            None => rec.record(&post_name, &post)?,
+        }
         self.c_proj.forward(&post)
     }
 }
@@ -190,17 +236,24 @@ impl Block {
         rec: &mut dyn Recorder,
     ) -> Result<Tensor> {
         let b = format!("blocks.{l}");
-        rec.record(&format!("{b}.resid_pre"), x)?;
-        let ln1 = self.ln_1.forward(x, &format!("{b}.ln1"), rec)?;
+        let at = |hook: &str| format!("{b}.{hook}");
+        let sum = |from: &[&str]| Derivation::new(DeriveOp::Sum, from);
+        let (pre, mid, post) = (at("resid_pre"), at("resid_mid"), at("resid_post"));
+        let input = match l {
+            0 => sum(&["embed", "pos_embed"]),
+            _ => sum(&[&format!("blocks.{}.resid_post", l - 1)]),
+        };
+        rec.derived(&pre, x, input)?;
+        let ln1 = self.ln_1.forward(x, Some(&pre), &at("ln1"), rec)?;
         let attn_out = self.attn.forward(&ln1, mask, &b, rec)?;
-        rec.record(&format!("{b}.attn_out"), &attn_out)?;
+        rec.record(&at("attn_out"), &attn_out)?;
         let resid_mid = (x + attn_out)?;
-        rec.record(&format!("{b}.resid_mid"), &resid_mid)?;
-        let ln2 = self.ln_2.forward(&resid_mid, &format!("{b}.ln2"), rec)?;
+        rec.derived(&mid, &resid_mid, sum(&[&pre, &at("attn_out")]))?;
+        let ln2 = self.ln_2.forward(&resid_mid, Some(&mid), &at("ln2"), rec)?;
         let mlp_out = self.mlp.forward(&ln2, &b, rec)?;
-        rec.record(&format!("{b}.mlp_out"), &mlp_out)?;
+        rec.record(&at("mlp_out"), &mlp_out)?;
         let resid_post = (resid_mid + mlp_out)?;
-        rec.record(&format!("{b}.resid_post"), &resid_post)?;
+        rec.derived(&post, &resid_post, sum(&[&mid, &at("mlp_out")]))?;
         Ok(resid_post)
     }
 }
@@ -288,7 +341,9 @@ impl Gpt2 {
 
     /// The final LayerNorm of the residual stream: the `[T, d]` states the unembedding reads.
     pub fn final_norm(&self, resid: &Tensor, rec: &mut dyn Recorder) -> Result<Tensor> {
-        self.ln_f.forward(resid, "ln_final", rec)
+        let last = self.config.n_layer.checked_sub(1);
+        let input = last.map(|l| format!("blocks.{l}.resid_post"));
+        self.ln_f.forward(resid, input.as_deref(), "ln_final", rec)
     }
 
     /// The final LayerNorm and the unembedding: residual stream `[T, d]` to logits `[T, V]`.

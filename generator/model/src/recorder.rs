@@ -1,7 +1,7 @@
 //! Where the forward pass puts the tensors it computes: kept for a trace, or nowhere.
 
 use candle_core::{DType, Tensor};
-use tracebook_trace::Trace;
+use tracebook_trace::{Derivation, Trace};
 
 /// Receives every named intermediate tensor of a forward pass.
 pub trait Recorder {
@@ -9,6 +9,19 @@ pub trait Recorder {
     fn enabled(&self) -> bool;
     /// Keep `tensor` under `name` (a name from the trace tensor table).
     fn record(&mut self, name: &str, tensor: &Tensor) -> candle_core::Result<()>;
+    /// Keep `tensor`, which the forward computed as `how` of tensors recorded before it: a
+    /// trace stores it as that computation, so it decodes to exactly that of the decoded
+    /// bases. Other recorders keep the values as `record` does.
+    fn derived(&mut self, name: &str, tensor: &Tensor, how: Derivation) -> candle_core::Result<()> {
+        let _ = how;
+        self.record(name, tensor)
+    }
+    /// A weight that a derivation reads (a LayerNorm's weight and bias): a trace keeps it so
+    /// that the derivation can be computed; recorders of the forward's activations skip it.
+    fn parameter(&mut self, name: &str, tensor: &Tensor) -> candle_core::Result<()> {
+        let _ = (name, tensor);
+        Ok(())
+    }
 }
 
 /// Records nothing: the plain forward used for generation.
@@ -92,10 +105,30 @@ impl Recorder for TraceRecorder<'_> {
         true
     }
     fn record(&mut self, name: &str, tensor: &Tensor) -> candle_core::Result<()> {
+        self.store(name, tensor, None)
+    }
+    fn derived(&mut self, name: &str, tensor: &Tensor, how: Derivation) -> candle_core::Result<()> {
+        self.store(name, tensor, Some(how))
+    }
+    fn parameter(&mut self, name: &str, tensor: &Tensor) -> candle_core::Result<()> {
+        self.store(name, tensor, None)
+    }
+}
+
+impl TraceRecorder<'_> {
+    fn store(
+        &mut self,
+        name: &str,
+        tensor: &Tensor,
+        how: Option<Derivation>,
+    ) -> candle_core::Result<()> {
         let recorded = Recorded::of(name, tensor)?;
-        self.trace
-            .insert(name, recorded.shape.clone(), &recorded.data)
-            .map_err(candle_core::Error::wrap)?;
+        let shape = recorded.shape.clone();
+        match how {
+            Some(how) => self.trace.insert_derived(name, shape, &recorded.data, how),
+            None => self.trace.insert(name, shape, &recorded.data),
+        }
+        .map_err(candle_core::Error::wrap)?;
         if (self.keep)(name) {
             self.kept.tensors.push(recorded);
         }

@@ -90,8 +90,11 @@ pub fn trace(model: &Model, request: &TraceRequest) -> Result<Trace> {
     trace.meta.token_texts = texts;
     trace.meta.merges = merges;
     trace.meta.beam = beam;
-    for t in derived.tensors {
-        trace.insert(&t.name, t.shape, &t.data)?;
+    for (t, how) in derived.tensors {
+        match how {
+            Some(how) => trace.insert_derived(&t.name, t.shape, &t.data, how)?,
+            None => trace.insert(&t.name, t.shape, &t.data)?,
+        }
     }
     Ok(trace)
 }

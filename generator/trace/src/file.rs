@@ -1,6 +1,6 @@
 //! The JSON layout of a trace file, and the header check that comes before anything else.
 
-use crate::codec::{Compression, Encoding, Prediction};
+use crate::codec::{Compression, Derivation, Encoding, Prediction};
 use crate::error::{Origin, TraceError};
 use crate::meta::TraceMeta;
 use crate::{FORMAT, FORMAT_VERSION};
@@ -22,13 +22,17 @@ pub(crate) struct FileOut<'a> {
 #[derive(Serialize)]
 pub(crate) struct TensorOut<'a> {
     pub shape: &'a [usize],
-    pub encoding: Encoding,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub encoding: Option<Encoding>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub predict: Option<&'a Prediction>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    pub derive: Option<&'a Derivation>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub compression: Option<Compression>,
     /// Standard base64 (with padding) of the encoded bytes.
-    pub data: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub data: Option<String>,
 }
 
 /// A trace file as read, once its header has been checked. Unknown keys are ignored.
@@ -41,14 +45,20 @@ pub(crate) struct FileIn {
 #[derive(Deserialize)]
 pub(crate) struct TensorIn {
     pub shape: Vec<usize>,
-    pub encoding: Encoding,
+    /// Absent for a derived tensor.
+    #[serde(default)]
+    pub encoding: Option<Encoding>,
     /// Version 2: the values are this prediction plus the decoded data.
     #[serde(default)]
     pub predict: Option<Prediction>,
+    /// Version 3: the values are exactly this computation of other tensors; no data.
+    #[serde(default)]
+    pub derive: Option<Derivation>,
     /// Version 2: how the encoded bytes are compressed.
     #[serde(default)]
     pub compression: Option<Compression>,
-    pub data: String,
+    #[serde(default)]
+    pub data: Option<String>,
 }
 
 /// Only the keys that say what the file is; read first, so that a file of another format or

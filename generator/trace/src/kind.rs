@@ -8,12 +8,21 @@ use crate::precision::Precision;
 pub enum TensorKind {
     /// Probabilities in [0, 1]: `*.attn.pattern`, `logit_lens.topk_probs`.
     Probability,
-    /// Logits and log-probabilities, which need precision for a softmax: `logits.last`,
-    /// `logits.topk_values`, `logits.lse`, `loss.per_token`.
+    /// Logits, which need precision for a softmax: `logits.last`, `logits.topk_values`,
+    /// `logit_lens.topk_logits`.
     Logit,
     /// Integers such as token ids, always stored exactly: names ending in `_ids`
     /// (`logits.topk_ids`).
     Index,
+    /// One number per position that probabilities are computed from, stored exactly (a
+    /// handful of values): `logits.lse`, `logit_lens.lse`, `loss.per_token`.
+    PerPosition,
+    /// Weights a derivation reads: a LayerNorm's weight and bias (`blocks.L.ln1.w`, `.b`).
+    Parameter,
+    /// Queries and keys (`blocks.L.attn.q`, `.k`): the scores, and through the softmax every
+    /// attention weight, are derived from their dot products, which per-row int8 would move
+    /// by up to a tenth (a weight by up to 0.02) on a GPT-2-small-shaped model.
+    QueryKey,
     /// Everything else: activations, stored per row.
     Activation,
 }
@@ -26,11 +35,17 @@ impl TensorKind {
             TensorKind::Probability
         } else if matches!(
             name,
-            "logits.last" | "logits.topk_values" | "logits.lse" | "loss.per_token"
+            "logits.last" | "logits.topk_values" | "logit_lens.topk_logits"
         ) {
             TensorKind::Logit
         } else if last == "ids" || last.ends_with("_ids") {
             TensorKind::Index
+        } else if last == "lse" || name == "loss.per_token" {
+            TensorKind::PerPosition
+        } else if (name.contains(".ln") || name.starts_with("ln_")) && matches!(last, "w" | "b") {
+            TensorKind::Parameter
+        } else if name.ends_with(".attn.q") || name.ends_with(".attn.k") {
+            TensorKind::QueryKey
         } else {
             TensorKind::Activation
         }
@@ -40,8 +55,9 @@ impl TensorKind {
     /// values do not allow it (see `codec::encode`).
     pub fn encoding(self, precision: Precision) -> Encoding {
         match (precision, self) {
-            (Precision::F32, _) | (_, TensorKind::Index) => Encoding::F32,
-            (Precision::F16, _) => Encoding::F16,
+            (Precision::F32, _) | (_, TensorKind::Index | TensorKind::PerPosition) => Encoding::F32,
+            (Precision::F16, _)
+            | (Precision::Compact, TensorKind::Parameter | TensorKind::QueryKey) => Encoding::F16,
             (Precision::Compact, TensorKind::Probability) => Encoding::Unorm8,
             (Precision::Compact, TensorKind::Logit) => Encoding::F16Rows,
             (Precision::Compact, TensorKind::Activation) => Encoding::Int8Rows,
@@ -61,8 +77,12 @@ mod tests {
             ("logits.last", TensorKind::Logit),
             ("logits.topk_values", TensorKind::Logit),
             ("logits.topk_ids", TensorKind::Index),
-            ("logits.lse", TensorKind::Logit),
-            ("loss.per_token", TensorKind::Logit),
+            ("logits.lse", TensorKind::PerPosition),
+            ("logit_lens.lse", TensorKind::PerPosition),
+            ("loss.per_token", TensorKind::PerPosition),
+            ("logit_lens.topk_logits", TensorKind::Logit),
+            ("blocks.3.ln2.w", TensorKind::Parameter),
+            ("ln_final.b", TensorKind::Parameter),
             ("logit_lens.topk_ids", TensorKind::Index),
             ("logit_lens.topk_probs", TensorKind::Probability),
             ("embed", TensorKind::Activation),

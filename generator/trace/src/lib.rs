@@ -27,7 +27,8 @@ pub mod weights;
 
 pub use atomic::write_atomic;
 pub use builtin::{TINY_MODEL_ID, TINY_MODEL_SHA256};
-pub use codec::Encoding;
+pub use codec::exact_math;
+pub use codec::{Derivation, DeriveOp, Encoding};
 pub use digest::{
     sha256_bytes, sha256_file, shard_names, user_cache_dir, weight_files, DigestCache,
     WEIGHTS_FILE, WEIGHTS_INDEX,
@@ -50,4 +51,4 @@ pub use trace::Trace;
 pub const FORMAT: &str = "tracebook-trace";
 
 /// The format version this crate writes; it reads this one and every earlier one.
-pub const FORMAT_VERSION: u32 = 2;
+pub const FORMAT_VERSION: u32 = 3;

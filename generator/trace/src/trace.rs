@@ -1,6 +1,6 @@
 //! A trace in memory: its metadata and its named, encoded tensors; reading and writing files.
 
-use crate::codec::{self, Base, Compression, Encoding, Prediction};
+use crate::codec::{self, Base, Compression, Derivation, Encoding, Prediction};
 use crate::error::{Origin, TraceError};
 use crate::file::{self, FileOut, TensorOut};
 use crate::kind::TensorKind;
@@ -23,10 +23,29 @@ pub struct Trace {
     origin: Origin,
 }
 
-/// A tensor as it is kept: encoded (and compressed), exactly the bytes the file holds.
-#[derive(Clone, Debug)]
+/// A tensor as it is kept: exactly what the file holds for it.
+#[derive(Clone, Debug, PartialEq)]
 struct Stored {
     shape: Vec<usize>,
+    body: Body,
+}
+
+/// Stored values, or the computation that gives them.
+#[derive(Clone, Debug)]
+enum Body {
+    /// Encoded (and maybe compressed) bytes, maybe on top of a version-2 prediction.
+    Encoded(Encoded),
+    /// Version 3: exactly this computation of the decoded bases; nothing stored.
+    Derived {
+        derive: Derivation,
+        /// The values once computed, kept for sums only: the residual stream is a chain of
+        /// them that every later block's figures decode again.
+        sums: OnceLock<Vec<f32>>,
+    },
+}
+
+#[derive(Clone, Debug)]
+struct Encoded {
     encoding: Encoding,
     /// When set, the values are this prediction plus what `bytes` decode to.
     predict: Option<Prediction>,
@@ -38,21 +57,30 @@ struct Stored {
 }
 
 /// Stored tensors are equal when the file would hold the same for them.
-impl PartialEq for Stored {
+impl PartialEq for Body {
     fn eq(&self, other: &Self) -> bool {
-        (
-            &self.shape,
-            self.encoding,
-            &self.predict,
-            self.compression,
-            &self.bytes,
-        ) == (
-            &other.shape,
-            other.encoding,
-            &other.predict,
-            other.compression,
-            &other.bytes,
-        )
+        match (self, other) {
+            (Body::Encoded(a), Body::Encoded(b)) => {
+                (a.encoding, &a.predict, a.compression, &a.bytes)
+                    == (b.encoding, &b.predict, b.compression, &b.bytes)
+            }
+            (Body::Derived { derive: a, .. }, Body::Derived { derive: b, .. }) => a == b,
+            _ => false,
+        }
+    }
+}
+
+impl Encoded {
+    /// `bytes` of `encoding`, compressed where that makes them smaller.
+    fn packed(encoding: Encoding, bytes: Vec<u8>) -> Encoded {
+        let (compression, bytes) = codec::pack(bytes);
+        Encoded {
+            encoding,
+            predict: None,
+            compression,
+            bytes,
+            inflated: OnceLock::new(),
+        }
     }
 }
 
@@ -73,112 +101,102 @@ impl Trace {
         }
     }
 
-    /// Add a tensor, encoded with `meta.options.precision` and the kind its name implies. It may
-    /// be stored as its difference from a prediction by tensors inserted before it (the tracer
-    /// inserts in the forward pass's order), so the order can change the bytes, never the bound.
+    /// Add a tensor, encoded with `meta.options.precision` and the kind its name implies.
     pub fn insert(
         &mut self,
         name: &str,
         shape: Vec<usize>,
         data: &[f32],
     ) -> Result<(), TraceError> {
+        self.check_new(name, &shape, data)?;
+        let encoding = TensorKind::of(name).encoding(self.meta.options.precision);
+        let (encoding, bytes) = codec::encode(encoding, &shape, data);
+        let body = Body::Encoded(Encoded::packed(encoding, bytes));
+        self.tensors
+            .insert(name.to_string(), Stored { shape, body });
+        Ok(())
+    }
+
+    /// Add a tensor that the model computed as `derive` of tensors already in the trace: it
+    /// is stored as that computation, and decodes to exactly it (`data`, the values the model
+    /// computed, differ from that by the rounding of the bases).
+    ///
+    /// A sum whose last base was stored lossily re-encodes that base as `data` minus the other
+    /// decoded bases, so the rounding of the residual stream does not build up block after
+    /// block: each sum is within the bound of its last base's encoding of the value the
+    /// model computed, and the re-encoded base (what a block added) carries the rounding of
+    /// the stream before it instead (the bounds are in `docs/trace-format.md`).
+    pub fn insert_derived(
+        &mut self,
+        name: &str,
+        shape: Vec<usize>,
+        data: &[f32],
+        derive: Derivation,
+    ) -> Result<(), TraceError> {
+        self.check_new(name, &shape, data)?;
+        let bad = |problem: String| TraceError::CorruptTensor {
+            origin: Origin::default(),
+            name: name.to_string(),
+            problem,
+        };
+        derive.check().map_err(bad)?;
+        if let Some(missing) = derive.from.iter().find(|b| !self.tensors.contains_key(*b)) {
+            return Err(bad(format!("its base {missing:?} is not in the trace")));
+        }
+        if derive.op == codec::DeriveOp::Sum && derive.from.len() > 1 {
+            self.absorb(&derive.from, data)?;
+        }
+        let body = Body::Derived {
+            derive,
+            sums: OnceLock::new(),
+        };
+        self.tensors
+            .insert(name.to_string(), Stored { shape, body });
+        // The values must follow from the bases; a shape that does not fit fails here, where
+        // the writer can still say so, rather than in every reader.
+        self.values(name, 0, 0).map(drop)
+    }
+
+    /// Re-encode the last of `bases` (when it is stored lossily and plainly) as `sum` minus
+    /// the other decoded bases.
+    fn absorb(&mut self, bases: &[String], sum: &[f32]) -> Result<(), TraceError> {
+        let (last, others) = bases.split_last().expect("a sum of two or more bases");
+        let Some(Body::Encoded(encoded)) = self.tensors.get(last).map(|t| &t.body) else {
+            return Ok(());
+        };
+        if encoded.encoding == Encoding::F32 || encoded.predict.is_some() {
+            return Ok(());
+        }
+        let mut rest = sum.to_vec();
+        for other in others {
+            let decoded = self.values(other, 0, 0)?;
+            if decoded.len() != rest.len() {
+                return Ok(());
+            }
+            rest.iter_mut().zip(&decoded).for_each(|(r, d)| *r -= d);
+        }
+        let shape = self.tensors[last].shape.clone();
+        let encoding = TensorKind::of(last).encoding(self.meta.options.precision);
+        let (encoding, bytes) = codec::encode(encoding, &shape, &rest);
+        let body = Body::Encoded(Encoded::packed(encoding, bytes));
+        self.tensors.insert(last.clone(), Stored { shape, body });
+        Ok(())
+    }
+
+    fn check_new(&self, name: &str, shape: &[usize], data: &[f32]) -> Result<(), TraceError> {
         if self.tensors.contains_key(name) {
             return Err(TraceError::DuplicateTensor {
                 name: name.to_string(),
             });
         }
-        if codec::value_count(&shape) != Some(data.len()) {
+        if codec::value_count(shape) != Some(data.len()) {
             return Err(TraceError::ShapeMismatch {
                 name: name.to_string(),
-                shape,
+                shape: shape.to_vec(),
                 len: data.len(),
             });
         }
-        let preferred = TensorKind::of(name).encoding(self.meta.options.precision);
-        let (encoding, bytes) = codec::encode(preferred, &shape, data);
-        let predicted = match encoding {
-            Encoding::Int8Rows => self.predicted(name, &shape, data, bytes.len()),
-            _ => None,
-        };
-        let stored = predicted.unwrap_or_else(|| {
-            let (compression, bytes) = codec::pack(bytes);
-            Stored {
-                shape,
-                encoding,
-                predict: None,
-                compression,
-                bytes,
-                inflated: OnceLock::new(),
-            }
-        });
-        self.tensors.insert(name.to_string(), stored);
         Ok(())
-    }
-
-    /// The tensor stored as its difference from a prediction by tensors already in the trace
-    /// (see `codec::Prediction::candidates`), when that takes at most half of `plain_len`, the
-    /// uncompressed size of its plain encoding. Plain `int8_rows` data seldom compresses by
-    /// half, so the writer need not compress both to compare them (which doubles its time).
-    fn predicted(
-        &self,
-        name: &str,
-        shape: &[usize],
-        data: &[f32],
-        plain_len: usize,
-    ) -> Option<Stored> {
-        Prediction::candidates(name)
-            .into_iter()
-            .find_map(|predict| {
-                let bases = self.bases_for_writing(&predict)?;
-                let prediction = predict.apply(&as_bases(&bases), shape).ok()?;
-                let bytes = codec::encode_difference(shape, data, &prediction)?;
-                let (compression, bytes) = codec::pack(bytes);
-                (bytes.len() <= plain_len / 2).then(|| Stored {
-                    shape: shape.to_vec(),
-                    encoding: Encoding::Int8Rows,
-                    predict: Some(predict),
-                    compression,
-                    bytes,
-                    inflated: OnceLock::new(),
-                })
-            })
-    }
-
-    /// The decoded bases of `predict` when each is in the trace and the chain of predictions
-    /// stays within `codec::MAX_DEPTH`.
-    fn bases_for_writing(&self, predict: &Prediction) -> Option<Vec<Tensor>> {
-        predict
-            .from
-            .iter()
-            .map(|base| {
-                let stored = self.tensors.get(base)?;
-                let data = (self.depth(base) < codec::MAX_DEPTH)
-                    .then(|| self.values(base, 0).ok())
-                    .flatten()?;
-                let shape = stored.shape.clone();
-                Some(Tensor { shape, data })
-            })
-            .collect()
-    }
-
-    /// How many levels of bases decoding `name` goes through (0 for a tensor without one),
-    /// counted only as far as `codec::MAX_DEPTH + 1`: a trace read from a file may hold
-    /// longer chains or cycles, which only fail when decoded.
-    fn depth(&self, name: &str) -> usize {
-        self.depth_within(name, codec::MAX_DEPTH + 1)
-    }
-
-    fn depth_within(&self, name: &str, budget: usize) -> usize {
-        match self.tensors.get(name).and_then(|t| t.predict.as_ref()) {
-            None => 0,
-            Some(_) if budget == 0 => 1,
-            Some(p) => p
-                .from
-                .iter()
-                .map(|b| 1 + self.depth_within(b, budget - 1))
-                .max()
-                .unwrap_or(1),
-        }
     }
 
     /// Tensor names in sorted order.
@@ -191,9 +209,20 @@ impl Trace {
     }
 
     /// How the tensor is stored: the encoding its kind asks for, or f32 where that could not
-    /// hold its values.
+    /// hold its values; None for a derived tensor (or none of that name).
     pub fn encoding(&self, name: &str) -> Option<Encoding> {
-        self.tensors.get(name).map(|t| t.encoding)
+        match &self.tensors.get(name)?.body {
+            Body::Encoded(e) => Some(e.encoding),
+            Body::Derived { .. } => None,
+        }
+    }
+
+    /// The computation a derived tensor is, None for a stored one.
+    pub fn derivation(&self, name: &str) -> Option<&Derivation> {
+        match &self.tensors.get(name)?.body {
+            Body::Derived { derive, .. } => Some(derive),
+            Body::Encoded(_) => None,
+        }
     }
 
     /// The tensor's decoded values.
@@ -208,52 +237,84 @@ impl Trace {
             })?;
         Ok(Tensor {
             shape: stored.shape.clone(),
-            data: self.values(name, 0)?,
+            data: self.values(name, 0, 0)?,
         })
     }
 
-    /// The decoded values of a tensor known to exist, `depth` levels down a chain of bases.
-    fn values(&self, name: &str, depth: usize) -> Result<Vec<f32>, TraceError> {
+    /// The decoded values of a tensor known to exist, `depth` levels down a chain of
+    /// version-2 predictions and `derived` levels down a chain of derivations.
+    fn values(&self, name: &str, depth: usize, derived: usize) -> Result<Vec<f32>, TraceError> {
         let stored = &self.tensors[name];
         let corrupt = |problem| self.corrupt(name, problem);
-        if stored.predict.is_some() && depth >= codec::MAX_DEPTH {
+        let encoded = match &stored.body {
+            Body::Encoded(encoded) => encoded,
+            Body::Derived { derive, sums } => {
+                if let Some(values) = sums.get() {
+                    return Ok(values.clone());
+                }
+                // A chain longer than the trace has tensors goes round in a circle.
+                if derived > self.tensors.len() {
+                    return Err(corrupt(
+                        "its derivation depends on itself through its bases".to_string(),
+                    ));
+                }
+                let bases =
+                    self.bases(name, &derive.from, |b| self.values(b, depth, derived + 1))?;
+                let values = derive
+                    .apply(&as_bases(&bases), &stored.shape)
+                    .map_err(corrupt)?;
+                if derive.op == codec::DeriveOp::Sum {
+                    return Ok(sums.get_or_init(|| values).clone());
+                }
+                return Ok(values);
+            }
+        };
+        if encoded.predict.is_some() && depth >= codec::MAX_DEPTH {
             return Err(corrupt(format!(
                 "it is predicted, but is a base {depth} levels down a chain of predictions \
                  (at most {} levels are allowed)",
                 codec::MAX_DEPTH
             )));
         }
-        let bytes = match (stored.compression, stored.inflated.get()) {
-            (None, _) => &stored.bytes,
+        let bytes = match (encoded.compression, encoded.inflated.get()) {
+            (None, _) => &encoded.bytes,
             (Some(_), Some(inflated)) => inflated,
             (Some(c), None) => {
-                let len = stored.encoding.byte_len(&stored.shape).unwrap_or(0);
-                let inflated = codec::unpack(c, &stored.bytes, len).map_err(corrupt)?;
-                stored.inflated.get_or_init(|| inflated)
+                let len = encoded.encoding.byte_len(&stored.shape).unwrap_or(0);
+                let inflated = codec::unpack(c, &encoded.bytes, len).map_err(corrupt)?;
+                encoded.inflated.get_or_init(|| inflated)
             }
         };
-        let mut data = codec::decode(stored.encoding, &stored.shape, bytes).map_err(corrupt)?;
-        let Some(predict) = &stored.predict else {
+        let mut data = codec::decode(encoded.encoding, &stored.shape, bytes).map_err(corrupt)?;
+        let Some(predict) = &encoded.predict else {
             return Ok(data);
         };
         predict.check_arity().map_err(corrupt)?;
-        let bases = predict
-            .from
-            .iter()
-            .map(|base| match self.tensors.get(base) {
-                Some(t) => Ok(Tensor {
-                    shape: t.shape.clone(),
-                    data: self.values(base, depth + 1)?,
-                }),
-                None => Err(corrupt(format!("its base {base:?} is not in the trace"))),
-            })
-            .collect::<Result<Vec<_>, _>>()?;
+        let bases = self.bases(name, &predict.from, |b| self.values(b, depth + 1, derived))?;
         let prediction = predict
             .apply(&as_bases(&bases), &stored.shape)
             .map_err(corrupt)?;
         // prediction + residual (f32 addition commutes: the same bits in either order).
         data.iter_mut().zip(prediction).for_each(|(d, p)| *d += p);
         Ok(data)
+    }
+
+    /// The bases `from` of `name`, each decoded by `decode`.
+    fn bases(
+        &self,
+        name: &str,
+        from: &[String],
+        decode: impl Fn(&str) -> Result<Vec<f32>, TraceError>,
+    ) -> Result<Vec<Tensor>, TraceError> {
+        from.iter()
+            .map(|base| match self.tensors.get(base) {
+                Some(t) => Ok(Tensor {
+                    shape: t.shape.clone(),
+                    data: decode(base)?,
+                }),
+                None => Err(self.corrupt(name, format!("its base {base:?} is not in the trace"))),
+            })
+            .collect()
     }
 
     /// The number of values over all tensors.
@@ -272,12 +333,23 @@ impl Trace {
             .tensors
             .iter()
             .map(|(name, t)| {
-                let out = TensorOut {
-                    shape: &t.shape,
-                    encoding: t.encoding,
-                    predict: t.predict.as_ref(),
-                    compression: t.compression,
-                    data: BASE64.encode(&t.bytes),
+                let out = match &t.body {
+                    Body::Encoded(e) => TensorOut {
+                        shape: &t.shape,
+                        encoding: Some(e.encoding),
+                        predict: e.predict.as_ref(),
+                        derive: None,
+                        compression: e.compression,
+                        data: Some(BASE64.encode(&e.bytes)),
+                    },
+                    Body::Derived { derive, .. } => TensorOut {
+                        shape: &t.shape,
+                        encoding: None,
+                        predict: None,
+                        derive: Some(derive),
+                        compression: None,
+                        data: None,
+                    },
                 };
                 (name.as_str(), out)
             })
@@ -335,25 +407,55 @@ impl Trace {
             origin,
         };
         for (name, t) in file.tensors {
-            let bytes = BASE64
-                .decode(&t.data)
-                .map_err(|e| trace.corrupt(&name, format!("its data is not valid base64 ({e})")))?;
-            // A compressed tensor's length is checked when it is inflated.
-            let len = match t.compression {
-                None => bytes.len(),
-                Some(_) => t.encoding.byte_len(&t.shape).unwrap_or(usize::MAX),
+            let body = match (t.derive, t.encoding, t.data) {
+                (Some(derive), None, None) if t.predict.is_none() && t.compression.is_none() => {
+                    derive
+                        .check()
+                        .map_err(|problem| trace.corrupt(&name, problem))?;
+                    Body::Derived {
+                        derive,
+                        sums: OnceLock::new(),
+                    }
+                }
+                (None, Some(encoding), Some(data)) => {
+                    let bytes = BASE64.decode(&data).map_err(|e| {
+                        trace.corrupt(&name, format!("its data is not valid base64 ({e})"))
+                    })?;
+                    // A compressed tensor's length is checked when it is inflated.
+                    let len = match t.compression {
+                        None => bytes.len(),
+                        Some(_) => encoding.byte_len(&t.shape).unwrap_or(usize::MAX),
+                    };
+                    codec::check_len(encoding, &t.shape, len)
+                        .map_err(|problem| trace.corrupt(&name, problem))?;
+                    Body::Encoded(Encoded {
+                        encoding,
+                        predict: t.predict,
+                        compression: t.compression,
+                        bytes,
+                        inflated: OnceLock::new(),
+                    })
+                }
+                (Some(_), _, _) => {
+                    return Err(trace.corrupt(
+                        &name,
+                        "it is derived, so it has no \"encoding\", \"data\", \"predict\" or \
+                         \"compression\""
+                            .to_string(),
+                    ))
+                }
+                (None, _, _) => {
+                    return Err(trace.corrupt(
+                        &name,
+                        "it has neither \"derive\" nor both \"encoding\" and \"data\"".to_string(),
+                    ))
+                }
             };
-            codec::check_len(t.encoding, &t.shape, len)
-                .map_err(|problem| trace.corrupt(&name, problem))?;
-            let stored = Stored {
-                shape: t.shape,
-                encoding: t.encoding,
-                predict: t.predict,
-                compression: t.compression,
-                bytes,
-                inflated: OnceLock::new(),
-            };
-            trace.tensors.insert(name, stored);
+            let shape = t.shape;
+            codec::value_count(&shape).ok_or_else(|| {
+                trace.corrupt(&name, format!("its shape {shape:?} is too large to exist"))
+            })?;
+            trace.tensors.insert(name, Stored { shape, body });
         }
         Ok(trace)
     }

@@ -21,32 +21,6 @@ pub fn encode(layout: Layout, data: &[f32]) -> Option<Vec<u8>> {
     Some(bytes)
 }
 
-/// The difference `data - prediction` in the same layout, with the scales of `data` itself,
-/// so that `prediction + decode(bytes)` keeps the bound of `encode`: |error| <=
-/// max|row|/254 plus f32 rounding (< 2^-23 max|row|). None when a difference needs more than
-/// ±127 steps or the bound would not hold after f32 rounding (the caller stores `data` plainly).
-pub fn encode_difference(layout: Layout, data: &[f32], prediction: &[f32]) -> Option<Vec<u8>> {
-    let scales = scales(layout, data)?;
-    let mut bytes = scale_bytes(&scales);
-    for (r, &scale) in scales.iter().enumerate() {
-        let start = r * layout.cols;
-        let max = row(layout, data, r)
-            .iter()
-            .fold(0.0f32, |m, x| m.max(x.abs()));
-        let bound = max * (1.0 / 254.0 + f32::EPSILON);
-        for (&x, &p) in row(layout, data, r).iter().zip(&prediction[start..]) {
-            let q = (f64::from(x) - f64::from(p)) / f64::from(scale);
-            let q = if scale == 0.0 { 0.0 } else { q.round() };
-            let decoded = p + f32::from(q as i8) * scale;
-            if q.abs() > 127.0 || (x - decoded).abs() > bound {
-                return None;
-            }
-            bytes.push(q as i8 as u8);
-        }
-    }
-    Some(bytes)
-}
-
 fn scales(layout: Layout, data: &[f32]) -> Option<Vec<f32>> {
     (0..layout.rows)
         .map(|r| row_scale(row(layout, data, r)))
@@ -111,22 +85,5 @@ mod tests {
         let layout = Layout { rows: 1, cols: 2 };
         assert!(encode(layout, &[1e-40, 0.0]).is_none());
         assert!(encode(layout, &[3e38, 1.0]).is_some());
-    }
-
-    #[test]
-    fn differences_use_the_scales_of_the_data_and_decode_on_top_of_the_prediction() {
-        let layout = Layout { rows: 1, cols: 3 };
-        let data = [127.0, 10.2, -3.0];
-        let prediction = [126.8, 10.0, 100.0];
-        let bytes = encode_difference(layout, &data, &prediction).unwrap();
-        assert_eq!(&bytes[0..4], &1.0f32.to_le_bytes());
-        assert_eq!(&bytes[4..], &[0u8, 0, (-103i8) as u8]);
-        let back: Vec<f32> = decode(layout, &bytes)
-            .iter()
-            .zip(prediction)
-            .map(|(d, p)| p + d)
-            .collect();
-        assert_eq!(back, vec![126.8, 10.0, -3.0]);
-        assert!(encode_difference(layout, &data, &[0.0, 0.0, 200.0]).is_none());
     }
 }

@@ -3,16 +3,20 @@
 //! Byte layouts and error bounds are specified in `docs/trace-format.md`; every encoding is
 //! little-endian. A lossy encoding is used only where its documented bound holds for every
 //! value of the tensor; otherwise the tensor is stored as f32. The encoded bytes may then be
-//! compressed (`compress`), and a tensor that follows from others may be stored as its
-//! difference from that prediction (`predict`).
+//! compressed (`compress`). A tensor that follows from others is stored as that computation
+//! (`derive`, version 3) or, in version-2 files, as its difference from a prediction
+//! (`predict`).
 
 mod compress;
+mod derive;
+pub mod exact_math;
 mod float;
 mod int8_rows;
 mod predict;
 mod unorm8;
 
 pub use compress::{pack, unpack, Compression};
+pub use derive::{Derivation, DeriveOp};
 pub use predict::{Base, Prediction, MAX_DEPTH};
 
 use serde::{Deserialize, Serialize};
@@ -127,21 +131,6 @@ pub(crate) fn encode(preferred: Encoding, shape: &[usize], data: &[f32]) -> (Enc
         Some(bytes) => (preferred, bytes),
         None => (Encoding::F32, float::encode_f32(data)),
     }
-}
-
-/// `data - prediction` as `int8_rows` bytes with the row scales of `data`, so that the
-/// prediction plus the decoded bytes keeps the `int8_rows` bound; None where that cannot hold
-/// (then the tensor is stored plainly).
-pub(crate) fn encode_difference(
-    shape: &[usize],
-    data: &[f32],
-    prediction: &[f32],
-) -> Option<Vec<u8>> {
-    let finite = |v: &[f32]| v.iter().all(|x| x.is_finite());
-    if !finite(data) || !finite(prediction) || data.len() != prediction.len() {
-        return None;
-    }
-    int8_rows::encode_difference(Layout::of(shape), data, prediction)
 }
 
 /// Decode the bytes of a tensor of `shape`; the error says what is wrong with them.

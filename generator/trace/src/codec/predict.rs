@@ -1,7 +1,6 @@
-//! Predicted tensors: a tensor that follows from tensors stored before it (the residual stream
-//! is a running sum, `mlp.post` is GELU of `mlp.pre`, `attn.z` is the pattern times `attn.v`,
-//! `attn.scores` are `q·k/√dh`) is stored as its difference from that prediction, which takes
-//! far fewer bits once compressed.
+//! Predicted tensors of format version 2, still read: a tensor that follows from tensors stored
+//! before it was stored as its difference from that prediction. Version 3 writes such tensors
+//! as derived instead (`derive`), which stores nothing and keeps the relation exact.
 //!
 //! The prediction is computed from the *decoded* bases, so the stored difference also corrects
 //! their rounding, and the tensor keeps its own encoding's error bound (see `int8_rows`).
@@ -68,40 +67,11 @@ pub const MAX_DEPTH: usize = 2;
 pub const MAX_BASES: usize = 3;
 
 impl Prediction {
+    #[cfg(test)]
     fn new(op: PredictOp, from: &[String]) -> Prediction {
         Prediction {
             op,
             from: from.to_vec(),
-        }
-    }
-
-    /// The predictions the writer tries for the tensor called `name`, from the relations of
-    /// GPT-2's forward pass (the tensor table of `docs/trace-format.md`).
-    pub fn candidates(name: &str) -> Vec<Prediction> {
-        let Some((layer, hook)) = name
-            .strip_prefix("blocks.")
-            .and_then(|rest| rest.split_once('.'))
-            .and_then(|(l, hook)| Some((l.parse::<usize>().ok()?, hook)))
-        else {
-            return Vec::new();
-        };
-        let at = |hook: &str| format!("blocks.{layer}.{hook}");
-        let sum = |from: &[String]| vec![Prediction::new(PredictOp::Sum, from)];
-        match hook {
-            "resid_pre" if layer == 0 => sum(&["embed".into(), "pos_embed".into()]),
-            "resid_pre" => sum(&[format!("blocks.{}.resid_post", layer - 1)]),
-            "resid_mid" => sum(&[at("resid_pre"), at("attn_out")]),
-            "resid_post" => sum(&[at("resid_mid"), at("mlp_out")]),
-            "mlp.post" => vec![Prediction::new(PredictOp::GeluNew, &[at("mlp.pre")])],
-            "attn.z" => vec![Prediction::new(
-                PredictOp::Matmul,
-                &[at("attn.pattern"), at("attn.v")],
-            )],
-            "attn.scores" => vec![Prediction::new(
-                PredictOp::ScaledDot,
-                &[at("attn.q"), at("attn.k")],
-            )],
-            _ => Vec::new(),
         }
     }
 
@@ -147,27 +117,31 @@ impl Prediction {
             }
             PredictOp::GeluNew => Ok(elementwise()?.flatten().map(|&a| gelu_new(a)).collect()),
             PredictOp::Matmul => products(bases[0], bases[1], shape, false),
-            PredictOp::ScaledDot => products(bases[0], bases[1], shape, true),
+            PredictOp::ScaledDot => {
+                let root = (bases[0].shape.last().copied().unwrap_or(0) as f32).sqrt();
+                let mut out = products(bases[0], bases[1], shape, true)?;
+                out.iter_mut().for_each(|o| *o /= root);
+                Ok(out)
+            }
         }
     }
 }
 
-/// Batched `A·B` (or `A·Bᵀ/√k` when `scaled_dot`) over the last two dimensions, checked
-/// against the predicted tensor's `shape`.
-fn products(
+/// Batched `A·B` (or `A·Bᵀ` when `transposed`) over the last two dimensions, each value summed
+/// in f32 from 0 in order of k, checked against the result's `shape`.
+pub(crate) fn products(
     a: Base<'_>,
     b: Base<'_>,
     shape: &[usize],
-    scaled_dot: bool,
+    transposed: bool,
 ) -> Result<Vec<f32>, String> {
-    let mismatch =
-        || Err("the shapes of its prediction's bases do not multiply to its own".to_string());
+    let mismatch = || Err("the shapes of its bases do not multiply to its own".to_string());
     let (Some(([m, k], batch)), Some(([r0, r1], b_batch))) =
         (split_matrix(a.shape), split_matrix(b.shape))
     else {
         return mismatch();
     };
-    let (n, k2) = if scaled_dot { (r0, r1) } else { (r1, r0) };
+    let (n, k2) = if transposed { (r0, r1) } else { (r1, r0) };
     let (Some(([sm, sn], s_batch)), true) = (split_matrix(shape), k == k2) else {
         return mismatch();
     };
@@ -175,13 +149,12 @@ fn products(
         return mismatch();
     }
     let count: usize = batch.iter().product();
-    let root = (k as f32).sqrt();
     let mut out = vec![0.0f32; count * m * n];
     let mut b_t = Vec::new();
     for (i, out) in out.chunks_exact_mut((m * n).max(1)).take(count).enumerate() {
         let a = &a.data[i * m * k..(i + 1) * m * k];
         let mut b = &b.data[i * k * n..(i + 1) * k * n];
-        if scaled_dot {
+        if transposed {
             b_t = transpose(b, n, k, b_t);
             b = &b_t;
         }
@@ -189,9 +162,6 @@ fn products(
         for (r, out_row) in out.chunks_exact_mut(n.max(1)).take(m).enumerate() {
             for (&x, b_row) in a[r * k..(r + 1) * k].iter().zip(b.chunks_exact(n.max(1))) {
                 out_row.iter_mut().zip(b_row).for_each(|(o, y)| *o += x * y);
-            }
-            if scaled_dot {
-                out_row.iter_mut().for_each(|o| *o /= root);
             }
         }
     }
@@ -231,44 +201,6 @@ pub fn gelu_new(a: f32) -> f32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_residual_stream_and_the_mlp_have_predictions() {
-        let names = |n: &str| -> Vec<(PredictOp, Vec<String>)> {
-            Prediction::candidates(n)
-                .into_iter()
-                .map(|p| (p.op, p.from))
-                .collect()
-        };
-        let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
-        assert_eq!(
-            names("blocks.0.resid_pre"),
-            [(PredictOp::Sum, s(&["embed", "pos_embed"]))]
-        );
-        assert_eq!(
-            names("blocks.7.resid_pre"),
-            [(PredictOp::Sum, s(&["blocks.6.resid_post"]))]
-        );
-        assert_eq!(
-            names("blocks.3.resid_mid"),
-            [(
-                PredictOp::Sum,
-                s(&["blocks.3.resid_pre", "blocks.3.attn_out"])
-            )]
-        );
-        assert_eq!(
-            names("blocks.11.mlp.post"),
-            [(PredictOp::GeluNew, s(&["blocks.11.mlp.pre"]))]
-        );
-        for other in [
-            "embed",
-            "blocks.1.attn.q",
-            "blocks.x.resid_pre",
-            "logits.last",
-        ] {
-            assert!(names(other).is_empty(), "{other}");
-        }
-    }
 
     #[test]
     fn gelu_new_is_within_a_ten_thousandth_of_the_exact_one() {

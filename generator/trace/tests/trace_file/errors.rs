@@ -3,7 +3,7 @@
 use crate::common::small_trace;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use tracebook_trace::{Precision, Trace, TraceError};
+use tracebook_trace::{Derivation, DeriveOp, Precision, Trace, TraceError};
 
 /// Write `text` as a trace file in a fresh folder; the folder lives as long as the guard.
 fn file_with(text: &str) -> (tempfile::TempDir, PathBuf) {
@@ -73,16 +73,16 @@ fn another_format_is_named_as_such() {
 #[test]
 fn a_newer_version_says_which_versions_this_tool_reads() {
     let mut value = good_json();
-    value["version"] = 3.into();
-    // A version-3 file need not look like version 2 at all; the version is checked first.
+    value["version"] = 4.into();
+    // A version-4 file need not look like version 3 at all; the version is checked first.
     value["meta"] = Value::Null;
     let (err, message) = read_error(&value.to_string());
     assert!(
-        matches!(&err, TraceError::UnknownVersion { found, .. } if found == "3"),
+        matches!(&err, TraceError::UnknownVersion { found, .. } if found == "4"),
         "{err:?}"
     );
-    assert!(message.contains("format version 3"), "{message}");
-    assert!(message.contains("reads versions 1 to 2"), "{message}");
+    assert!(message.contains("format version 4"), "{message}");
+    assert!(message.contains("reads versions 1 to 3"), "{message}");
 }
 
 #[test]
@@ -224,7 +224,8 @@ fn from_json_errors_say_they_come_from_trace_json() {
     assert!(err.starts_with("trace JSON: not valid JSON"), "{err}");
 }
 
-/// A compact trace whose `blocks.0.resid_pre` is predicted from `embed` and `pos_embed`.
+/// A version-2 compact trace whose `blocks.0.resid_pre` is predicted from `embed` and
+/// `pos_embed` (the difference stored is all zeros), as tracebook wrote them before version 3.
 fn predicted_json() -> Value {
     let mut trace = Trace::new(crate::common::meta(Precision::Compact));
     let values: Vec<f32> = (0..64).map(|i| (i % 4) as f32 - 1.5).collect();
@@ -232,15 +233,73 @@ fn predicted_json() -> Value {
     trace.insert("embed", vec![2, 32], &values).unwrap();
     trace.insert("pos_embed", vec![2, 32], &zeros).unwrap();
     trace
-        .insert("blocks.0.resid_pre", vec![2, 32], &values)
+        .insert("blocks.0.resid_pre", vec![2, 32], &zeros)
+        .unwrap();
+    let mut value: Value = serde_json::from_str(&trace.to_json()).unwrap();
+    value["version"] = 2.into();
+    value["tensors"]["blocks.0.resid_pre"]["predict"] =
+        serde_json::json!({"op": "sum", "from": ["embed", "pos_embed"]});
+    assert_eq!(value["tensors"]["embed"]["compression"], "zlib");
+    let back = Trace::from_json(&value.to_string()).unwrap();
+    let embed = back.tensor("embed").unwrap().data;
+    assert_eq!(back.tensor("blocks.0.resid_pre").unwrap().data, embed);
+    value
+}
+
+/// A version-3 trace whose `blocks.0.resid_pre` is derived as `embed + pos_embed`.
+fn derived_json() -> Value {
+    let mut trace = Trace::new(crate::common::meta(Precision::Compact));
+    let values: Vec<f32> = (0..64).map(|i| (i % 4) as f32 - 1.5).collect();
+    trace.insert("embed", vec![2, 32], &values).unwrap();
+    trace.insert("pos_embed", vec![2, 32], &values).unwrap();
+    let sum = Derivation::new(DeriveOp::Sum, &["embed", "pos_embed"]);
+    let doubled: Vec<f32> = values.iter().map(|v| 2.0 * v).collect();
+    trace
+        .insert_derived("blocks.0.resid_pre", vec![2, 32], &doubled, sum)
         .unwrap();
     let value: Value = serde_json::from_str(&trace.to_json()).unwrap();
     assert_eq!(
-        value["tensors"]["blocks.0.resid_pre"]["predict"]["op"],
-        "sum"
+        value["tensors"]["blocks.0.resid_pre"],
+        serde_json::json!({"shape": [2, 32], "derive": {"op": "sum", "from": ["embed", "pos_embed"]}})
     );
-    assert_eq!(value["tensors"]["embed"]["compression"], "zlib");
     value
+}
+
+#[test]
+fn a_derivation_from_a_missing_or_circular_base_or_with_bad_arguments_is_corrupt() {
+    let mut value = derived_json();
+    value["tensors"]["blocks.0.resid_pre"]["derive"]["from"][1] = "pos_embedd".into();
+    let message = tensor_error(&value, "blocks.0.resid_pre");
+    assert!(
+        message.contains("base \"pos_embedd\" is not in the trace"),
+        "{message}"
+    );
+
+    let mut value = derived_json();
+    let own = value["tensors"]["blocks.0.resid_pre"].clone();
+    value["tensors"]["embed"] = own;
+    value["tensors"]["embed"]["derive"]["from"] = serde_json::json!(["blocks.0.resid_pre"]);
+    let message = tensor_error(&value, "embed");
+    assert!(message.contains("depends on itself"), "{message}");
+
+    let mut value = derived_json();
+    value["tensors"]["blocks.0.resid_pre"]["derive"]["op"] = "std".into();
+    let (err, message) = read_error(&value.to_string());
+    assert!(matches!(err, TraceError::CorruptTensor { .. }), "{err:?}");
+    assert!(message.contains("cannot take 2 bases"), "{message}");
+
+    let mut value = derived_json();
+    value["tensors"]["blocks.0.resid_pre"]["data"] = "AAAA".into();
+    let (_, message) = read_error(&value.to_string());
+    assert!(message.contains("it is derived, so it has no"), "{message}");
+
+    let mut value = derived_json();
+    value["tensors"]["blocks.0.resid_pre"]["shape"] = serde_json::json!([2, 31]);
+    let message = tensor_error(&value, "blocks.0.resid_pre");
+    assert!(
+        message.contains("has shape [2, 32], not [2, 31]"),
+        "{message}"
+    );
 }
 
 /// The error reading tensor `name` of `value` from a file, checked for the path and the fix.

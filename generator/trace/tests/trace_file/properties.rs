@@ -9,9 +9,10 @@ use proptest::test_runner::{TestCaseError, TestRunner};
 use tracebook_trace::{Encoding, Precision, Trace};
 
 /// Tensor names of every kind the codec tells apart.
-const NAMES: [&str; 5] = [
+const NAMES: [&str; 6] = [
     "blocks.0.resid_mid",
     "blocks.0.attn.pattern",
+    "logits.topk_values",
     "logits.lse",
     "logits.topk_ids",
     "logit_lens.topk_probs",

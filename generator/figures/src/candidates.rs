@@ -1,14 +1,18 @@
-//! The model's next-token candidates at one position, with exact probabilities.
+//! The model's next-token candidates at one position, with their probabilities.
 //!
-//! At the last position the trace keeps every logit (`logits.last`), so p = exp(l −
-//! logsumexp(all V logits)). At any other position it keeps the top-k logits
-//! (`logits.topk_values`) and the log-sum-exp of all V (`logits.lse`), so p = exp(l −
-//! lse), exact as well. Candidates are the position's row of `logits.topk_ids` (stored
-//! exactly, so rounding in stored logits cannot reorder near-ties at the cut).
+//! Every probability is `exact_math::prob(logit, lse)`: the logit as the trace stores it
+//! (`logits.topk_values`, whose last row decodes to the same values as those ids in
+//! `logits.last`) and the position's exact log-sum-exp of all V logits (`logits.lse`). The
+//! loss figure, the inline values, the claims and the logit lens compute theirs the same way
+//! (the tracer derives `loss.per_token` and the lens's probabilities from the same stored
+//! numbers), so one token's probability prints alike everywhere. Candidates are the
+//! position's row of `logits.topk_ids` (stored exactly, so rounding in stored logits cannot
+//! reorder near-ties at the cut).
 
 use crate::error::FigureError;
 use crate::prompt::{Checked, Prompt};
 use std::cell::OnceCell;
+use tracebook_trace::exact_math::prob;
 
 /// One candidate next token.
 #[derive(Debug, Clone, PartialEq)]
@@ -25,7 +29,22 @@ pub struct Distribution {
     pub candidates: Vec<Candidate>,
     /// Every logit, where the trace keeps them (the last position).
     pub all_logits: Option<Vec<f32>>,
+    /// The position's log-sum-exp of all V logits (`logits.lse`).
+    pub lse: f32,
     pub vocab: usize,
+}
+
+impl Distribution {
+    /// The probability of token `id`, where the trace keeps its logit (0 elsewhere).
+    pub fn prob_of(&self, id: u32) -> f64 {
+        let stored = self.candidates.iter().find(|c| c.id == id);
+        let all = self.all_logits.as_deref().and_then(|l| l.get(id as usize));
+        match (stored, all) {
+            (Some(c), _) => c.prob,
+            (None, Some(&logit)) => f64::from(prob(logit, self.lse)),
+            (None, None) => 0.0,
+        }
+    }
 }
 
 /// The stored candidates after token `position` of `prompt`.
@@ -83,20 +102,20 @@ impl<'a, 't> Stored<'a, 't> {
         let (prompt, n, stored) = (self.prompt, self.n, self.k);
         let row_ids = &self.ids[position * stored..(position + 1) * stored];
         let last = position + 1 == n;
-        let (logits, log_total, all_logits) = if last {
+        let lse = self.once(&self.lse, "logits.lse", &[n])?.at(&[position]) as f32;
+        let (logits, all_logits) = if last {
             let all = prompt.tensor("logits.last", 1)?.data;
             check_finite(prompt, "logits.last", &all)?;
             let logits: Vec<f64> = row_ids
                 .iter()
                 .map(|&raw| vocab_id(prompt, raw, all.len()).map(|id| f64::from(all[id as usize])))
                 .collect::<Result<_, _>>()?;
-            (logits, log_sum_exp(&all), Some(all))
+            (logits, Some(all))
         } else {
             let values = self
                 .once(&self.values, "logits.topk_values", &[n, stored])?
                 .row(&[position]);
-            let lse = self.once(&self.lse, "logits.lse", &[n])?.at(&[position]);
-            (values, lse, None)
+            (values, None)
         };
         let vocab = all_logits
             .as_ref()
@@ -111,7 +130,7 @@ impl<'a, 't> Stored<'a, 't> {
                 id,
                 text: text.clone(),
                 logit,
-                prob: (logit - log_total).exp(),
+                prob: f64::from(prob(logit as f32, lse)),
             });
         }
         // Stable: equal probabilities keep the stored order.
@@ -119,30 +138,25 @@ impl<'a, 't> Stored<'a, 't> {
         Ok(Distribution {
             candidates,
             all_logits,
+            lse,
             vocab,
         })
     }
 }
 
-/// The surprise −ln p (nats) at each token after the first, given the ones before it: from
-/// the exact candidate logits where the token that came next is among the stored candidates
-/// (so a figure of losses and a figure of candidates print one probability for one event),
-/// else `loss.per_token` (stored relative to its largest value, so off by up to 2⁻¹¹ of it).
+/// The surprise −ln p (nats) at each token after the first, given the ones before it:
+/// `loss.per_token`, which the tracer computes from the next token's logit as the trace
+/// stores it, so `exp(−loss)` is the probability the candidates give that token (a figure of
+/// losses and a figure of candidates print one probability for one event).
 pub fn surprise(prompt: &Prompt<'_>) -> Result<Vec<f64>, FigureError> {
-    let tokens = prompt.tokens()?;
-    let n = tokens.len();
+    let n = prompt.tokens()?.len();
     let stored = prompt.shaped("loss.per_token", &[n.saturating_sub(1)])?;
-    if n < 2 {
-        return Ok(Vec::new());
-    }
-    let candidates = Stored::read(prompt)?;
-    (0..n - 1)
-        .map(|i| {
-            let next = candidates.at(i)?;
-            let exact = next.candidates.iter().find(|c| c.id == tokens[i + 1].id);
-            Ok(exact.map_or(stored.at(&[i]), |c| -c.prob.ln()))
-        })
-        .collect()
+    Ok((0..n.saturating_sub(1)).map(|i| stored.at(&[i])).collect())
+}
+
+/// The probability whose surprise is `loss` nats: `exp(−loss)` as `exact_math` computes it.
+pub fn prob_of_surprise(loss: f64) -> f64 {
+    f64::from(tracebook_trace::exact_math::exp(-(loss as f32)))
 }
 
 /// `raw` as a vocabulary id below `vocab`, or an error about the trace.
@@ -162,16 +176,6 @@ fn check_finite(prompt: &Prompt<'_>, name: &str, values: &[f32]) -> Result<(), F
         Some(bad) => Err(prompt.broken(format!("`{name}` holds a non-finite value at id {bad}"))),
         None => Ok(()),
     }
-}
-
-/// log Σ exp(l), computed in f64 around the maximum so it cannot overflow.
-pub fn log_sum_exp(logits: &[f32]) -> f64 {
-    let max = logits
-        .iter()
-        .map(|&l| f64::from(l))
-        .fold(f64::NEG_INFINITY, f64::max);
-    let sum: f64 = logits.iter().map(|&l| (f64::from(l) - max).exp()).sum();
-    max + sum.ln()
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@ use crate::gpt2::Gpt2;
 use crate::recorder::{NoRecorder, Recorded, TensorRecorder};
 use crate::topk::top_k;
 use candle_core::{Device, Tensor};
-use tracebook_trace::{Derivation, DeriveOp};
+use tracebook_trace::{Derivation, DeriveOp, Precision};
 
 /// Candidates the logit lens keeps per layer and position.
 pub const LENS_K: usize = 10;
@@ -22,7 +22,9 @@ pub struct Derived {
 /// forward pass:
 /// - `logits.last` (V), `logits.topk_ids` / `logits.topk_values` (T×k): the k largest logits;
 /// - `logits.lse` (T): log-sum-exp of each position's logits, so p = exp(logit − lse) exactly;
-/// - `loss.per_token` (T−1): −log p of the token that actually comes next, in nats;
+/// - `loss.per_token` (T−1): −log p of the token that actually comes next, in nats, from its
+///   logit as the trace stores logits at `precision` (so it is exactly −ln of the probability
+///   every figure computes for that token);
 /// - `logit_lens.topk_ids` / `logit_lens.topk_logits` (L×T×10), `logit_lens.lse` (L×T): the
 ///   final LayerNorm and unembedding applied to the residual stream after each block, and
 ///   `logit_lens.topk_probs`, derived from those two as `exp(logit − lse)`. The last block's
@@ -34,6 +36,7 @@ pub fn derive(
     logits: Tensor,
     rec: &TensorRecorder,
     k: usize,
+    precision: Precision,
 ) -> Result<Derived> {
     let t = logits.dim(0)?;
     let mut out = Derived {
@@ -51,7 +54,9 @@ pub fn derive(
         lens_tops.push(wide[..LENS_K.min(wide.len())].to_vec());
         lse.push(log_sum_exp(&row));
         if i > 0 {
-            loss.push(lse[i - 1] - prev_next(&logits, i - 1, ids[i])?);
+            let row_max = lens_tops[i - 1].first().map_or(0.0, |&(_, l)| l);
+            let next = precision.stored_logit(prev_next(&logits, i - 1, ids[i])?, row_max);
+            loss.push(lse[i - 1] - next);
         }
         if i + 1 == t {
             last = row;

@@ -42,7 +42,14 @@ pub fn trace(model: &Model, request: &TraceRequest) -> Result<Trace> {
     let logits = model.gpt2.forward(&ids, &mut recorder)?;
     let kept = recorder.kept;
     let k = request.options.top_k;
-    let derived = derive(&model.gpt2, &ids, logits, &kept, k)?;
+    let derived = derive(
+        &model.gpt2,
+        &ids,
+        logits,
+        &kept,
+        k,
+        request.options.precision,
+    )?;
     drop(kept);
     let steps = generate(&model.gpt2, &ids, &request.prompt.options, k)?;
     let beam = beam_tree(&model.gpt2, &ids, &request.prompt.options)?;

@@ -31,6 +31,22 @@ impl Precision {
     }
 }
 
+impl Precision {
+    /// What a logit `x` decodes to from a trace of this precision, in a row of logits whose
+    /// largest is `row_max` (`logits.last`, a row of `logits.topk_values` or of
+    /// `logit_lens.topk_logits`: one logit rounds alike in each). The tracer computes
+    /// `loss.per_token` from this value, so a loss and the probability of the same token agree
+    /// exactly. (Where a tensor falls back to f32, only for spreads beyond f16's range, its
+    /// logits are exact instead.)
+    pub fn stored_logit(self, x: f32, row_max: f32) -> f32 {
+        match self {
+            Precision::F32 => x,
+            Precision::F16 => half::f16::from_f32(x).to_f32(),
+            Precision::Compact => row_max + half::f16::from_f32(x - row_max).to_f32(),
+        }
+    }
+}
+
 impl fmt::Display for Precision {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())

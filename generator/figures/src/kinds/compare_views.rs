@@ -4,7 +4,7 @@
 
 use super::compare::Pair;
 use super::strips::window;
-use crate::candidates::{self, log_sum_exp};
+use crate::candidates;
 use crate::error::FigureError;
 use crate::format::{percent, short, signed};
 use crate::prompt::Prompt;
@@ -71,12 +71,7 @@ pub fn next_token_rows(pair: &Pair<'_>, k: Option<usize>) -> Result<Vec<Row>, Fi
             ids.push((c.id, c.text.clone()));
         }
     }
-    let prob = |d: &candidates::Distribution, id: u32| -> f64 {
-        let logits = d.all_logits.as_deref().unwrap_or_default();
-        logits
-            .get(id as usize)
-            .map_or(0.0, |&l| (f64::from(l) - log_sum_exp(logits)).exp())
-    };
+    let prob = |d: &candidates::Distribution, id: u32| d.prob_of(id);
     let mut rows: Vec<Row> = ids
         .into_iter()
         .map(|(id, text)| Row {

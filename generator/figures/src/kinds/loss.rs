@@ -63,7 +63,10 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
     let value_texts: Vec<String> = chart
         .rows
         .iter()
-        .map(|&loss| format!("{} · {}", short(loss), percent((-loss).exp())))
+        .map(|&loss| {
+            let p = crate::candidates::prob_of_surprise(loss);
+            format!("{} · {}", short(loss), percent(p))
+        })
         .collect();
     body.extend(chart.mean_line(&value_texts));
     body.extend(chart.bars(value_texts, &prompt.name));

@@ -8,7 +8,7 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::ops::Range;
 use std::rc::Rc;
-use tracebook_trace::Trace;
+use tracebook_trace::{exact_math, Trace};
 
 /// Token texts and ids beyond those the trace records (the site's tokenizer).
 pub trait Vocabulary {
@@ -465,14 +465,23 @@ impl<'a> Evaluator<'a> {
             .or_else(|| self.vocab.text(id))
     }
 
-    /// `logits.last` and log Σ exp over it.
+    /// `logits.last` and the last position's log Σ exp over every logit (`logits.lse`).
     fn last_logits(&self, span: &Range<usize>) -> Result<Rc<LastLogits>> {
         if let Some(found) = self.decoded.last.borrow().as_ref() {
             return Ok(found.clone());
         }
         let logits = self.tensor("logits.last", span)?.data.clone();
-        let max = logits.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-        let lse = max + logits.iter().map(|l| (l - max).exp()).sum::<f64>().ln();
+        let lse = self.tensor("logits.lse", span)?.data.last().copied();
+        let lse = lse.ok_or_else(|| {
+            Problem::new(
+                span.clone(),
+                format!("the trace of `{}` has an empty `logits.lse`", self.prompt),
+            )
+            .with_hint(format!(
+                "run `tracebook trace --only {}` to rewrite the trace",
+                self.prompt
+            ))
+        })?;
         let last = Rc::new((logits, lse));
         *self.decoded.last.borrow_mut() = Some(last.clone());
         Ok(last)
@@ -569,7 +578,10 @@ impl<'a> Evaluator<'a> {
                         format!("token {id} is outside the vocabulary of {}", logits.len()),
                     )
                 })?;
-                Ok(Val::num((logit - lse).exp()))
+                Ok(Val::num(f64::from(exact_math::prob(
+                    *logit as f32,
+                    lse as f32,
+                ))))
             }
             "abs" => Ok(Val::num(self.number(&args[0])?.abs())),
             "len" => {

@@ -15,7 +15,7 @@ use std::collections::HashMap;
 use std::ops::Range;
 use std::rc::Rc;
 use tracebook_tokenizer::Vocab;
-use tracebook_trace::{Tensor, Trace};
+use tracebook_trace::{exact_math, Tensor, Trace};
 
 /// What an inline value needs besides its trace.
 pub struct EvalContext<'a> {
@@ -85,7 +85,8 @@ impl Vocabulary for TokenizerVocabulary<'_> {
 /// Every logit after the prompt, and log Σ exp over them.
 struct LastLogits {
     logits: Vec<f32>,
-    log_sum_exp: f64,
+    /// The last position's `logits.lse`.
+    log_sum_exp: f32,
 }
 
 /// The value, or None when the prompt's trace is unavailable (reported at its declaration).
@@ -334,7 +335,7 @@ impl On<'_> {
                 ),
             ));
         };
-        Ok((logit as f64 - last.log_sum_exp).exp())
+        Ok(f64::from(exact_math::prob(logit, last.log_sum_exp)))
     }
 
     /// `logits.last` with its log-sum-exp, decoded and summed once per page.
@@ -343,11 +344,16 @@ impl On<'_> {
             return Ok(Rc::clone(found));
         }
         let logits = self.read("logits.last")?.data;
-        let max = logits.iter().copied().fold(f32::NEG_INFINITY, f32::max) as f64;
-        let sum: f64 = logits.iter().map(|&l| (l as f64 - max).exp()).sum();
+        let lse = self.read("logits.lse")?.data.last().copied();
+        let log_sum_exp = lse.ok_or_else(|| {
+            self.broken(format!(
+                "the trace of `{}` has an empty `logits.lse`",
+                self.name
+            ))
+        })?;
         let last = Rc::new(LastLogits {
             logits,
-            log_sum_exp: max + sum.ln(),
+            log_sum_exp,
         });
         self.cx
             .last_logits

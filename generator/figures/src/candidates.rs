@@ -102,7 +102,14 @@ impl<'a, 't> Stored<'a, 't> {
         let (prompt, n, stored) = (self.prompt, self.n, self.k);
         let row_ids = &self.ids[position * stored..(position + 1) * stored];
         let last = position + 1 == n;
-        let lse = self.once(&self.lse, "logits.lse", &[n])?.at(&[position]) as f32;
+        let lse = if last && prompt.trace.shape("logits.lse").is_none() {
+            prompt
+                .trace
+                .lse_at(position)
+                .map_err(|e| prompt.broken(e.to_string()))?
+        } else {
+            self.once(&self.lse, "logits.lse", &[n])?.at(&[position]) as f32
+        };
         let (logits, all_logits) = if last {
             let all = prompt.tensor("logits.last", 1)?.data;
             check_finite(prompt, "logits.last", &all)?;

@@ -1,6 +1,6 @@
 //! A trace in memory: its metadata and its named, encoded tensors; reading and writing files.
 
-use crate::codec::{self, Base, Compression, Derivation, Encoding, Prediction};
+use crate::codec::{self, bound, Base, Compression, Derivation, Encoding, Prediction};
 use crate::error::{Origin, TraceError};
 use crate::file::{self, FileOut, TensorOut};
 use crate::kind::TensorKind;
@@ -315,6 +315,127 @@ impl Trace {
                 None => Err(self.corrupt(name, format!("its base {base:?} is not in the trace"))),
             })
             .collect()
+    }
+
+    /// Each value's bound on how far the value the model computed can be from it: the
+    /// tensor's encoding bound where it is stored, propagated from its bases where it is
+    /// derived (`codec::bound`, and the table in `docs/trace-format.md`).
+    pub fn bound(&self, name: &str) -> Result<Vec<f64>, TraceError> {
+        self.tensor(name)?;
+        Ok(self.bounded(name, 0)?.1)
+    }
+
+    /// Values and bounds of a tensor known to exist.
+    fn bounded(&self, name: &str, depth: usize) -> Result<(Vec<f32>, Vec<f64>), TraceError> {
+        let stored = &self.tensors[name];
+        let values = self.values(name, 0, 0)?;
+        if depth > self.tensors.len() {
+            return Err(self.corrupt(name, "its derivation depends on itself".to_string()));
+        }
+        let derive = match &stored.body {
+            Body::Encoded(_) if name == "loss.per_token" => {
+                let lse = self.values("logits.lse", 0, 0)?;
+                let top = self.tensor("logits.topk_values")?;
+                let k = top.shape.last().copied().unwrap_or(1).max(1);
+                let row_max: Vec<f32> = top.data.chunks(k).map(|r| r[0]).collect();
+                let precision = self.meta.options.precision;
+                return Ok((
+                    values.clone(),
+                    bound::loss(precision, &values, &lse, &row_max),
+                ));
+            }
+            Body::Encoded(e) => {
+                let own = bound::stored(e.encoding, &stored.shape, &values);
+                let Some(others) = self.absorbed_into(name) else {
+                    return Ok((values, own));
+                };
+                let others = others
+                    .iter()
+                    .map(|o| Ok(self.bounded(o, depth + 1)?.1))
+                    .collect::<Result<Vec<_>, TraceError>>()?;
+                let others: Vec<&[f64]> = others.iter().map(Vec::as_slice).collect();
+                return Ok((values.clone(), bound::absorbed(&own, &others)));
+            }
+            Body::Derived { derive, .. } => derive,
+        };
+        let absorbing = self.absorbing(derive);
+        let last_own = match absorbing {
+            Some(last) => {
+                let Body::Encoded(e) = &self.tensors[last].body else {
+                    unreachable!("absorbing() names stored tensors only")
+                };
+                let last_values = self.values(last, 0, 0)?;
+                Some(bound::stored(
+                    e.encoding,
+                    &self.tensors[last].shape,
+                    &last_values,
+                ))
+            }
+            None => None,
+        };
+        let mut bases = Vec::new();
+        for base in &derive.from {
+            // An absorbing sum's bound needs only its last base's own bound.
+            let (v, b) = if absorbing.is_some() {
+                (self.values(base, 0, 0)?, Vec::new())
+            } else {
+                self.bounded(base, depth + 1)?
+            };
+            bases.push((self.tensors[base].shape.clone(), v, b));
+        }
+        let bases: Vec<bound::Bounded> = bases
+            .iter()
+            .map(|(shape, values, bound)| bound::Bounded {
+                shape,
+                values,
+                bound,
+            })
+            .collect();
+        let b = bound::derived(derive, &stored.shape, &values, &bases, last_own.as_deref());
+        Ok((values, b))
+    }
+
+    /// The stored tensor whose encoding absorbed the rounding of the other bases of `derive`
+    /// (a sum of two or more whose last base is stored lossily and plainly), as the writer
+    /// re-encodes it (`absorb`).
+    fn absorbing<'d>(&self, derive: &'d Derivation) -> Option<&'d str> {
+        let (last, others) = derive.from.split_last()?;
+        if derive.op != codec::DeriveOp::Sum || others.is_empty() {
+            return None;
+        }
+        match &self.tensors.get(last)?.body {
+            Body::Encoded(e) if e.encoding != Encoding::F32 && e.predict.is_none() => Some(last),
+            _ => None,
+        }
+    }
+
+    /// The other bases of the sum that absorbed into `name`, if one did.
+    fn absorbed_into(&self, name: &str) -> Option<Vec<String>> {
+        self.tensors.values().find_map(|t| match &t.body {
+            Body::Derived { derive, .. } if self.absorbing(derive) == Some(name) => {
+                Some(derive.from[..derive.from.len() - 1].to_vec())
+            }
+            _ => None,
+        })
+    }
+
+    /// The log-sum-exp of the logits at token `position`, which its probabilities are computed
+    /// against (`exact_math::prob`): `logits.lse`, or for the last position of a trace
+    /// written before `logits.lse` existed, the log-sum-exp of `logits.last` (in f64).
+    pub fn lse_at(&self, position: usize) -> Result<f32, TraceError> {
+        if self.shape("logits.lse").is_some() || position + 1 != self.meta.tokens.len() {
+            let lse = self.tensor("logits.lse")?;
+            return lse.data.get(position).copied().ok_or_else(|| {
+                self.corrupt(
+                    "logits.lse",
+                    format!("it has no value for position {position}"),
+                )
+            });
+        }
+        let logits = self.tensor("logits.last")?.data;
+        let max = logits.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+        let sum: f64 = logits.iter().map(|&l| f64::from(l - max).exp()).sum();
+        Ok((f64::from(max) + sum.ln()) as f32)
     }
 
     /// The number of values over all tensors.

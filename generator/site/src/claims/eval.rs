@@ -471,17 +471,14 @@ impl<'a> Evaluator<'a> {
             return Ok(found.clone());
         }
         let logits = self.tensor("logits.last", span)?.data.clone();
-        let lse = self.tensor("logits.lse", span)?.data.last().copied();
-        let lse = lse.ok_or_else(|| {
-            Problem::new(
-                span.clone(),
-                format!("the trace of `{}` has an empty `logits.lse`", self.prompt),
-            )
-            .with_hint(format!(
+        let last = self.trace.meta.tokens.len().saturating_sub(1);
+        let lse = self.trace.lse_at(last).map_err(|e| {
+            Problem::new(span.clone(), e.to_string()).with_hint(format!(
                 "run `tracebook trace --only {}` to rewrite the trace",
                 self.prompt
             ))
         })?;
+        let lse = f64::from(lse);
         let last = Rc::new((logits, lse));
         *self.decoded.last.borrow_mut() = Some(last.clone());
         Ok(last)

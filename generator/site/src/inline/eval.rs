@@ -344,13 +344,11 @@ impl On<'_> {
             return Ok(Rc::clone(found));
         }
         let logits = self.read("logits.last")?.data;
-        let lse = self.read("logits.lse")?.data.last().copied();
-        let log_sum_exp = lse.ok_or_else(|| {
-            self.broken(format!(
-                "the trace of `{}` has an empty `logits.lse`",
-                self.name
-            ))
-        })?;
+        let last = self.trace.meta.tokens.len().saturating_sub(1);
+        let log_sum_exp = self
+            .trace
+            .lse_at(last)
+            .map_err(|e| self.broken(e.to_string()))?;
         let last = Rc::new(LastLogits {
             logits,
             log_sum_exp,

@@ -7,6 +7,7 @@
 //! (`derive`, version 3) or, in version-2 files, as its difference from a prediction
 //! (`predict`).
 
+pub mod bound;
 mod compress;
 mod derive;
 pub mod exact_math;

@@ -42,8 +42,11 @@ if precision == "compact":
     kinds = collections.Counter()
     for name, t in trace["tensors"].items():
         hook = name.split(".", 2)[2] if name.startswith("blocks.") else name
-        how = t["encoding"] + ("+" + t["predict"]["op"] if "predict" in t else "")
-        kinds[f"{hook} ({how})"] += len(t["data"])
+        if "derive" in t:
+            how = "derived: " + t["derive"]["op"]
+        else:
+            how = t["encoding"] + ("+" + t["predict"]["op"] if "predict" in t else "")
+        kinds[f"{hook} ({how})"] += len(t.get("data", ""))
     for kind, data in kinds.most_common():
         print(f"      {kind:40s} {data / values:.4f}")
 EOF

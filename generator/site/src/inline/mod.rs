@@ -19,6 +19,8 @@ const END: char = '\u{3}';
 pub struct Substituted {
     pub text: String,
     pub values: Vec<Option<Value>>,
+    /// Each value's directive as written between the braces (`value robots embed[0,1]`).
+    pub sources: Vec<String>,
 }
 
 /// Finds, parses and computes every inline value of `text` outside `literal` ranges.
@@ -31,6 +33,7 @@ pub fn substitute(
     let mut out = Substituted {
         text: text.to_string(),
         values: Vec::new(),
+        sources: Vec::new(),
     };
     for found in parse::find(text, literal) {
         let range = match found {
@@ -46,6 +49,9 @@ pub fn substitute(
                 problems.push(problem);
                 None
             });
+        let source = text[range.clone()].trim_matches(['{', '}']).trim();
+        out.sources
+            .push(source.split_whitespace().collect::<Vec<_>>().join(" "));
         if let Some(placeholder) = placeholder(out.values.len(), range.len()) {
             out.text.replace_range(range, &placeholder);
         }
@@ -68,7 +74,8 @@ fn placeholder(n: usize, len: usize) -> Option<String> {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Piece<'v> {
     Text(String),
-    Value(&'v Value),
+    /// The value of the page's placeholder number `usize`.
+    Value(usize, &'v Value),
 }
 
 /// Splits `text` at placeholders; values that failed expand to nothing.
@@ -86,8 +93,12 @@ pub fn expand<'v>(text: &str, values: &'v [Option<Value>]) -> Vec<Piece<'v>> {
             .chars()
             .take_while(char::is_ascii_digit)
             .collect();
-        if let Some(Some(value)) = number.parse::<usize>().ok().and_then(|n| values.get(n)) {
-            pieces.push(Piece::Value(value));
+        if let Some((n, Some(value))) = number
+            .parse::<usize>()
+            .ok()
+            .and_then(|n| Some((n, values.get(n)?)))
+        {
+            pieces.push(Piece::Value(n, value));
         }
         rest = &rest[end + END.len_utf8()..];
     }
@@ -126,9 +137,9 @@ mod tests {
             expand(&text, &values),
             vec![
                 Piece::Text("a ".into()),
-                Piece::Value(&values[0].clone().unwrap()),
+                Piece::Value(0, &values[0].clone().unwrap()),
                 Piece::Text(" b ".into()),
-                Piece::Value(&values[2].clone().unwrap()),
+                Piece::Value(2, &values[2].clone().unwrap()),
                 Piece::Text(" c".into())
             ]
         );

@@ -123,6 +123,7 @@ pub fn render(input: &MarkdownInput<'_>) -> (RenderedMarkdown, Vec<Diagnostic>) 
     let events = values::rewrite(
         events,
         &substituted.values,
+        &substituted.sources,
         input.claim_markers.then_some(input.words),
     );
     let events = callouts::rewrite(events, input.words, &mut problems);

@@ -10,9 +10,13 @@ use crate::words::Words;
 use pulldown_cmark::{CowStr, Event, Tag, TagEnd};
 
 /// Places `values`; claims get a marker worded by `markers` (None: no marker).
+/// A value shown as a span carries its directive (`sources`, by placeholder number) in
+/// `data-tb-of`, so what a number is stays readable in the page (tests/relations.rs checks
+/// the relations between numbers by it).
 pub fn rewrite<'s>(
     events: Vec<Spanned<'s>>,
     values: &[Option<Value>],
+    sources: &[String],
     markers: Option<&Words>,
 ) -> Vec<Spanned<'s>> {
     let mut out = Vec::with_capacity(events.len());
@@ -31,7 +35,7 @@ pub fn rewrite<'s>(
                 for piece in inline::expand(&text, values) {
                     match piece {
                         Piece::Text(t) => out.push((Event::Text(CowStr::from(t)), range.clone())),
-                        Piece::Value(Value::Claim(claim)) => {
+                        Piece::Value(_, Value::Claim(claim)) => {
                             if let Some(words) = markers.filter(|_| in_image == 0) {
                                 out.push((
                                     Event::InlineHtml(CowStr::from(marker(claim, words))),
@@ -39,16 +43,19 @@ pub fn rewrite<'s>(
                                 ));
                             }
                         }
-                        Piece::Value(Value::Ref { html, .. } | Value::Cite { html, .. })
+                        Piece::Value(_, Value::Ref { html, .. } | Value::Cite { html, .. })
                             if in_image == 0 =>
                         {
                             out.push((Event::InlineHtml(CowStr::from(html.clone())), range.clone()))
                         }
-                        Piece::Value(v) if in_image > 0 => {
+                        Piece::Value(_, v) if in_image > 0 => {
                             out.push((Event::Text(CowStr::from(v.text())), range.clone()))
                         }
-                        Piece::Value(v) => {
-                            let open = format!("<span class=\"{}\">", v.class());
+                        Piece::Value(n, v) => {
+                            let of = sources.get(n).map_or(String::new(), |s| {
+                                format!(" data-tb-of=\"{}\"", escape::html(s))
+                            });
+                            let open = format!("<span class=\"{}\"{of}>", v.class());
                             out.push((Event::InlineHtml(CowStr::from(open)), range.clone()));
                             out.push((Event::Text(CowStr::from(v.text())), range.clone()));
                             out.push((Event::InlineHtml(CowStr::from("</span>")), range.clone()));
@@ -106,7 +113,7 @@ fn expand_escaped(html: &str, values: &[Option<Value>]) -> String {
         .into_iter()
         .map(|p| match p {
             Piece::Text(t) => t,
-            Piece::Value(v) => escape::html(&v.text()),
+            Piece::Value(_, v) => escape::html(&v.text()),
         })
         .collect()
 }

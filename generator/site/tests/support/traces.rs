@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 use std::hash::Hasher;
 use tracebook_tokenizer::Tokenizer;
 use tracebook_trace::{
-    Candidate, GenerationStep, ModelInfo, ModelShape, PromptSpec, Token, Trace, TraceMeta,
-    TraceOptions,
+    Candidate, Derivation, DeriveOp, GenerationStep, ModelInfo, ModelShape, PromptSpec, Token,
+    Trace, TraceMeta, TraceOptions,
 };
 
 pub const N_LAYER: usize = 2;
@@ -89,63 +89,102 @@ fn meta(
     }
 }
 
-/// Every per-layer tensor of the trace table, with the right shapes.
+/// Every per-layer tensor of the trace table, with the right shapes, stored as `tracebook
+/// trace` stores them: random values where the model's weights would be needed, and what
+/// follows from them derived (so the numbers agree with each other as a real trace's do).
 fn insert_activations(trace: &mut Trace, rng: &mut Rng, t: usize) {
     let (d, h) = (N_EMBD, N_HEAD);
     let dh = d / h;
-    let mut put = |name: &str, shape: Vec<usize>, rng: &mut Rng| {
+    let put = |trace: &mut Trace, name: &str, shape: Vec<usize>, rng: &mut Rng| {
         let n = shape.iter().product();
         let data: Vec<f32> = (0..n).map(|_| rng.normal()).collect();
         trace.insert(name, shape, &data).unwrap();
+        data
     };
-    put("embed", vec![t, d], rng);
-    put("pos_embed", vec![t, d], rng);
+    let derive = |trace: &mut Trace, name: &str, shape: Vec<usize>, data: &[f32], how| {
+        trace.insert_derived(name, shape, data, how).unwrap();
+    };
+    let add = |a: &[f32], b: &[f32]| a.iter().zip(b).map(|(x, y)| x + y).collect::<Vec<_>>();
+    let embed = put(trace, "embed", vec![t, d], rng);
+    let pos = put(trace, "pos_embed", vec![t, d], rng);
+    let mut resid = add(&embed, &pos);
+    let mut input = Derivation::new(DeriveOp::Sum, &["embed", "pos_embed"]);
+    let layer_norm = |trace: &mut Trace, ln: &str, x: &str, rng: &mut Rng| {
+        let (w, b) = (format!("{ln}.w"), format!("{ln}.b"));
+        let mut put = |name: &str| {
+            let data: Vec<f32> = (0..d).map(|_| 1.0 + 0.2 * rng.normal()).collect();
+            trace.insert(name, vec![d], &data).unwrap();
+        };
+        put(&w);
+        put(&b);
+        let stat = |op| Derivation::new(op, &[x]).with_eps(1e-5);
+        let unread = vec![0.0; t];
+        if ln != "ln_final" {
+            let mean = Derivation::new(DeriveOp::Mean, &[x]);
+            trace
+                .insert_derived(&format!("{ln}.mean"), vec![t], &unread, mean)
+                .unwrap();
+            let std = stat(DeriveOp::Std);
+            trace
+                .insert_derived(&format!("{ln}.std"), vec![t], &unread, std)
+                .unwrap();
+        }
+        let how = Derivation::new(DeriveOp::LayerNorm, &[x, &w, &b]).with_eps(1e-5);
+        let normalized = format!("{ln}.normalized");
+        trace
+            .insert_derived(&normalized, vec![t, d], &vec![0.0; t * d], how)
+            .unwrap();
+    };
     for l in 0..N_LAYER {
         let b = format!("blocks.{l}");
-        for name in [
-            "resid_pre",
-            "ln1.normalized",
-            "attn_out",
-            "resid_mid",
-            "ln2.normalized",
-            "mlp_out",
-            "resid_post",
-        ] {
-            put(&format!("{b}.{name}"), vec![t, d], rng);
+        let at = |hook: &str| format!("{b}.{hook}");
+        derive(trace, &at("resid_pre"), vec![t, d], &resid, input);
+        layer_norm(trace, &at("ln1"), &at("resid_pre"), rng);
+        for name in ["attn.q", "attn.k", "attn.v"] {
+            put(trace, &at(name), vec![h, t, dh], rng);
         }
-        for name in ["ln1.mean", "ln1.std", "ln2.mean", "ln2.std"] {
-            put(&format!("{b}.{name}"), vec![t], rng);
-        }
-        for name in ["attn.q", "attn.k", "attn.v", "attn.z"] {
-            put(&format!("{b}.{name}"), vec![h, t, dh], rng);
-        }
-        put(&format!("{b}.mlp.pre"), vec![t, 4 * d], rng);
-        put(&format!("{b}.mlp.post"), vec![t, 4 * d], rng);
-        put(&format!("{b}.attn.scores"), vec![h, t, t], rng);
+        let unread = vec![0.0; h * t * t];
+        let scale = 1.0 / (dh as f32).sqrt();
+        let dot = Derivation::new(DeriveOp::Dot, &[&at("attn.q"), &at("attn.k")]);
+        derive(
+            trace,
+            &at("attn.scores"),
+            vec![h, t, t],
+            &unread,
+            dot.with_scale(scale),
+        );
+        let softmax = Derivation::new(DeriveOp::CausalSoftmax, &[&at("attn.scores")]);
+        derive(trace, &at("attn.pattern"), vec![h, t, t], &unread, softmax);
+        let z = Derivation::new(DeriveOp::Matmul, &[&at("attn.pattern"), &at("attn.v")]);
+        derive(
+            trace,
+            &at("attn.z"),
+            vec![h, t, dh],
+            &vec![0.0; h * t * dh],
+            z,
+        );
+        let attn_out = put(trace, &at("attn_out"), vec![t, d], rng);
+        resid = add(&resid, &attn_out);
+        let sum = Derivation::new(DeriveOp::Sum, &[&at("resid_pre"), &at("attn_out")]);
+        derive(trace, &at("resid_mid"), vec![t, d], &resid, sum);
+        layer_norm(trace, &at("ln2"), &at("resid_mid"), rng);
+        put(trace, &at("mlp.pre"), vec![t, 4 * d], rng);
+        let gelu = Derivation::new(DeriveOp::GeluTanh, &[&at("mlp.pre")]);
+        derive(
+            trace,
+            &at("mlp.post"),
+            vec![t, 4 * d],
+            &vec![0.0; t * 4 * d],
+            gelu,
+        );
+        let mlp_out = put(trace, &at("mlp_out"), vec![t, d], rng);
+        resid = add(&resid, &mlp_out);
+        let sum = Derivation::new(DeriveOp::Sum, &[&at("resid_mid"), &at("mlp_out")]);
+        derive(trace, &at("resid_post"), vec![t, d], &resid, sum);
+        input = Derivation::new(DeriveOp::Sum, &[&at("resid_post")]);
     }
-    put("ln_final.normalized", vec![t, d], rng);
-    for l in 0..N_LAYER {
-        let pattern = causal_pattern(rng, h, t);
-        trace
-            .insert(&format!("blocks.{l}.attn.pattern"), vec![h, t, t], &pattern)
-            .unwrap();
-    }
-}
-
-/// Softmax over each row's first i+1 entries, zeros after (the causal mask).
-fn causal_pattern(rng: &mut Rng, h: usize, t: usize) -> Vec<f32> {
-    let mut data = vec![0.0f32; h * t * t];
-    for head in 0..h {
-        for i in 0..t {
-            let row = &mut data[(head * t + i) * t..(head * t + i + 1) * t];
-            let raw: Vec<f32> = (0..=i).map(|_| (rng.normal() * 1.5).exp()).collect();
-            let sum: f32 = raw.iter().sum();
-            for (j, r) in raw.iter().enumerate() {
-                row[j] = r / sum;
-            }
-        }
-    }
-    data
+    let last = format!("blocks.{}.resid_post", N_LAYER - 1);
+    layer_norm(trace, "ln_final", &last, rng);
 }
 
 /// Top-k rows: the true top-k of `logits_last` for the last row, descending random ones before.

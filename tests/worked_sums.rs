@@ -6,11 +6,14 @@ mod cli;
 
 use std::path::Path;
 
-/// The text of every `<span class="... tb-sum">TEXT</span>` in `html`.
+/// The text of every `<span class="... tb-sum" ...>TEXT</span>` in `html`.
 fn sums(html: &str) -> Vec<String> {
-    html.split("tb-sum\">")
+    html.split("tb-sum\"")
         .skip(1)
-        .map(|rest| rest[..rest.find("</span>").unwrap()].to_string())
+        .map(|rest| {
+            let rest = &rest[rest.find('>').unwrap() + 1..];
+            rest[..rest.find("</span>").unwrap()].to_string()
+        })
         .collect()
 }
 

@@ -336,9 +336,9 @@ fn probabilities_match_the_trace() {
     build_into(&site, "public").unwrap_or_else(|d| panic!("{d}"));
     let html = std::fs::read_to_string(site.root().join("public/only.html")).unwrap();
     let values: Vec<&str> = html
-        .split("tb-number\">")
+        .split("tb-number\"")
         .skip(1)
-        .map(|s| s.split('<').next().unwrap())
+        .map(|s| s.split_once('>').unwrap().1.split('<').next().unwrap())
         .collect();
     assert_eq!(values.len(), 3, "{html}");
     assert_eq!(values[0], values[1]);

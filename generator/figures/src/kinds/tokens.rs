@@ -233,7 +233,7 @@ fn legend(tokens: &[Token], show: Show, y: f64) -> Element {
         markers.push(format!("{NEWLINE} a newline"));
     }
     let below = if show.spans {
-        "its id and its bytes in the prompt"
+        "its id and its bytes in the prompt, from–to (to not included)"
     } else {
         "its id"
     };

@@ -107,7 +107,7 @@ fn spans_and_positions_are_optional() {
     }
     assert_eq!(
         texts(&figure.svg, "tbf-s tbf-dim").pop().unwrap(),
-        "· is a space; above each token: its position; below: its id and its bytes in the prompt"
+        "· is a space; above each token: its position; below: its id and its bytes in the prompt, from–to (to not included)"
     );
 }
 

@@ -43,6 +43,10 @@ pub const FUNCTIONS: &[(&str, &str)] = &[
     ("min", "min(x)"),
     ("sum", "sum(x)"),
     ("mean", "mean(x)"),
+    (
+        "share",
+        "share(x < c): the fraction of x's values for which the comparison holds (also share(abs(x) < c))",
+    ),
     ("abs", "abs(x)"),
     (
         "rank",
@@ -581,6 +585,7 @@ impl<'a> Evaluator<'a> {
                 ))))
             }
             "abs" => Ok(Val::num(self.number(&args[0])?.abs())),
+            "share" => self.share(&args[0], usage),
             "len" => {
                 let a = self.array(&args[0])?;
                 Ok(Val::num(a.shape.first().copied().unwrap_or(1) as f64))
@@ -661,6 +666,50 @@ impl<'a> Evaluator<'a> {
             Axis::Vocab => self.text_of(index as u32),
             Axis::Plain => None,
         }
+    }
+
+    /// `share(x CMP c)` or `share(abs(x) CMP c)`: the fraction of x's values that compare so
+    /// with the number c (the one place a comparison applies to every value of a tensor).
+    fn share(&self, arg: &Expr, usage: &str) -> Result<Val> {
+        let form = || {
+            Problem::new(
+                arg.span.clone(),
+                "`share` needs a comparison of a tensor with a number",
+            )
+            .with_hint(format!("write {usage}"))
+        };
+        let Kind::Binary { op, left, right } = &arg.kind else {
+            return Err(form());
+        };
+        if !op.compares() || *op == Op::In {
+            return Err(form());
+        }
+        let (values, absolute) = match &left.kind {
+            Kind::Call { name, args, .. } if name == "abs" && args.len() == 1 => {
+                (self.array(&args[0])?, true)
+            }
+            _ => (self.array(left)?, false),
+        };
+        let c = self.number(right)?;
+        if values.data.is_empty() {
+            return Err(Problem::new(
+                left.span.clone(),
+                "`share` of nothing: this selection is empty",
+            ));
+        }
+        let holds = |v: f64| {
+            let v = if absolute { v.abs() } else { v };
+            match op {
+                Op::Eq => v == c,
+                Op::Ne => v != c,
+                Op::Lt => v < c,
+                Op::Le => v <= c,
+                Op::Gt => v > c,
+                _ => v >= c,
+            }
+        };
+        let count = values.data.iter().filter(|&&v| holds(v)).count();
+        Ok(Val::num(count as f64 / values.data.len() as f64))
     }
 
     fn array(&self, expr: &Expr) -> Result<Rc<Array>> {

@@ -238,3 +238,25 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn share_counts_the_values_a_comparison_holds_for() {
+    let trace = trace();
+    let post = trace.tensor("blocks.1.mlp.post").unwrap();
+    let row = &post.data[3 * post.shape[1]..4 * post.shape[1]];
+    let off = row.iter().filter(|v| v.abs() < 0.05).count() as f64 / row.len() as f64;
+    let negative = row.iter().filter(|&&v| v < 0.0).count() as f64 / row.len() as f64;
+    assert!(off > 0.0 && off < 1.0 && negative > 0.0);
+    let just_below = |x: f64| x - 1e-9;
+    let claim = format!(
+        "share(abs(blocks.1.mlp.post[3]) < 0.05) > {}",
+        just_below(off)
+    );
+    assert!(holds(&claim), "{claim}");
+    let claim = format!("share(abs(blocks.1.mlp.post[3]) < 0.05) > {}", off + 1e-9);
+    assert!(!holds(&claim), "{claim}");
+    let claim = format!("share(blocks.1.mlp.post[3] < 0) > {}", just_below(negative));
+    assert!(holds(&claim), "{claim}");
+    let e = error("share(blocks.1.mlp.post[3]) > 0.5");
+    assert!(e.message.contains("needs a comparison"), "{}", e.message);
+}

@@ -22,8 +22,8 @@ pub fn exp64(x: f64) -> f64 {
         return 0.0;
     }
     // ln 2 split so that n·LN2_HI is exact for |n| < 2^11.
-    const LN2_HI: f64 = 6.931_471_803_691_238_2e-1;
-    const LN2_LO: f64 = 1.908_214_929_270_587_7e-10;
+    const LN2_HI: f64 = f64::from_bits(0x3FE6_2E42_FEE0_0000);
+    const LN2_LO: f64 = f64::from_bits(0x3DEA_39EF_3579_3C76);
     const LOG2_E: f64 = std::f64::consts::LOG2_E;
     let n = (x * LOG2_E).round();
     let r = (x - n * LN2_HI) - n * LN2_LO;

@@ -1,9 +1,10 @@
 //! The README's model switch, as an author does it: copy the example site, point `[model] id`
-//! at another GPT-2-shaped checkpoint (random weights, the example model's sizes, so every
-//! figure's layer and head exist), `tracebook trace`; then `build --claims warn` builds every
-//! page, `check` fails and names the claims the new model made false, `check --claims list`
-//! lists them all, and the training article still builds from its prompts pinned to
-//! models/tracebook-tiny-en (the only model with a training log).
+//! at a GPT-2-small-shaped checkpoint (random weights: 12 layers of 12 heads, width 768, as
+//! `openai-community/gpt2`), `tracebook trace`; then `build --claims warn` builds every page
+//! (the attention figure that picks among all 144 heads included, every page but the print
+//! page within 150 KB before a reader picks), `check` fails and names the claims the new model
+//! made false, `check --claims list` lists them all, and the training article still builds
+//! from its prompts pinned to models/tracebook-tiny-en (the only model with a training log).
 
 #[path = "support/cli.rs"]
 mod cli;
@@ -38,18 +39,8 @@ fn switching_models_lists_the_prose_to_revise_and_builds_meanwhile() {
         ),
     )
     .unwrap();
-    let shape = [
-        "--set",
-        "n_layer=4",
-        "--set",
-        "n_head=4",
-        "--set",
-        "n_embd=128",
-    ];
     let random = site.join("models/random");
-    let mut args = vec!["dev", "test-model", "--shape", "tiny"];
-    args.extend(shape);
-    args.push(random.to_str().unwrap());
+    let args = vec!["dev", "test-model", "--shape", "small", random.to_str().unwrap()];
     ok(&run(site, &args), "dev test-model");
 
     assert!(
@@ -68,6 +59,18 @@ fn switching_models_lists_the_prose_to_revise_and_builds_meanwhile() {
         "a random model falsifies the prose:\n{warnings}"
     );
     assert!(site.join("public/training.html").is_file());
+    for page in std::fs::read_dir(site.join("public")).unwrap().flatten() {
+        let name = page.file_name().to_string_lossy().into_owned();
+        let size = page.metadata().unwrap().len();
+        if name.ends_with(".html") && name != "print.html" {
+            assert!(size <= 150_000, "{name} is {size} bytes before a reader picks");
+        }
+    }
+    // heads.md's `pickers = "all"`: 144 panels, the other 143 in a file loaded on first pick.
+    let heads = std::fs::read_to_string(site.join("public/heads.html")).unwrap();
+    let panels = std::fs::read_to_string(site.join("public/heads.figure-3.panels.js")).unwrap();
+    assert!(heads.contains("\"src\":\"heads.figure-3.panels.js\""));
+    assert_eq!(panels.matches("data-tb-panel=").count(), 143);
     let training = std::fs::read_to_string(site.join("public/training.html")).unwrap();
     assert!(training.contains("From the training log of <code>models/tracebook-tiny-en</code>"));
 

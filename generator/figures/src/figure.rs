@@ -20,6 +20,10 @@ pub struct Figure {
     /// For figures with controls: a JSON object of the numbers the page's script redraws
     /// the figure from (see `src/live.rs`); `None` for static figures.
     pub live: Option<String>,
+    /// Panels for the figure's pickers that are not in `svg` (too many for a page): a JSON
+    /// object of each panel's key to its hidden `<g data-tb-panel>` markup. A page writes them
+    /// to a file named in the live JSON's `src`; the browser module puts them in `panels`.
+    pub deferred: Option<String>,
 }
 
 /// Where a figure's numbers come from, so its caption can say so truthfully.
@@ -71,6 +75,7 @@ impl Figure {
             model_ids: vec![prompt.trace.meta.model.id.clone()],
             source: Source::Traced,
             live: None,
+            deferred: None,
         }
     }
 
@@ -90,6 +95,18 @@ impl Figure {
     }
 
     /// Attaches the JSON object of the figure's controls.
+    pub(crate) fn with_deferred(mut self, deferred: Option<String>) -> Figure {
+        self.deferred = deferred;
+        self
+    }
+
+    /// The live JSON with `key` set to `value` (raw JSON) in front of its other keys.
+    pub fn live_with(&self, key: &str, value: &str) -> Option<String> {
+        let live = self.live.as_deref()?;
+        let rest = live.strip_prefix('{')?;
+        Some(format!("{{\"{key}\":{value},{rest}"))
+    }
+
     pub(crate) fn with_live(mut self, json: String) -> Figure {
         self.live = Some(json);
         self

@@ -15,6 +15,12 @@ pub fn signed(value: f64, decimals: usize) -> String {
 /// About three significant digits whatever the magnitude: "1,234", "56.7", "−2.35", "0.042".
 pub fn short(value: f64) -> String {
     let magnitude = value.abs();
+    if !magnitude.is_finite() {
+        return if value.is_nan() { "NaN" } else if value < 0.0 { "−∞" } else { "∞" }.into();
+    }
+    if magnitude >= 1e9 {
+        return scientific(value);
+    }
     if magnitude >= 1000.0 {
         let text = thousands(magnitude.round() as usize);
         return if value < 0.0 {
@@ -34,6 +40,25 @@ pub fn short(value: f64) -> String {
         3
     };
     signed(value, decimals)
+}
+
+/// `6.0 × 10²⁹`: two significant digits and a power of ten, for values too large to write
+/// out (a random model's perplexity).
+fn scientific(value: f64) -> String {
+    let exponent = value.abs().log10().floor() as i32;
+    let mut mantissa = value / 10f64.powi(exponent);
+    let mut exponent = exponent;
+    if format!("{:.1}", mantissa.abs()) == "10.0" {
+        mantissa /= 10.0;
+        exponent += 1;
+    }
+    const SUPERSCRIPT: [char; 10] = ['⁰', '¹', '²', '³', '⁴', '⁵', '⁶', '⁷', '⁸', '⁹'];
+    let power: String = exponent
+        .to_string()
+        .chars()
+        .map(|c| c.to_digit(10).map_or('⁻', |d| SUPERSCRIPT[d as usize]))
+        .collect();
+    format!("{} × 10{power}", signed(mantissa, 1))
 }
 
 /// An attention weight in a cell: ".41", "1", "0".
@@ -112,6 +137,16 @@ mod tests {
         assert_eq!(short(0.99999), "1.00");
         assert_eq!(short(-0.0000001), "0.00");
         assert_eq!(short(99.97), "100");
+    }
+
+    #[test]
+    fn numbers_too_large_to_write_out_get_a_power_of_ten() {
+        // A random model's perplexity: exp(68) is about 3.4 × 10²⁹, not u64::MAX.
+        assert_eq!(short(68f64.exp()), "3.4 × 10²⁹");
+        assert_eq!(short(999_999_999.0), "999,999,999");
+        assert_eq!(short(9.96e9), "1.0 × 10¹⁰");
+        assert_eq!(short(-2.5e12), "−2.5 × 10¹²");
+        assert_eq!(short(f64::INFINITY), "∞");
     }
 
     #[test]

@@ -60,6 +60,7 @@ pub use error::FigureError;
 pub use figure::{Figure, Source};
 pub use format::{percent, thousands};
 pub use live::LiveCache;
+pub use panels::json_string;
 pub use shared::{Domain, PageFigure, SharedScale};
 pub use svg::unescape_html;
 

@@ -10,6 +10,35 @@ pub struct Panel {
     pub body: Vec<Element>,
 }
 
+/// Panels a figure carries in the page itself; a figure with more (every head of every layer
+/// of GPT-2 small is 144) carries only its own and defers the others to a file the page's
+/// script loads when the reader first picks, so the page stays light before anyone picks.
+pub const INLINE_PANELS: usize = 16;
+
+/// Every panel but `shown`, each as its `<g data-tb-panel>` group's markup (hidden), keyed
+/// by the panel's key: a JSON object, what `Figure::deferred` holds.
+pub fn deferred(panels: &[Panel], shown: usize) -> String {
+    let entries: Vec<String> = panels
+        .iter()
+        .enumerate()
+        .filter(|&(i, _)| i != shown)
+        .map(|(_, panel)| {
+            let mut group = Element::new("g")
+                .attr("data-tb-panel", key_text(&panel.key))
+                .attr("display", "none");
+            for element in &panel.body {
+                group.push(element.clone());
+            }
+            format!(
+                "{}:{}",
+                json_string(&key_text(&panel.key)),
+                json_string(&group.render())
+            )
+        })
+        .collect();
+    format!("{{{}}}", entries.join(","))
+}
+
 /// Every panel in a group of its own, all but `shown` hidden; each group names its panel
 /// in `data-tb-panel` ("1 3": the values of the keys, in order).
 pub fn stack(panels: Vec<Panel>, shown: usize) -> Vec<Element> {
@@ -29,8 +58,8 @@ pub fn stack(panels: Vec<Panel>, shown: usize) -> Vec<Element> {
         .collect()
 }
 
-/// `text` as a JSON string.
-fn json_string(text: &str) -> String {
+/// `text` as a JSON string (safe inside a `<script>`: no `<`).
+pub fn json_string(text: &str) -> String {
     let mut out = String::from("\"");
     for c in text.chars() {
         match c {

@@ -105,7 +105,7 @@ impl Live {
             "alt": figure.alt,
             "caption": figure.caption,
             "model_ids": figure.model_ids,
-            "live": figure.live,
+            "live": live_json(&figure),
         });
         Ok(value.to_string())
     }
@@ -126,7 +126,7 @@ impl Live {
                     "alt": figure.alt,
                     "caption": figure.caption,
                     "model_ids": figure.model_ids,
-                    "live": figure.live,
+                    "live": live_json(&figure),
                 }),
                 Err(error) => serde_json::json!({ "id": page.id, "error": error.to_string() }),
             })
@@ -173,4 +173,13 @@ fn parse_json<T: serde::de::DeserializeOwned>(
 
 fn js(error: LiveError) -> JsError {
     JsError::new(&error.to_string())
+}
+
+/// The figure's live JSON with the panels a page would load from a file (`deferred`) in it
+/// as `panels`: in the browser the session has them at hand.
+fn live_json(figure: &tracebook_figures::Figure) -> Option<String> {
+    match &figure.deferred {
+        Some(panels) => figure.live_with("panels", panels),
+        None => figure.live.clone(),
+    }
 }

@@ -9,7 +9,8 @@
 //! (print each cell's number; default when the prompt has at most 10 tokens, and
 //! possible up to 14). Prompts longer than 24 tokens show their last 24, with a note.
 //! `pickers` ("none" by default; "heads": every head of the layer, "layers": this head in
-//! every layer, "all": every layer and head, at most 48 panels) draws the other heatmaps
+//! every layer, "all": every layer and head; past 16 panels only the figure's own is in the
+//! page and the others load when the reader first picks) draws the other heatmaps
 //! too, hidden, for the page's layer and head pickers (see [`crate::panels`]).
 //!
 //! By stage of the drawing: `matrix` reads the head's numbers, `scale` colours them,
@@ -85,7 +86,7 @@ pub fn render(
     let others = pickers::picked(pickers, (layer, head), (config.n_layer, config.n_head))?;
     // Every panel counts towards the domain: a shared scale must cover the hidden ones too.
     let mut domain = Scale::domain(&matrix, stage);
-    let (drawn, live) = pickers::stack(own, (layer, head), &others, |l, h| {
+    let (drawn, live, deferred) = pickers::stack(own, (layer, head), &others, |l, h| {
         let m = read_matrix(&prompt, l, h, stage)?;
         Ok(draw(
             &prompt.name,
@@ -117,7 +118,7 @@ pub fn render(
         Some(json) => figure.with_live(json),
         None => figure,
     };
-    Ok((figure, domain))
+    Ok((figure.with_deferred(deferred), domain))
 }
 
 /// Whether the cells carry their numbers: the `values` option, else yes for `shown` tokens

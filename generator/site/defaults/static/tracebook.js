@@ -259,17 +259,55 @@
         return a[0] + ' ' + shown;
       }).join(', ');
     }
+    function show(key) {
+      $$(svg, '[data-tb-panel]').forEach(function (g) {
+        if (g.getAttribute('data-tb-panel') === key) g.removeAttribute('display');
+        else g.setAttribute('display', 'none');
+      });
+    }
+    // Panels not in the page (more than it carries) come from d.panels (a redrawn figure)
+    // or the script d.src beside the page, loaded once, on the first pick.
+    function deferred(key) {
+      if (!d.src && !d.panels) return;
+      var home = svg.querySelector('[data-tb-panel]').parentNode;
+      function place(panels) {
+        d.panels = panels;
+        Object.keys(panels).forEach(function (k) {
+          if (!svg.querySelector('[data-tb-panel="' + k + '"]')) home.insertAdjacentHTML('beforeend', panels[k]);
+        });
+        show(values.map(function (v) { return v.value; }).join(' '));
+      }
+      if (d.panels) return place(d.panels);
+      loadPanels(d.src).then(place);
+      d.src = null;
+    }
     return {
       state: state,
       update: function () {
         var key = values.map(function (v) { return v.value; }).join(' ');
-        $$(svg, '[data-tb-panel]').forEach(function (g) {
-          if (g.getAttribute('data-tb-panel') === key) g.removeAttribute('display');
-          else g.setAttribute('display', 'none');
-        });
+        if (!svg.querySelector('[data-tb-panel="' + key + '"]')) deferred(key);
+        show(key);
         return state();
       }
     };
+  }
+
+  // A figure's deferred panels: figures/PAGE.figure-N.panels.js calls tracebookPanels(name,
+  // panels). A script element, not fetch, so that it loads from file:// too.
+  var panelFiles = {};
+  window.tracebookPanels = function (name, panels) {
+    if (panelFiles[name]) panelFiles[name].resolve(panels);
+  };
+  function loadPanels(src) {
+    if (!panelFiles[src]) {
+      var wait = {};
+      wait.promise = new Promise(function (resolve) { wait.resolve = resolve; });
+      panelFiles[src] = wait;
+      var script = document.createElement('script');
+      script.src = src;
+      document.head.append(script);
+    }
+    return panelFiles[src].promise;
   }
 
   // The generation loop, step by step: later rows hide, the continuation grows.

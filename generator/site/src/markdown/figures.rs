@@ -192,11 +192,19 @@ fn render(
         None => tracebook_figures::render(kind, &options, &asked),
     };
     match drawn {
-        Ok(figure) => {
+        Ok(mut figure) => {
             stats.count += 1;
             stats.models.extend(figure.model_ids.iter().cloned());
             let file = format!("{}.figure-{}.svg", stats.page_stem, stats.count);
             let href = file.rsplit('/').next().unwrap_or(&file).to_string();
+            if let Some(panels) = figure.deferred.take() {
+                // Beside the page: a script (not JSON) so that it loads from file:// too.
+                let js = format!("{}.figure-{}.panels.js", stats.page_stem, stats.count);
+                let js_href = js.rsplit('/').next().unwrap_or(&js).to_string();
+                let name = tracebook_figures::json_string(&js_href);
+                figure.live = figure.live_with("src", &name);
+                stats.files.push((js, format!("tracebookPanels({name},{panels});\n")));
+            }
             let anchor = id.unwrap_or_else(|| format!("figure-{}", stats.count));
             let try_button = stats.live.as_mut().is_some_and(|live| {
                 let page_figure = PageFigure {
@@ -231,10 +239,15 @@ fn render(
                 .key
                 .as_deref()
                 .map_or(block.info_span.clone(), |k| key_span(block, k));
-            fail(
-                problems,
-                Problem::new(span, err.message).with_optional_hint(err.hint),
-            )
+            problems.push(Problem::new(span, err.message).with_optional_hint(err.hint));
+            // The build fails with this error; the figure's anchor stays, so that links to
+            // it are not reported a second time as pointing nowhere.
+            stats.count += 1;
+            let anchor = id.unwrap_or_else(|| format!("figure-{}", stats.count));
+            Some(format!(
+                "<figure id=\"{}\" hidden></figure>",
+                crate::escape::html(&anchor)
+            ))
         }
     }
 }

@@ -8,9 +8,6 @@ use crate::error::FigureError;
 use crate::options::{Head, Layer};
 use crate::panels::{self, Panel};
 
-/// Panels a figure may carry: each is a whole heatmap, and pages have a size budget.
-const MAX_PANELS: usize = 48;
-
 /// The (layer, head) panels that `pickers` asks for, in order; empty for "none".
 pub(super) fn picked(
     pickers: Pickers,
@@ -25,28 +22,19 @@ pub(super) fn picked(
             .collect(),
         Pickers::None => Vec::new(),
     };
-    if others.len() > MAX_PANELS {
-        return Err(FigureError::at(
-            "pickers",
-            format!(
-                "{} panels are too many for one page (at most {MAX_PANELS})",
-                others.len()
-            ),
-        )
-        .with_hint("use pickers = \"heads\" (every head of this layer) or \"layers\""));
-    }
     Ok(others)
 }
 
 /// The figure's own panel (`own`, of `layer` and `head`) among the `others`, each drawn by
 /// `draw`, all but its own hidden; with the pickers' JSON when there are panels. The size
-/// fits them all.
+/// fits them all. Past `panels::INLINE_PANELS` only the figure's own is in the drawing and the
+/// others come back apart (`Figure::deferred`).
 pub(super) fn stack(
     own: Drawn,
     (layer, head): (Layer, Head),
     others: &[(usize, usize)],
     draw: impl Fn(Layer, Head) -> Result<Drawn, FigureError>,
-) -> Result<(Drawn, Option<String>), FigureError> {
+) -> Result<(Drawn, Option<String>, Option<String>), FigureError> {
     let (mut width, mut height) = (own.width, own.height);
     let mut panels = Vec::with_capacity(others.len());
     let mut shown = 0;
@@ -68,10 +56,17 @@ pub(super) fn stack(
         });
     }
     let live = (!panels.is_empty()).then(|| panels::json(&panels, shown));
+    let defer = panels.len() > panels::INLINE_PANELS;
+    let deferred = defer.then(|| panels::deferred(&panels, shown));
     let body = match panels.get_mut(shown) {
         Some(panel) => {
             panel.body = own.body;
-            panels::stack(panels, shown)
+            if defer {
+                let own = panels.swap_remove(shown);
+                panels::stack(vec![own], 0)
+            } else {
+                panels::stack(panels, shown)
+            }
         }
         None => own.body,
     };
@@ -82,5 +77,6 @@ pub(super) fn stack(
             height,
         },
         live,
+        deferred,
     ))
 }

@@ -40,7 +40,13 @@ fn switching_models_lists_the_prose_to_revise_and_builds_meanwhile() {
     )
     .unwrap();
     let random = site.join("models/random");
-    let args = vec!["dev", "test-model", "--shape", "small", random.to_str().unwrap()];
+    let args = vec![
+        "dev",
+        "test-model",
+        "--shape",
+        "small",
+        random.to_str().unwrap(),
+    ];
     ok(&run(site, &args), "dev test-model");
 
     assert!(
@@ -63,7 +69,10 @@ fn switching_models_lists_the_prose_to_revise_and_builds_meanwhile() {
         let name = page.file_name().to_string_lossy().into_owned();
         let size = page.metadata().unwrap().len();
         if name.ends_with(".html") && name != "print.html" {
-            assert!(size <= 150_000, "{name} is {size} bytes before a reader picks");
+            assert!(
+                size <= 150_000,
+                "{name} is {size} bytes before a reader picks"
+            );
         }
     }
     // heads.md's `pickers = "all"`: 144 panels, the other 143 in a file loaded on first pick.

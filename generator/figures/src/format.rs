@@ -16,7 +16,14 @@ pub fn signed(value: f64, decimals: usize) -> String {
 pub fn short(value: f64) -> String {
     let magnitude = value.abs();
     if !magnitude.is_finite() {
-        return if value.is_nan() { "NaN" } else if value < 0.0 { "−∞" } else { "∞" }.into();
+        return if value.is_nan() {
+            "NaN"
+        } else if value < 0.0 {
+            "−∞"
+        } else {
+            "∞"
+        }
+        .into();
     }
     if magnitude >= 1e9 {
         return scientific(value);

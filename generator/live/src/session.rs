@@ -54,11 +54,31 @@ impl Session {
     /// figure blocks draw it unchanged), replacing an earlier trace of that name. A prompt of
     /// only whitespace is refused here; the tracer refuses empty and too long ones.
     pub fn trace(&mut self, name: &str, prompt: &PromptSpec) -> Result<&Trace, LiveError> {
-        if !prompt.text.is_empty() && prompt.text.trim().is_empty() {
+        // Messages for the reader, who typed the text: not the author's wording about
+        // prompts, names and the `generate` option.
+        if prompt.text.trim().is_empty() {
             return Err(LiveError::Prompt(
-                "the prompt is only whitespace\n  hint: type some words, e.g. \"The robots will bring\""
-                    .into(),
+                "Type a few words in the box first, for example \"The robots will bring\".".into(),
             ));
+        }
+        let tokens = self
+            .model
+            .tokenizer
+            .encode_as(&prompt.text, prompt.options.special_tokens)
+            .map_err(ModelError::from)?
+            .len();
+        let (limit, more) = (self.model.config.n_positions, prompt.options.generate);
+        if tokens + more > limit {
+            let room = limit.saturating_sub(more);
+            let continued = if more > 0 {
+                format!(" (the figures continue your text by {more} more)")
+            } else {
+                String::new()
+            };
+            return Err(LiveError::Prompt(format!(
+                "Your text is {tokens} tokens long, and this model reads at most {room} tokens \
+                 here{continued}: try a shorter text."
+            )));
         }
         prompt
             .options

@@ -160,10 +160,26 @@ fn bad_prompts_and_options_get_a_message_not_a_figure() {
             .unwrap_err()
             .to_string()
     };
-    assert!(error(&mut session, prompt("", 0)).contains("is empty"));
-    assert!(error(&mut session, prompt(" \n\t ", 0)).contains("only whitespace"));
+    // Said to the reader who typed the text: no prompt names, no `generate` option.
+    for blank in ["", " \n\t "] {
+        let message = error(&mut session, prompt(blank, 0));
+        assert_eq!(
+            message,
+            "Type a few words in the box first, for example \"The robots will bring\"."
+        );
+    }
     let long = "word ".repeat(1100);
-    assert!(error(&mut session, prompt(&long, 0)).contains("has a context of 1024"));
+    let message = error(&mut session, prompt(&long, 0));
+    assert_eq!(message, "Your text is 1101 tokens long, and this model reads at most 1024 tokens here: try a shorter text.");
+    let message = error(&mut session, prompt(&"word ".repeat(1020), 8));
+    assert!(
+        message.contains("at most 1016 tokens here (the figures continue your text by 8 more)"),
+        "{message}"
+    );
+    assert!(
+        !message.contains("prompt") && !message.contains("generate"),
+        "{message}"
+    );
     let mut hot = prompt("Hi", 1);
     hot.options.temperature = Some(-1.0);
     assert!(error(&mut session, hot).contains("temperature"));

@@ -201,8 +201,13 @@
     art.innerHTML = drawn.svg;
     art.setAttribute('aria-label', drawn.alt);
     if (script && drawn.live) script.textContent = drawn.live;
+    // The author's caption describes the author's prompt: while the figure shows the reader's,
+    // its own description (drawn from the figure's data) stands in for it.
     var note = $(figure, '.tb-live-caption') || el('span', 'tb-live-caption');
-    note.textContent = fill(words.caption, { model: manifest.model_id, precision: manifest.precision }) + ' ';
+    note.textContent = fill(words.caption, { model: manifest.model_id, precision: manifest.precision }) +
+      ': ' + drawn.alt + ' ';
+    var own = $(figure, '.tb-figure-caption');
+    if (own) own.hidden = true;
     $(figure, 'figcaption').prepend(note);
     figure.classList.add('tb-live-shown');
     redrawn(figure);
@@ -215,8 +220,9 @@
       art.innerHTML = o.art;
       art.setAttribute('aria-label', o.label);
       if (script && o.script != null) script.textContent = o.script;
-      var note = $(figure, '.tb-live-caption');
+      var note = $(figure, '.tb-live-caption'), own = $(figure, '.tb-figure-caption');
       if (note) note.remove();
+      if (own) own.hidden = false;
       figure.classList.remove('tb-live-shown');
       redrawn(figure);
     });
@@ -267,7 +273,8 @@
     box.setAttribute('aria-label', words.try);
     var label = el('label', 'tb-live-label'), input = el('textarea', 'tb-live-input');
     input.rows = 2;
-    input.value = data.prompts[chosen].text;
+    // Empty, with the author's prompt as the example: Run on an empty box traces that.
+    input.placeholder = data.prompts[chosen].text;
     label.append(el('span', null, words.prompt + ' '), input);
     var select = null;
     if (prompts.length > 1) {
@@ -278,7 +285,7 @@
         select.append(o);
       });
       select.value = chosen;
-      select.addEventListener('change', function () { input.value = data.prompts[select.value].text; });
+      select.addEventListener('change', function () { input.placeholder = data.prompts[select.value].text; });
       box.append(select);
     }
     ui.run = el('button', 'tb-live-run', words.run);
@@ -295,7 +302,8 @@
     box.append(label, ui.run, ui.back, ui.bar, ui.status, ui.error);
     box.addEventListener('submit', function (e) {
       e.preventDefault();
-      run(ui, select ? select.value : chosen, input.value);
+      var name = select ? select.value : chosen;
+      run(ui, name, input.value === '' ? data.prompts[name].text : input.value);
     });
     ui.back.addEventListener('click', function () {
       restore();

@@ -70,8 +70,10 @@ impl<'a> LivePage<'a> {
                 text: trace.meta.prompt.text.clone(),
                 options: trace.meta.prompt.options.clone(),
             });
+        let options = from_the_end(&figure.options, trace.meta.tokens.len());
         self.figures.push(PageFigure {
             prompt: prompt.clone(),
+            options,
             ..figure
         });
         true
@@ -121,5 +123,42 @@ impl Traces for Asked<'_> {
 
     fn live_cache(&self) -> Option<&LiveCache> {
         self.inner.live_cache()
+    }
+}
+
+/// A figure block's options with a position counted from the start (`token = 8`) rewritten
+/// as the same position counted from the end (`token = -1` in a prompt of 9 tokens): the
+/// figure picks the same token in the author's prompt, and in a reader's prompt of another
+/// length the token as far from its end (the query " it" of "... because it" becomes the last
+/// token of the reader's prompt, not whatever sits at position 8, or nothing).
+fn from_the_end(options: &str, tokens: usize) -> String {
+    let Ok(mut table) = options.parse::<toml::Table>() else {
+        return options.to_string();
+    };
+    match table.get("token") {
+        Some(toml::Value::Integer(at)) if *at >= 0 && (*at as usize) < tokens => {
+            let from_end = *at - tokens as i64;
+            table.insert("token".into(), toml::Value::Integer(from_end));
+            table.to_string()
+        }
+        _ => options.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::from_the_end;
+
+    #[test]
+    fn a_position_from_the_start_becomes_the_same_position_from_the_end() {
+        let options = "prompt = \"animal\"\nlayer = 1\ntoken = 8\n";
+        let moved: toml::Table = from_the_end(options, 9).parse().unwrap();
+        assert_eq!(moved["token"].as_integer(), Some(-1));
+        assert_eq!(moved["layer"].as_integer(), Some(1));
+        let moved: toml::Table = from_the_end(options, 12).parse().unwrap();
+        assert_eq!(moved["token"].as_integer(), Some(-4));
+        // Already from the end, or none: unchanged.
+        assert_eq!(from_the_end("token = -2\n", 9), "token = -2\n");
+        assert_eq!(from_the_end("layer = 0\n", 9), "layer = 0\n");
     }
 }

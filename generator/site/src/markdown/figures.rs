@@ -203,7 +203,9 @@ fn render(
                 let js_href = js.rsplit('/').next().unwrap_or(&js).to_string();
                 let name = tracebook_figures::json_string(&js_href);
                 figure.live = figure.live_with("src", &name);
-                stats.files.push((js, format!("tracebookPanels({name},{panels});\n")));
+                stats
+                    .files
+                    .push((js, format!("tracebookPanels({name},{panels});\n")));
             }
             let anchor = id.unwrap_or_else(|| format!("figure-{}", stats.count));
             let try_button = stats.live.as_mut().is_some_and(|live| {

@@ -59,6 +59,8 @@ fn listing_json(trace: &Trace) -> serde_json::Value {
                 "name": name,
                 "shape": trace.shape(name),
                 "encoding": trace.encoding(name).map(|e| e.to_string()),
+                "derive": trace.derivation(name),
+                "bound": trace.bound(name).ok().map(|b| b.into_iter().fold(0.0, f64::max)),
             })
         })
         .collect();
@@ -85,11 +87,19 @@ fn listing_text(trace: &Trace) -> String {
     for name in trace.tensor_names() {
         let shape = trace.shape(name).unwrap_or(&[]);
         let dims: Vec<String> = shape.iter().map(usize::to_string).collect();
-        let encoding = trace
-            .encoding(name)
-            .map(|e| e.to_string())
-            .unwrap_or_default();
-        out += &format!("{name:width$}  {:<14} {encoding}\n", dims.join("×"));
+        let stored = match (trace.encoding(name), trace.derivation(name)) {
+            (Some(encoding), _) => encoding.to_string(),
+            (None, Some(derive)) => format!("= {}({})", derive.op.as_str(), derive.from.join(", ")),
+            (None, None) => String::new(),
+        };
+        let bound = match trace.bound(name) {
+            Ok(b) => match b.into_iter().fold(0.0, f64::max) {
+                0.0 => "exact".to_string(),
+                worst => format!("± {worst:.2e}"),
+            },
+            Err(_) => String::new(),
+        };
+        out += &format!("{name:width$}  {:<14} {bound:<11} {stored}\n", dims.join("×"));
     }
     out
 }

@@ -150,7 +150,7 @@ test('reduced motion turns off the bar transitions', async () => {
 test('without JavaScript the page shows the static figures and no controls', async () => {
   const { page, context, problems } = await open(browser, site.dir, 'controls.html', { javaScriptEnabled: false });
   assert.equal(await page.locator('.tb-controls').count(), 0);
-  assert.equal(await page.locator('figure svg').count(), 7);
+  assert.equal(await page.locator('figure svg').count(), 8);
   const got = await bars(page, 2);
   assert.equal(got.length, 10);
   const want = rust['1,0,off'];
@@ -189,6 +189,14 @@ test('a top-k beyond the stored candidates says so, with the mass outside them',
     `tokens hold ${pct(1 - want.mass)}. `);
   assert.ok(await limit.isVisible());
   assert.ok((await page.locator('#figure-2 [aria-live="polite"]').textContent()).startsWith(said));
+  // Once the reader leaves the box, it shows the top-k that acts; the note stays.
+  const box = page.locator('#figure-2 input[type="number"]');
+  await box.blur();
+  assert.equal(await box.inputValue(), '256');
+  assert.equal(await limit.textContent(), said);
+  await typeTopK(page, 2, -5);
+  await box.blur();
+  assert.equal(await box.inputValue(), '0', 'a negative top-k is off');
   await typeTopK(page, 2, 256);
   assert.equal(await limit.textContent(), '');
   assert.deepEqual(problems, []);

@@ -313,3 +313,40 @@ test('with offer = "page" one button under the title redraws the page\'s figures
   assert.deepEqual(problems, []);
   await context.close();
 });
+
+test('the box starts empty, with the author\'s prompt as its example, and Run traces that', async () => {
+  const { page, context, problems } = await open();
+  const built = await svgs(page);
+  await page.locator('figure .tb-try').first().click();
+  const input = page.locator('.tb-live-input').first();
+  assert.equal(await input.inputValue(), '');
+  assert.equal(await input.getAttribute('placeholder'), 'The robots will bring');
+  await page.locator('.tb-live-run').first().click();
+  await page.waitForSelector('.tb-live-caption', { timeout: 60000 });
+  const redrawn = await svgs(page);
+  for (const id of Object.keys(built)) {
+    assert.ok(sameDrawing(redrawn[id] || '', built[id] || ''), `figure ${id} redraws the author's prompt`);
+  }
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('a redrawn figure\'s caption describes the reader\'s prompt, and its position follows', async () => {
+  const { page, context, problems } = await open();
+  const steps = page.locator('figure.tb-figure-attention-steps');
+  assert.equal(await steps.locator('.tb-figure-caption').textContent(), 'Attention for the query " will".');
+  await tryPrompt(page, 'A small dog ran across the');
+  assert.equal(await page.locator('.tb-live-error').first().textContent(), '');
+  // token = 2 of 4 is the second from the end: in the reader's prompt, " across".
+  const label = await steps.locator('.tb-figure-art').getAttribute('aria-label');
+  assert.match(label, /for the query " across"/, label);
+  assert.equal(await steps.locator('.tb-figure-caption').isHidden(), true, 'the author\'s caption is set aside');
+  const caption = await steps.locator('.tb-live-caption').textContent();
+  assert.ok(caption.includes(label), `the caption says what the figure shows now: ${caption}`);
+  assert.ok(!caption.includes('" will"'), caption);
+  await page.locator('.tb-live-back').first().click();
+  assert.equal(await steps.locator('.tb-figure-caption').isVisible(), true);
+  assert.equal(await steps.locator('.tb-live-caption').count(), 0);
+  assert.deepEqual(problems, []);
+  await context.close();
+});

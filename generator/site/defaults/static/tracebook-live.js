@@ -204,8 +204,8 @@
     // The author's caption describes the author's prompt: while the figure shows the reader's,
     // its own description (drawn from the figure's data) stands in for it.
     var note = $(figure, '.tb-live-caption') || el('span', 'tb-live-caption');
-    note.textContent = fill(words.caption, { model: manifest.model_id, precision: manifest.precision }) +
-      ': ' + drawn.alt + ' ';
+    var said = fill(words.caption, { model: manifest.model_id, precision: manifest.precision });
+    note.textContent = said.replace(/\.$/, '') + ': ' + drawn.alt + ' ';
     var own = $(figure, '.tb-figure-caption');
     if (own) own.hidden = true;
     $(figure, 'figcaption').prepend(note);

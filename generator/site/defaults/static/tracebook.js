@@ -189,6 +189,12 @@
       var kl = el('label', 'tb-control');
       kl.append(el('span', null, 'top-k '), k,
         el('span', 'tb-hint', ' 0 = off, at most ' + d.H.length + ' (the candidates stored)'));
+      // Once the reader is done typing, the box shows the top-k that acts (a negative one
+      // is off, 0; a larger one is the stored head) while the note says why.
+      k.addEventListener('change', function () {
+        var acting = Math.min(d.H.length, Math.max(0, Math.floor(+k.value) || 0));
+        if (k.value !== String(acting)) k.value = acting;
+      });
       kn = el('p', 'tb-hint tb-limit');
       kn.setAttribute('data-tb-limit', '');
       p = slider('top-p', d.tops.length, start.p < 0 ? d.tops.length : start.p, function (i) {

@@ -99,7 +99,10 @@ fn listing_text(trace: &Trace) -> String {
             },
             Err(_) => String::new(),
         };
-        out += &format!("{name:width$}  {:<14} {bound:<11} {stored}\n", dims.join("×"));
+        out += &format!(
+            "{name:width$}  {:<14} {bound:<11} {stored}\n",
+            dims.join("×")
+        );
     }
     out
 }

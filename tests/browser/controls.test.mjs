@@ -150,7 +150,7 @@ test('reduced motion turns off the bar transitions', async () => {
 test('without JavaScript the page shows the static figures and no controls', async () => {
   const { page, context, problems } = await open(browser, site.dir, 'controls.html', { javaScriptEnabled: false });
   assert.equal(await page.locator('.tb-controls').count(), 0);
-  assert.equal(await page.locator('figure svg').count(), 8);
+  assert.equal(await page.locator('figure svg').count(), 7);
   const got = await bars(page, 2);
   assert.equal(got.length, 10);
   const want = rust['1,0,off'];

@@ -332,7 +332,7 @@ test('the box starts empty, with the author\'s prompt as its example, and Run tr
 });
 
 test('a redrawn figure\'s caption describes the reader\'s prompt, and its position follows', async () => {
-  const { page, context, problems } = await open();
+  const { page, context, problems } = await open('steps.html');
   const steps = page.locator('figure.tb-figure-attention-steps');
   assert.equal(await steps.locator('.tb-figure-caption').textContent(), 'Attention for the query " will".');
   await tryPrompt(page, 'A small dog ran across the');

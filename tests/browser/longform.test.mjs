@@ -88,7 +88,7 @@ test('print.html prints the series, each article on a new page, without the side
   const articles = await page.$$eval('.tb-print-article', (els) => els.map((e) => ({
     id: e.id, breakBefore: getComputedStyle(e).breakBefore,
   })));
-  assert.deepEqual(articles.map((a) => a.id), ['controls', 'notes']);
+  assert.deepEqual(articles.map((a) => a.id), ['controls', 'steps', 'notes']);
   assert.ok(articles.every((a) => a.breakBefore === 'page'), JSON.stringify(articles));
   assert.ok(!(await visible(page, '.tb-sidebar')), 'no sidebar in print');
   assert.equal(await page.locator('.tb-controls:visible').count(), 0, 'no controls in print');

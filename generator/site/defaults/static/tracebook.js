@@ -189,11 +189,10 @@
       var kl = el('label', 'tb-control');
       kl.append(el('span', null, 'top-k '), k,
         el('span', 'tb-hint', ' 0 = off, at most ' + d.H.length + ' (the candidates stored)'));
-      // Once the reader is done typing, the box shows the top-k that acts (a negative one
-      // is off, 0; a larger one is the stored head) while the note says why.
-      k.addEventListener('change', function () {
-        var acting = Math.min(d.H.length, Math.max(0, Math.floor(+k.value) || 0));
-        if (k.value !== String(acting)) k.value = acting;
+      // Typed, the box shows the top-k that acts (the note says why); drawn already.
+      k.addEventListener('change', function (e) {
+        e.stopPropagation();
+        k.value = Math.min(d.H.length, Math.max(0, Math.floor(+k.value) || 0));
       });
       kn = el('p', 'tb-hint tb-limit');
       kn.setAttribute('data-tb-limit', '');
@@ -271,47 +270,36 @@
         else g.setAttribute('display', 'none');
       });
     }
-    // Panels not in the page (more than it carries) come from d.panels (a redrawn figure)
-    // or the script d.src beside the page, loaded once, on the first pick.
-    function deferred(key) {
-      if (!d.src && !d.panels) return;
-      var home = svg.querySelector('[data-tb-panel]').parentNode;
+    // Panels the page does not carry: d.panels (a redrawn figure) or the script d.src.
+    function deferred() {
+      var home = $(svg, '[data-tb-panel]').parentNode;
       function place(panels) {
         d.panels = panels;
-        Object.keys(panels).forEach(function (k) {
-          if (!svg.querySelector('[data-tb-panel="' + k + '"]')) home.insertAdjacentHTML('beforeend', panels[k]);
-        });
+        for (var k in panels) if (!$(svg, '[data-tb-panel="' + k + '"]')) home.insertAdjacentHTML('beforeend', panels[k]);
         show(values.map(function (v) { return v.value; }).join(' '));
       }
-      if (d.panels) return place(d.panels);
-      loadPanels(d.src).then(place);
-      d.src = null;
+      if (d.panels) place(d.panels);
+      else if (d.src) { loadPanels(d.src).then(place); d.src = null; }
     }
     return {
       state: state,
       update: function () {
         var key = values.map(function (v) { return v.value; }).join(' ');
-        if (!svg.querySelector('[data-tb-panel="' + key + '"]')) deferred(key);
+        if (!$(svg, '[data-tb-panel="' + key + '"]')) deferred();
         show(key);
         return state();
       }
     };
   }
 
-  // A figure's deferred panels: figures/PAGE.figure-N.panels.js calls tracebookPanels(name,
-  // panels). A script element, not fetch, so that it loads from file:// too.
+  // PAGE.figure-N.panels.js calls tracebookPanels(name, panels): a script loads from file:// too.
   var panelFiles = {};
-  window.tracebookPanels = function (name, panels) {
-    if (panelFiles[name]) panelFiles[name].resolve(panels);
-  };
+  window.tracebookPanels = function (name, panels) { panelFiles[name].resolve(panels); };
   function loadPanels(src) {
     if (!panelFiles[src]) {
-      var wait = {};
-      wait.promise = new Promise(function (resolve) { wait.resolve = resolve; });
-      panelFiles[src] = wait;
-      var script = document.createElement('script');
-      script.src = src;
-      document.head.append(script);
+      var w = panelFiles[src] = {};
+      w.promise = new Promise(function (ok) { w.resolve = ok; });
+      document.head.append(Object.assign(document.createElement('script'), { src: src }));
     }
     return panelFiles[src].promise;
   }

@@ -137,14 +137,23 @@ impl Session {
         figures
             .iter()
             .map(|figure| {
-                let options = table(&figure.options)?;
+                let mut options = table(&figure.options)?;
                 let shared = figure.scale.as_ref().map(|s| &unions[s.name.as_str()]);
-                Ok(match shared {
+                let draw = |options: &toml::Table| match shared {
                     Some(shared) => {
-                        tracebook_figures::render_shared(&figure.kind, &options, self, shared)?
+                        tracebook_figures::render_shared(&figure.kind, options, self, shared)
                     }
-                    None => tracebook_figures::render(&figure.kind, &options, self)?,
-                })
+                    None => tracebook_figures::render(&figure.kind, options, self),
+                };
+                match draw(&options) {
+                    // A word of the author's prompt that the reader's does not have: the
+                    // figure's own choice of word in the reader's prompt instead.
+                    Err(e) if e.key.as_deref() == Some("word") && options.contains_key("word") => {
+                        options.remove("word");
+                        Ok(draw(&options)?)
+                    }
+                    drawn => Ok(drawn?),
+                }
             })
             .collect()
     }

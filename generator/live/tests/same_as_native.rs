@@ -239,3 +239,29 @@ fn a_bare_traced_forward_records_what_the_tracer_records() {
     assert!(session.forward(&[50257]).is_err());
     assert!(session.forward(&[1; 1025]).is_err());
 }
+
+#[test]
+fn a_word_the_readers_prompt_lacks_gives_way_to_a_word_it_has() {
+    let dir = tiny();
+    let mut session = live(dir.path());
+    session
+        .trace(NAME, &prompt("The robots will bring unbelievable boxes", 0))
+        .unwrap();
+    let figure = |word: &str| tracebook_figures::PageFigure {
+        id: "figure-1".into(),
+        kind: "bpe".into(),
+        options: format!("prompt = \"{NAME}\"\nword = \"{word}\"\n"),
+        prompt: NAME.into(),
+        scale: None,
+    };
+    // The author's word, where the reader's prompt has it, is kept.
+    let drawn = session.draw_page(&[figure("robots")]).remove(0).unwrap();
+    assert!(drawn.alt.contains("robots"), "{}", drawn.alt);
+    // A word it lacks: the figure's own choice, the word cut into the most tokens.
+    let drawn = session
+        .draw_page(&[figure("photosynthesis")])
+        .remove(0)
+        .unwrap();
+    assert!(!drawn.alt.contains("photosynthesis"), "{}", drawn.alt);
+    assert!(drawn.alt.contains("unbelievable"), "{}", drawn.alt);
+}

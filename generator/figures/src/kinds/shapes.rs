@@ -354,11 +354,26 @@ fn draw(steps: &[Step], sizes: &Sizes, layer: Layer) -> (Vec<Element>, f64) {
 }
 
 /// A trace name without its `blocks.N.` prefix (the title says which layer).
+/// What an array is called under it: a reader's words for a trace tensor (its name stays the
+/// trace's, for the check against the trace), the figure's own name for the others.
 fn short_name(name: &str) -> String {
-    match name.strip_prefix("blocks.") {
-        Some(rest) => rest.split_once('.').map_or(rest, |(_, n)| n).to_string(),
-        None => name.to_string(),
+    let hook = match name.strip_prefix("blocks.") {
+        Some(rest) => rest.split_once('.').map_or(rest, |(_, n)| n),
+        None => return name.to_string(),
+    };
+    match hook {
+        "ln1.normalized" | "ln2.normalized" => "x after LayerNorm",
+        "attn.q" => "q, per head",
+        "attn.pattern" => "weights",
+        "attn.v" => "v, per head",
+        "attn.z" => "z, per head",
+        "attn_out" => "attention's output",
+        "mlp.pre" => "before GELU",
+        "mlp.post" => "after GELU",
+        "mlp_out" => "MLP's output",
+        other => other,
     }
+    .to_string()
 }
 
 fn describe(steps: &[Step], sizes: &Sizes) -> String {

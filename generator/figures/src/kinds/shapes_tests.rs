@@ -33,7 +33,14 @@ fn every_array_has_its_symbols_and_this_models_sizes() {
     assert!(pairs.contains(&("d×4d", "8×32")), "{pairs:?}");
     assert!(pairs.contains(&("4d×d", "32×8")), "{pairs:?}");
     let names = groups_texts(&figure.svg, "tbf-s tbf-dim").concat();
-    assert!(names.contains(&"attn.pattern".to_string()), "{names:?}");
+    // Named in words, not by the trace's tensor names.
+    assert!(names.contains(&"weights".to_string()), "{names:?}");
+    assert!(
+        !names
+            .iter()
+            .any(|n| n.contains("attn.") || n.contains("mlp.")),
+        "{names:?}"
+    );
     assert!(
         figure.alt.contains("T×d (4×8) × d×3d (8×24) = T×3d (4×24)"),
         "{}",

@@ -208,16 +208,17 @@ fn render(
                     .push((js, format!("tracebookPanels({name},{panels});\n")));
             }
             let anchor = id.unwrap_or_else(|| format!("figure-{}", stats.count));
-            let try_button = stats.live.as_mut().is_some_and(|live| {
-                let page_figure = PageFigure {
-                    id: anchor.clone(),
-                    kind: kind.to_string(),
-                    options: block.body.clone(),
-                    prompt: String::new(),
-                    scale: shared.cloned(),
-                };
-                live.offer(page_figure, &asked) && live.per_figure
-            });
+            let try_button = follows_the_prompt(kind, figure.source)
+                && stats.live.as_mut().is_some_and(|live| {
+                    let page_figure = PageFigure {
+                        id: anchor.clone(),
+                        kind: kind.to_string(),
+                        options: block.body.clone(),
+                        prompt: String::new(),
+                        scale: shared.cloned(),
+                    };
+                    live.offer(page_figure, &asked) && live.per_figure
+                });
             let placed = FigureContext {
                 kind: kind.to_string(),
                 number: stats.count,
@@ -252,6 +253,13 @@ fn render(
             ))
         }
     }
+}
+
+/// Whether a figure changes with the prompt, so that a reader's own prompt may redraw it:
+/// only one drawn from what the model did on the prompt, not one of the model's sizes, of a
+/// formula, or of the training log (which a trace carries, the same for every prompt).
+fn follows_the_prompt(kind: &str, source: tracebook_figures::Source) -> bool {
+    source == tracebook_figures::Source::Traced && kind != "training"
 }
 
 fn fail(problems: &mut Vec<Problem>, problem: Problem) -> Option<String> {
@@ -434,4 +442,19 @@ fn text_lines(text: &str, width: usize) -> Vec<String> {
         }
     }
     lines
+}
+
+#[cfg(test)]
+mod offer_tests {
+    use super::follows_the_prompt;
+    use tracebook_figures::Source;
+
+    #[test]
+    fn only_figures_of_the_prompt_offer_the_readers_own() {
+        assert!(follows_the_prompt("attention", Source::Traced));
+        assert!(follows_the_prompt("loss", Source::Traced));
+        assert!(!follows_the_prompt("training", Source::Traced));
+        assert!(!follows_the_prompt("architecture", Source::Config));
+        assert!(!follows_the_prompt("sinusoidal", Source::Computed));
+    }
 }

@@ -18,11 +18,10 @@
 
 #[path = "support/cli.rs"]
 mod cli;
-/// The site crate's plausible traces (random where weights would be needed, derived where a
-/// real trace derives), for the fixture sites, which have no traces of their own.
-#[allow(dead_code)]
-#[path = "../generator/site/tests/support/traces.rs"]
-mod traces;
+/// The site crate's fixture harness: a copy of a fixture site with plausible traces (random
+/// where weights would be needed, derived where a real trace derives).
+#[path = "../generator/site/tests/support/mod.rs"]
+mod support;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -174,24 +173,14 @@ fn check_figure(kind: &str, svg: &str, place: &str, report: &mut Report) {
             }
         }
         "next-token" => {
-            let shown: Vec<Printed> = texts
-                .iter()
-                .filter(|t| attr(t, "data-tb-pct").is_some())
-                .filter_map(|t| printed(&t.text))
-                .collect();
+            let shown = tagged(&texts, "data-tb-pct");
             let rest = texts
                 .iter()
                 .filter(|t| attr(t, "data-tb-note").is_some())
                 .find_map(|t| t.text.split("share ").nth(1).and_then(printed));
             if let Some(rest) = rest {
-                total_is(
-                    &shown,
-                    rest,
-                    1.0,
-                    "the candidates and the rest make 100%",
-                    place,
-                    report,
-                );
+                let what = "the candidates and the rest make 100%";
+                total_is(&shown, rest, what, place, report);
             }
         }
         "temperature" => {
@@ -204,22 +193,13 @@ fn check_figure(kind: &str, svg: &str, place: &str, report: &mut Report) {
                 } else if attr(t, "data-tb-rest").is_some() {
                     if let Some(rest) = t.text.strip_prefix("others ").and_then(printed) {
                         let what = "a temperature's column makes 100%";
-                        total_is(&column, rest, 1.0, what, place, report);
+                        total_is(&column, rest, what, place, report);
                     }
                 }
             }
         }
         "sampling" => {
-            let p: Vec<Printed> = texts
-                .iter()
-                .filter(|t| attr(t, "data-tb-p").is_some())
-                .filter_map(|t| printed(&t.text))
-                .collect();
-            let cum: Vec<Printed> = texts
-                .iter()
-                .filter(|t| attr(t, "data-tb-cum").is_some())
-                .filter_map(|t| printed(&t.text))
-                .collect();
+            let (p, cum) = (tagged(&texts, "data-tb-p"), tagged(&texts, "data-tb-cum"));
             for (r, total) in cum.iter().enumerate() {
                 let sum: f64 = p[..=r].iter().map(|x| x.value).sum();
                 let tolerance: f64 =
@@ -233,18 +213,26 @@ fn check_figure(kind: &str, svg: &str, place: &str, report: &mut Report) {
     }
 }
 
-/// `terms` and `rest` add up to `total` (100%).
+/// `terms` and `rest` add up to 100%.
 fn total_is(
     terms: &[Printed],
     rest: Printed,
-    total: f64,
     what: &'static str,
     place: &str,
     report: &mut Report,
 ) {
     let sum: f64 = terms.iter().map(|p| p.value).sum::<f64>() + rest.value;
     let tolerance: f64 = terms.iter().map(|p| p.half_unit).sum::<f64>() + rest.half_unit;
-    report.near(what, place, total, sum, tolerance);
+    report.near(what, place, 1.0, sum, tolerance);
+}
+
+/// The numbers of the texts that carry the attribute `name`, in order.
+fn tagged(texts: &[Text], name: &str) -> Vec<Printed> {
+    texts
+        .iter()
+        .filter(|t| attr(t, name).is_some())
+        .filter_map(|t| printed(&t.text))
+        .collect()
 }
 
 /// The logits figure: each probability is exp(logit − m) with the printed m, and the gap
@@ -627,48 +615,12 @@ fn every_relation_the_example_site_prints_holds_at_the_printed_precision() {
     );
 }
 
-/// A copy of the fixture site `from`, with a plausible trace for every prompt it names.
-fn fixture_site(from: &Path) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    for entry in walkdir::WalkDir::new(from) {
-        let entry = entry.unwrap();
-        let target = dir.path().join(entry.path().strip_prefix(from).unwrap());
-        if entry.file_type().is_dir() {
-            std::fs::create_dir_all(&target).unwrap();
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
-    let site = tracebook_site::collect_prompts(dir.path()).unwrap();
-    let tokenizer = tracebook_tokenizer::Tokenizer::builtin_gpt2().unwrap();
-    std::fs::create_dir_all(dir.path().join("traces")).unwrap();
-    for prompt in &site.prompts {
-        let model = prompt
-            .spec
-            .model
-            .clone()
-            .unwrap_or(site.config.model.id.clone());
-        let name = prompt.name.as_str();
-        let trace =
-            traces::plausible_trace(&tokenizer, name, &prompt.spec, &model, &site.config.trace);
-        trace.write(&dir.path().join(prompt.trace_file())).unwrap();
-    }
-    dir
-}
-
 #[test]
 fn every_relation_the_valid_fixture_sites_print_holds_at_the_printed_precision() {
-    let sites = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/sites/valid");
     let mut report = Report::default();
-    let mut names: Vec<PathBuf> = std::fs::read_dir(&sites)
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .collect();
-    names.sort();
-    for site in names {
-        let copy = fixture_site(&site);
-        check_site(copy.path(), &mut report);
+    for fixture in support::fixtures("valid") {
+        let site = support::TempSite::new(&fixture);
+        check_site(site.root(), &mut report);
     }
     eprintln!(
         "{} relations checked on the fixture sites: {:?}",

@@ -51,8 +51,9 @@ impl Session {
     }
 
     /// Trace `prompt` under the name `name` (the site's prompt it stands in for, so the page's
-    /// figure blocks draw it unchanged), replacing an earlier trace of that name. A prompt of
-    /// only whitespace is refused here; the tracer refuses empty and too long ones.
+    /// figure blocks draw it unchanged), replacing an earlier trace of that name. An empty
+    /// or blank prompt is refused here, one too long for the model by the tracer; both in
+    /// words for the reader who typed it.
     pub fn trace(&mut self, name: &str, prompt: &PromptSpec) -> Result<&Trace, LiveError> {
         // Messages for the reader, who typed the text: not the author's wording about
         // prompts, names and the `generate` option.
@@ -60,25 +61,6 @@ impl Session {
             return Err(LiveError::Prompt(
                 "Type a few words in the box first, for example \"The robots will bring\".".into(),
             ));
-        }
-        let tokens = self
-            .model
-            .tokenizer
-            .encode_as(&prompt.text, prompt.options.special_tokens)
-            .map_err(ModelError::from)?
-            .len();
-        let (limit, more) = (self.model.config.n_positions, prompt.options.generate);
-        if tokens + more > limit {
-            let room = limit.saturating_sub(more);
-            let continued = if more > 0 {
-                format!(" (the figures continue your text by {more} more)")
-            } else {
-                String::new()
-            };
-            return Err(LiveError::Prompt(format!(
-                "Your text is {tokens} tokens long, and this model reads at most {room} tokens \
-                 here{continued}: try a shorter text."
-            )));
         }
         prompt
             .options
@@ -93,7 +75,15 @@ impl Session {
             prompt,
             options: self.options.clone(),
         };
-        let traced = trace(&self.model, &request)?;
+        let traced = trace(&self.model, &request).map_err(|e| match e {
+            ModelError::TooLong {
+                tokens,
+                generate,
+                limit,
+                ..
+            } => LiveError::Prompt(too_long(tokens, generate, limit)),
+            other => other.into(),
+        })?;
         self.traces.insert(name.to_string(), traced);
         Ok(&self.traces[name])
     }
@@ -194,6 +184,20 @@ impl Session {
 
 /// A figure block's TOML body as options, without the `id` that only names it for
 /// cross-references (the site sets it aside too).
+/// The tracer's "too long", said to the reader who typed the text.
+fn too_long(tokens: usize, generate: usize, limit: usize) -> String {
+    let room = limit.saturating_sub(generate);
+    let continued = if generate > 0 {
+        format!(" (the figures continue your text by {generate} more)")
+    } else {
+        String::new()
+    };
+    format!(
+        "Your text is {tokens} tokens long, and this model reads at most {room} tokens \
+         here{continued}: try a shorter text."
+    )
+}
+
 fn table(options_toml: &str) -> Result<toml::Table, LiveError> {
     let mut options: toml::Table =
         toml::from_str(options_toml).map_err(|e| LiveError::Options {

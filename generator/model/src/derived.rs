@@ -142,22 +142,24 @@ fn logit_lens(model: &Gpt2, rec: &TensorRecorder, last: Last, out: &mut Derived)
         vec![layers, t, k],
         ids.iter().map(|&i| i as f32).collect(),
     );
-    out.push("logit_lens.topk_logits", vec![layers, t, k], logits);
-    out.push("logit_lens.lse", vec![layers, t], lses);
-    let probs = out.tensors[out.tensors.len() - 2..]
-        .iter()
-        .map(|(r, _)| r.data.as_slice())
-        .collect::<Vec<_>>();
-    let data = probs[0]
+    // The values the model computed; the trace keeps their derivation from the two below.
+    let probs = logits
         .chunks(k.max(1))
-        .zip(probs[1])
+        .zip(&lses)
         .flat_map(|(row, &lse)| row.iter().map(move |&l| (l - lse).exp()))
         .collect();
+    out.push("logit_lens.topk_logits", vec![layers, t, k], logits);
+    out.push("logit_lens.lse", vec![layers, t], lses);
     let how = Derivation::new(
         DeriveOp::ExpDiff,
         &["logit_lens.topk_logits", "logit_lens.lse"],
     );
-    out.push_as("logit_lens.topk_probs", vec![layers, t, k], data, Some(how));
+    out.push_as(
+        "logit_lens.topk_probs",
+        vec![layers, t, k],
+        probs,
+        Some(how),
+    );
     Ok(())
 }
 

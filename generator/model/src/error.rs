@@ -27,6 +27,20 @@ pub enum ModelError {
     Source(String),
     #[error("{0}")]
     Prompt(String),
+    /// A prompt whose tokens and the ones it asks to generate do not fit the model's context.
+    #[error(
+        "{name} needs {} positions ({tokens} tokens + {generate} to generate), but model {model} has a context of {limit}\n  \
+         hint: shorten the prompt or generate fewer tokens",
+        .tokens + .generate
+    )]
+    TooLong {
+        /// "prompt \"robots\"", or "the prompt" for an ad-hoc one.
+        name: String,
+        model: String,
+        tokens: usize,
+        generate: usize,
+        limit: usize,
+    },
     #[error(transparent)]
     Tokenizer(#[from] tracebook_tokenizer::TokenizerError),
     #[error(transparent)]

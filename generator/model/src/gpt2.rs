@@ -139,15 +139,15 @@ impl Attention {
                 .contiguous()?)
         };
         let (q, k, v) = (heads(0)?, heads(1)?, heads(2)?);
-        rec.record(&format!("{b}.attn.q"), &q)?;
-        rec.record(&format!("{b}.attn.k"), &k)?;
-        rec.record(&format!("{b}.attn.v"), &v)?;
-        let scores = (q.matmul(&k.t()?)? * self.scale)?;
         let (qn, kn, vn) = (
             format!("{b}.attn.q"),
             format!("{b}.attn.k"),
             format!("{b}.attn.v"),
         );
+        rec.record(&qn, &q)?;
+        rec.record(&kn, &k)?;
+        rec.record(&vn, &v)?;
+        let scores = (q.matmul(&k.t()?)? * self.scale)?;
         let (sn, pn) = (format!("{b}.attn.scores"), format!("{b}.attn.pattern"));
         let dot = Derivation::new(DeriveOp::Dot, &[&qn, &kn]).with_scale(self.scale as f32);
         rec.derived(&sn, &scores, dot)?;

@@ -120,16 +120,15 @@ fn tokenize(model: &Model, request: &TraceRequest) -> Result<Vec<Token>> {
     let tokens = model
         .tokenizer
         .encode_as(&request.prompt.text, request.prompt.options.special_tokens)?;
-    let limit = model.config.n_positions;
-    let needed = tokens.len() + request.prompt.options.generate;
-    if needed > limit {
-        return Err(ModelError::Prompt(format!(
-            "{name} needs {needed} positions ({} tokens + {} to generate), but model {} has a context of {limit}\n  \
-             hint: shorten the prompt or generate fewer tokens",
-            tokens.len(),
-            request.prompt.options.generate,
-            model.files.id
-        )));
+    let (limit, generate) = (model.config.n_positions, request.prompt.options.generate);
+    if tokens.len() + generate > limit {
+        return Err(ModelError::TooLong {
+            name,
+            model: model.files.id.clone(),
+            tokens: tokens.len(),
+            generate,
+            limit,
+        });
     }
     Ok(tokens)
 }

@@ -227,18 +227,21 @@ impl Trace {
 
     /// The tensor's decoded values.
     pub fn tensor(&self, name: &str) -> Result<Tensor, TraceError> {
-        let stored = self
-            .tensors
+        Ok(Tensor {
+            shape: self.stored(name)?.shape.clone(),
+            data: self.values(name, 0, 0)?,
+        })
+    }
+
+    /// The tensor called `name`, or an error that suggests the closest name.
+    fn stored(&self, name: &str) -> Result<&Stored, TraceError> {
+        self.tensors
             .get(name)
             .ok_or_else(|| TraceError::UnknownTensor {
                 origin: self.origin.clone(),
                 name: name.to_string(),
                 suggestion: suggest::closest(name, self.tensor_names()).map(str::to_string),
-            })?;
-        Ok(Tensor {
-            shape: stored.shape.clone(),
-            data: self.values(name, 0, 0)?,
-        })
+            })
     }
 
     /// The decoded values of a tensor known to exist, `depth` levels down a chain of
@@ -321,7 +324,7 @@ impl Trace {
     /// tensor's encoding bound where it is stored, propagated from its bases where it is
     /// derived (`codec::bound`, and the table in `docs/trace-format.md`).
     pub fn bound(&self, name: &str) -> Result<Vec<f64>, TraceError> {
-        self.tensor(name)?;
+        self.stored(name)?;
         Ok(self.bounded(name, 0)?.1)
     }
 
@@ -339,10 +342,8 @@ impl Trace {
                 let k = top.shape.last().copied().unwrap_or(1).max(1);
                 let row_max: Vec<f32> = top.data.chunks(k).map(|r| r[0]).collect();
                 let precision = self.meta.options.precision;
-                return Ok((
-                    values.clone(),
-                    bound::loss(precision, &values, &lse, &row_max),
-                ));
+                let bound = bound::loss(precision, &values, &lse, &row_max);
+                return Ok((values, bound));
             }
             Body::Encoded(e) => {
                 let own = bound::stored(e.encoding, &stored.shape, &values);
@@ -354,7 +355,7 @@ impl Trace {
                     .map(|o| Ok(self.bounded(o, depth + 1)?.1))
                     .collect::<Result<Vec<_>, TraceError>>()?;
                 let others: Vec<&[f64]> = others.iter().map(Vec::as_slice).collect();
-                return Ok((values.clone(), bound::absorbed(&own, &others)));
+                return Ok((values, bound::absorbed(&own, &others)));
             }
             Body::Derived { derive, .. } => derive,
         };

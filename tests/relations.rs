@@ -238,9 +238,16 @@ fn tagged(texts: &[Text], name: &str) -> Vec<Printed> {
 /// The logits figure: each probability is exp(logit − m) with the printed m, and the gap
 /// between the top two is e^gap in probability.
 fn check_logits(texts: &[Text], place: &str, report: &mut Report) {
-    let m = texts
+    // The notes may be wrapped over several lines: they are read as one text.
+    let joined = texts
         .iter()
-        .find_map(|t| t.text.split(" logits = ").nth(1).and_then(printed));
+        .map(|t| t.text.as_str())
+        .collect::<Vec<_>>()
+        .join(" ");
+    let m = joined
+        .split(" logits = ")
+        .nth(1)
+        .and_then(|rest| printed(rest.split_whitespace().next()?));
     // In document order: the logits column, the probabilities column, then the axis ticks.
     let numbers: Vec<(Printed, bool)> = texts
         .iter()
@@ -260,12 +267,12 @@ fn check_logits(texts: &[Text], place: &str, report: &mut Report) {
             report.near("p = exp(logit − m)", place, expected, p.value, tolerance);
         }
     }
-    let gap = texts.iter().find_map(|t| {
-        let rest = t.text.strip_prefix("top two: a gap of ")?;
+    let gap = (|| {
+        let rest = joined.split_once("top two: a gap of ")?.1;
         let (gap, rest) = rest.split_once(" in logit is e^")?;
-        let ratio = rest.split(" = ").nth(1)?.split('×').next()?;
+        let ratio = rest.split_once(" = ")?.1.split('×').next()?;
         Some((printed(gap)?, printed(ratio)?))
-    });
+    })();
     if let (Some((gap, ratio)), [a, b, ..]) = (gap, logits.as_slice()) {
         let tolerance = a.half_unit + b.half_unit + gap.half_unit;
         report.near(

@@ -4,7 +4,7 @@
 use crate::draw::{line, text};
 use crate::format::signed;
 use crate::heatmap::token_key;
-use crate::svg::{number, Element};
+use crate::svg::{number, text_width, Element, Font, WIDE_FONT};
 use crate::token_text::Shown;
 
 /// A linear map from data values `lo..hi` to drawing coordinates `start..end`.
@@ -133,6 +133,16 @@ pub struct Bar {
     pub value: f64,
     pub text: String,
     pub strong: bool,
+}
+
+/// The longest bar a column of `bars` from `x` may draw so that every bar's number, written
+/// after it, ends by `right`, in a wide system font too.
+pub fn bar_room(bars: &[Bar], x: f64, right: f64) -> f64 {
+    let widest = bars
+        .iter()
+        .map(|b| text_width(&b.text, Font::Sans, 12.0) * WIDE_FONT)
+        .fold(0.0, f64::max);
+    (right - x - 4.0 - widest).max(20.0)
 }
 
 /// Bars from `x`, `room` long at `full`, one per row `pitch` apart from `top`, each

@@ -1,7 +1,7 @@
 //! Small drawing helpers shared by the figure kinds: positioned text, notes, lines,
 //! rectangles, and paths of cells coloured by ramp bin.
 
-use crate::svg::{number, Element, Ramp};
+use crate::svg::{number, text_width, wrap, Element, Font, Ramp, WIDE_FONT};
 use std::collections::BTreeMap;
 
 /// An empty `<text>` at `(x, y)`.
@@ -12,6 +12,51 @@ pub fn text(x: f64, y: f64) -> Element {
 /// A muted line of small text at `(x, y)`.
 pub fn note(content: impl Into<String>, x: f64, y: f64) -> Element {
     text(x, y).class("tbf-s tbf-dim").text(content)
+}
+
+/// A note that may be too long for one line: from `x` if it fits in one line between there
+/// and `right`, else from the left edge, broken into lines `pitch` apart. The first
+/// baseline is `y`; returns the note (one `<text>`, a `<tspan>` a line, so that its text is
+/// the whole sentence) and the last baseline.
+pub fn wrapped_note(content: &str, x: f64, y: f64, right: f64, pitch: f64) -> (Vec<Element>, f64) {
+    let one_line = text_width(content, Font::Sans, 12.0) * WIDE_FONT <= right - x;
+    let x = if one_line { x } else { 0.0 };
+    let lines = wrap(content, (right - x) / WIDE_FONT, Font::Sans, 12.0);
+    if lines.len() < 2 {
+        return (vec![note(content.trim(), x, y)], y);
+    }
+    let mut text = note(String::new(), x, y);
+    let last = lines.len() - 1;
+    for (i, line) in lines.into_iter().enumerate() {
+        // The space between two lines' words ends the first, so the text reads as one.
+        let words = if i < last { format!("{line} ") } else { line };
+        let dy = if i == 0 { 0.0 } else { pitch };
+        text.push(
+            Element::new("tspan")
+                .attr("x", x)
+                .attr("dy", dy)
+                .text(words),
+        );
+    }
+    (vec![text], y + last as f64 * pitch)
+}
+
+/// [`wrapped_note`] for each of `paragraphs`, one under another; returns the lines and the
+/// last baseline (`y - pitch` when there are none).
+pub fn wrapped_notes(
+    paragraphs: &[String],
+    x: f64,
+    y: f64,
+    right: f64,
+    pitch: f64,
+) -> (Vec<Element>, f64) {
+    let (mut out, mut last) = (Vec::new(), y - pitch);
+    for paragraph in paragraphs {
+        let (lines, end) = wrapped_note(paragraph, x, last + pitch, right, pitch);
+        out.extend(lines);
+        last = end;
+    }
+    (out, last)
 }
 
 /// A line from `(x1, y1)` to `(x2, y2)` with `class`.

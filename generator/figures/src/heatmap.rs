@@ -4,7 +4,7 @@
 //! as thick as a cell is tall (`M x y h w`, about 12 bytes a cell), so a 24×24 grid
 //! stays a few KB.
 
-use crate::svg::{number, text_width, Element, Font, Ramp};
+use crate::svg::{number, text_width, Element, Font, Ramp, WIDE_FONT};
 use crate::token_text::Shown;
 
 /// One cell of the grid.
@@ -79,17 +79,19 @@ pub struct Placed {
     pub right: f64,
 }
 
-const LABEL_SIZE: f64 = 12.0;
+/// Token labels' size; a cell at least this tall keeps them at it.
+pub const LABEL_SIZE: f64 = 12.0;
 const MAX_CELL: f64 = 34.0;
 /// Column labels are drawn at this slant; sin = cos for 45°.
 const SLANT: f64 = std::f64::consts::FRAC_1_SQRT_2;
 /// Narrower cells than this would crowd slanted labels into each other.
 const MIN_SLANTED_CELL: f64 = 18.0;
 /// Numbers printed in cells are drawn at the smallest legible size (a figure is never shown
-/// below 1:1, see `svg::document`), so cells that carry them are at least wide enough for
-/// "−12.3" at that size, even if the grid then outgrows the width it was offered.
+/// below 1:1, see `svg::document`), so cells that carry them are at least this wide, even
+/// if the grid then outgrows the width it was offered: 12 cells fit a phone-wide figure. A
+/// number wider than its cell ("−12.3") is drawn narrower (`textLength`), never smaller.
 const VALUE_SIZE: f64 = 12.0;
-const MIN_VALUE_CELL: f64 = 30.0;
+pub const MIN_VALUE_CELL: f64 = 24.0;
 
 /// Lays out and draws `grid` within `width`, starting at `top`.
 pub fn draw(grid: &Grid<'_>, width: f64, top: f64) -> Placed {
@@ -136,7 +138,7 @@ pub fn draw(grid: &Grid<'_>, width: f64, top: f64) -> Placed {
     };
     // At least room for the corner's two lines when column labels are short.
     let grid_top = (top + rise + 12.0).max(top + 30.0).ceil();
-    let size = LABEL_SIZE.min(cell - 1.0).max(6.0);
+    let size = LABEL_SIZE.min(cell).max(6.0);
     let mut elements = vec![corner(grid.corner, left, grid_top)];
     elements.push(row_labels(grid, left, grid_top, cell, size));
     elements.push(col_labels(grid, left, grid_top, (cell, size), upright));
@@ -230,7 +232,12 @@ fn cells(grid: &Grid<'_>, left: f64, grid_top: f64, cell: f64) -> Vec<Element> {
         d.push_str(&stroke);
         if let Some(label) = label {
             let class = bin.map_or("tbf-dim".to_string(), |b| grid.ramp.text_class(b));
-            let centre = text(x + side / 2.0, y + side / 2.0 + VALUE_SIZE * 0.35);
+            let mut centre = text(x + side / 2.0, y + side / 2.0 + VALUE_SIZE * 0.35);
+            if text_width(label, Font::Sans, VALUE_SIZE) * WIDE_FONT > side - 2.0 {
+                centre = centre
+                    .attr("textLength", number(side - 3.0, 1))
+                    .attr("lengthAdjust", "spacingAndGlyphs");
+            }
             values.push(centre.class(&class).text(label.clone()));
             printed = true;
         }

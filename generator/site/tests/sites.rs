@@ -393,6 +393,12 @@ fn figures_that_name_one_scale_share_its_limits_and_say_so() {
             "colour scale shared with 2 other figures (scale \"embed\")",
         ),
     ] {
-        assert!(figure.contains(line), "{line} in {figure}");
+        // A note wrapped to the figure's width is one <text> of a <tspan> per line.
+        let mut plain = figure.replace("</tspan>", "");
+        while let Some(start) = plain.find("<tspan") {
+            let end = start + plain[start..].find('>').unwrap() + 1;
+            plain.replace_range(start..end, "");
+        }
+        assert!(plain.contains(line), "{line} in {figure}");
     }
 }

@@ -54,7 +54,9 @@ impl Parameters {
 
 const RESIDUAL_X: f64 = 40.0;
 const SUB_X: f64 = 96.0;
-const SUB_W: f64 = 300.0;
+const SUB_W: f64 = WIDTH - SUB_X - 8.0;
+/// Each embedding's box: half the width, less a gap.
+const HALF: f64 = (WIDTH - 12.0) / 2.0;
 
 /// `architecture` takes only the preamble.
 #[derive(Deserialize)]
@@ -100,26 +102,26 @@ fn inputs(config: &ModelShape, p: &Parameters, n: usize) -> Vec<Element> {
     let (d, v) = (thousands(config.n_embd), thousands(config.vocab_size));
     vec![
         labelled_box(
-            120.0,
+            WIDTH / 2.0 - 100.0,
             0.0,
             200.0,
             34.0,
             "token ids",
             &format!("T = {n} tokens of the prompt"),
         ),
-        arrow((220.0, 34.0), (220.0, 50.0)),
+        arrow((WIDTH / 2.0, 34.0), (WIDTH / 2.0, 50.0)),
         labelled_box(
             0.0,
             52.0,
-            212.0,
+            HALF,
             40.0,
             "token embedding",
             &format!("wte {v} × {d} · {}", count(p.wte)),
         ),
         labelled_box(
-            228.0,
+            WIDTH - HALF,
             52.0,
-            212.0,
+            HALF,
             40.0,
             "position embedding",
             &format!(
@@ -128,8 +130,8 @@ fn inputs(config: &ModelShape, p: &Parameters, n: usize) -> Vec<Element> {
                 count(p.wpe)
             ),
         ),
-        arrow((106.0, 92.0), (RESIDUAL_X, 116.0)),
-        arrow((334.0, 92.0), (RESIDUAL_X + 10.0, 114.0)),
+        arrow((HALF / 2.0, 92.0), (RESIDUAL_X, 116.0)),
+        arrow((WIDTH - HALF / 2.0, 92.0), (RESIDUAL_X + 10.0, 114.0)),
         plus(RESIDUAL_X, 122.0),
     ]
 }

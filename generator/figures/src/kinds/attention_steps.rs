@@ -21,7 +21,7 @@ use serde::Deserialize;
 
 pub const KIND: &str = "attention-steps";
 
-const WIDTH: f64 = 440.0;
+const WIDTH: f64 = crate::svg::FIGURE_WIDTH;
 const MAX_ROWS: usize = 12;
 const PITCH: f64 = 20.0;
 const TOP: f64 = 58.0;
@@ -121,7 +121,7 @@ pub fn work(
     let root_dh = (v.shape[2] as f64).sqrt();
     let step = |k: usize| Step {
         key: Some(k),
-        label: Shown::fit(&prompt.trace.meta.tokens[k].text, 84.0, Font::Mono, 12.0),
+        label: Shown::fit(&prompt.trace.meta.tokens[k].text, 64.0, Font::Mono, 12.0),
         score: scores[k],
         weight: weights[k],
         weighted: v.row(&[head.0, k])[..dims]
@@ -184,11 +184,13 @@ struct Columns {
 
 impl Columns {
     /// Right edge of the keys.
-    const KEY: f64 = 90.0;
+    const KEY: f64 = 70.0;
     /// Right edges of the q·k, score and weight columns.
-    const NUMBERS: [f64; 3] = [148.0, 204.0, 256.0];
-    const BAR_X: f64 = 260.0;
-    const VALUES_LEFT: f64 = 292.0;
+    const NUMBERS: [f64; 3] = [122.0, 172.0, 226.0];
+    const BAR_X: f64 = 230.0;
+    /// The bar of a weight of 1.
+    const BAR_WIDTH: f64 = 20.0;
+    const VALUES_LEFT: f64 = 254.0;
 
     /// Right edge of value column `i`.
     fn value_x(&self, i: usize) -> f64 {
@@ -237,7 +239,7 @@ fn step_rows(worked: &Worked, columns: &Columns) -> [Element; 3] {
             "",
             Columns::BAR_X,
             y + 4.0,
-            28.0 * step.weight,
+            Columns::BAR_WIDTH * step.weight,
             PITCH - 8.0,
         ));
         labels.push(step.label.append_to(text(Columns::KEY, baseline)));

@@ -12,7 +12,7 @@
 //! it), `steps` (default the traced depth, at most it).
 
 use super::strips::WIDTH;
-use crate::draw::{line, note, rect, text};
+use crate::draw::{line, rect, text, wrapped_notes};
 use crate::error::FigureError;
 use crate::figure::Figure;
 use crate::format::signed;
@@ -29,8 +29,11 @@ pub const KIND: &str = "beam";
 const PITCH: f64 = 28.0;
 const TOP: f64 = 26.0;
 const FIRST_X: f64 = 86.0;
-const LABEL: f64 = 64.0;
-/// A step's column: its token's box and the total ln p after it.
+/// A token's room, and after it its total ln p's: a kept extension's box holds both, and
+/// the edges to its own extensions leave from the box's right edge, clear of the number.
+const LABEL: f64 = 56.0;
+const SCORE: f64 = 30.0;
+/// A step's column: its token's box and the total ln p after it, then room for the edges.
 const COLUMN: f64 = 112.0;
 
 /// The options of `beam`.
@@ -244,7 +247,7 @@ fn draw(
             let (px, py) = match c.from {
                 Some(from) => {
                     let (px, py) = place(search, step - 1, from);
-                    (px + LABEL, py)
+                    (px + LABEL + SCORE, py)
                 }
                 None => (FIRST_X - 10.0, middle),
             };
@@ -255,7 +258,8 @@ fn draw(
                 edges.push(edge);
             }
             if c.kept {
-                kept_boxes.push(rect("", x - 2.0, y - 11.0, LABEL, 22.0).attr("rx", 3.0));
+                let width = LABEL + SCORE + 2.0;
+                kept_boxes.push(rect("", x - 2.0, y - 11.0, width, 22.0).attr("rx", 3.0));
             }
             let shown = Shown::fit(&text_of(c.node), LABEL - 6.0, Font::Mono, 12.0);
             let class = if c.kept { "tbf-b" } else { "tbf-dim" };
@@ -276,12 +280,11 @@ fn draw(
     )
     .text(context.clone());
     let mut body = vec![head, edges, path, kept_boxes, prompt_label, labels, scores];
-    let mut y = TOP + rows * PITCH + 20.0;
-    for line in notes(search, best, greedy, text_of) {
-        body.push(note(line, 0.0, y));
-        y += 15.0;
-    }
-    (body, y - 6.0)
+    let right = drawn_width(search);
+    let paragraphs = notes(search, best, greedy, text_of);
+    let (lines, last) = wrapped_notes(&paragraphs, 0.0, TOP + rows * PITCH + 20.0, right, 15.0);
+    body.extend(lines);
+    (body, last + 9.0)
 }
 
 /// The tokens on a path, as one string with visible spaces.

@@ -1,7 +1,7 @@
 //! Tests of `figure beam` on a toy tree (`toy_beam`) where beam search and greedy part.
 
 use super::render;
-use crate::test_svg::groups_texts;
+use crate::test_svg::{all_texts, groups_texts};
 use crate::test_traces::{options, tiny_trace, TestTraces};
 use crate::{Figure, FigureError};
 
@@ -11,8 +11,9 @@ fn draw(body: &str) -> Result<Figure, FigureError> {
 }
 
 /// Whether the figure has a line of text reading exactly `line`.
+/// Whether one of the figure's texts (a note, however it is wrapped) reads `line`.
 fn has_line(figure: &Figure, line: &str) -> bool {
-    figure.svg.contains(&format!(">{line}</text>"))
+    all_texts(&figure.svg).iter().any(|t| t == line)
 }
 
 #[test]

@@ -10,7 +10,7 @@
 //! leading space optional; default the word cut into the most tokens).
 
 use super::strips::WIDTH;
-use crate::draw::{note, rect, text};
+use crate::draw::{rect, text, wrapped_note};
 use crate::error::FigureError;
 use crate::figure::Figure;
 use crate::format::thousands;
@@ -26,7 +26,7 @@ use tracebook_trace::WordMerges;
 
 pub const KIND: &str = "bpe";
 
-const TEXT_SIZE: f64 = 14.0;
+const TEXT_SIZE: f64 = 13.0;
 const PITCH: f64 = 26.0;
 const BOX_HEIGHT: f64 = 20.0;
 const PAD: f64 = 3.5;
@@ -34,7 +34,7 @@ const GAP: f64 = 3.0;
 const TOP: f64 = 22.0;
 /// The step column on the left and the rank column on the right.
 const STEP_WIDTH: f64 = 44.0;
-const RANK_WIDTH: f64 = 62.0;
+const RANK_WIDTH: f64 = 46.0;
 
 /// The options of `bpe`.
 #[derive(Deserialize)]
@@ -239,11 +239,7 @@ fn draw(bytes: &[u8], rows: &[Row], ids: &[u32]) -> (Vec<Element>, f64, f64) {
                 .attr("text-anchor", "end")
                 .text("step"),
         )
-        .child(
-            text(rank_x, 12.0)
-                .attr("text-anchor", "end")
-                .text("rule's rank"),
-        );
+        .child(text(rank_x, 12.0).attr("text-anchor", "end").text("rank"));
     let mut body = vec![heads, boxes, made, texts, steps, ranks];
     let bottom = TOP + rows.len() as f64 * PITCH;
     body.push(token_ids(
@@ -252,12 +248,9 @@ fn draw(bytes: &[u8], rows: &[Row], ids: &[u32]) -> (Vec<Element>, f64, f64) {
         ids,
         bottom - PITCH + BOX_HEIGHT + 14.0,
     ));
-    let mut y = bottom + 24.0;
-    for line in notes(bytes, rows, ids) {
-        body.push(note(line, 0.0, y));
-        y += 15.0;
-    }
-    (body, width, y)
+    let (lines, last) = wrapped_note(&notes(bytes, rows, ids), 0.0, bottom + 24.0, width, 15.0);
+    body.extend(lines);
+    (body, width, last + 15.0)
 }
 
 /// The vocabulary id under each box of the last row: the tokens the model receives.
@@ -275,23 +268,21 @@ fn token_ids(bytes: &[u8], row: &Row, ids: &[u32], y: f64) -> Element {
 }
 
 /// What the rows mean, in this word's numbers.
-fn notes(bytes: &[u8], rows: &[Row], ids: &[u32]) -> Vec<String> {
-    let mut lines = vec![
-        format!(
-            "{} bytes → {} merges → {} token{}; each step joins the neighbours whose rule",
-            bytes.len(),
-            rows.len() - 1,
-            ids.len(),
-            if ids.len() == 1 { "" } else { "s" }
-        ),
-        "ranks lowest (was learned first); the new part is coloured".to_string(),
-    ];
+fn notes(bytes: &[u8], rows: &[Row], ids: &[u32]) -> String {
+    let mut text = format!(
+        "{} bytes → {} merges → {} token{}; each step joins the neighbours whose rule ranks \
+         lowest (was learned first); the new part is coloured.",
+        bytes.len(),
+        rows.len() - 1,
+        ids.len(),
+        if ids.len() == 1 { "" } else { "s" }
+    );
     if bytes.contains(&b' ') {
-        lines.push(format!(
-            "{SPACE} is a space, part of the word's first token"
+        text.push_str(&format!(
+            " {SPACE} is a space, part of the word's first token."
         ));
     }
-    lines
+    text
 }
 
 fn describe(bytes: &[u8], rows: &[Row], ids: &[u32]) -> String {

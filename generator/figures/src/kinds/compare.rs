@@ -129,7 +129,7 @@ fn headline(pair: &Pair<'_>, what: &str) -> Vec<Element> {
     heads.push(text(BARS[0], TOP - 26.0).text("A"));
     heads.push(text(BARS[1], TOP - 26.0).text("B"));
     heads.push(
-        text(WIDTH, TOP - 26.0)
+        text(WIDTH - 2.0, TOP - 26.0)
             .attr("text-anchor", "end")
             .text("B − A"),
     );

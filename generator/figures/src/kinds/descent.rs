@@ -12,7 +12,7 @@
 use super::strips::WIDTH;
 use super::training::{path, recorded_run};
 use crate::chart::{tick_decimals, ticks, x_axis, Axis};
-use crate::draw::{line, note, text};
+use crate::draw::{line, text, wrapped_notes};
 use crate::error::FigureError;
 use crate::figure::{Figure, Source};
 use crate::format::{count, signed};
@@ -63,15 +63,12 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
     }
     let bottom = top - GAP;
     body.push(x_axis(&x, bottom, &ticks(0.0, x.hi, 5), "optimiser steps"));
-    let mut y = bottom + 50.0;
-    for l in notes(run) {
-        body.push(note(l, 0.0, y));
-        y += 15.0;
-    }
+    let (lines, last) = wrapped_notes(&notes(run), 0.0, bottom + 50.0, WIDTH, 15.0);
+    body.extend(lines);
     let canvas = Canvas {
         kind: KIND,
         width: WIDTH,
-        height: y - 7.0,
+        height: last + 8.0,
         title: "Gradient descent, step by step".to_string(),
         desc: describe(run, &prompt.trace.meta.model.id),
         css: Css::default(),
@@ -168,13 +165,16 @@ fn panel(s: &Series, x: &Axis, top: f64) -> Vec<Element> {
 /// What to read in the panels, in this run's numbers.
 fn notes(run: &TrainingSummary) -> Vec<String> {
     let mut lines = vec![format!(
-        "{} steps; each moves every weight a little against its gradient,",
+        "{} steps; each moves every weight a little against its gradient, by at most about \
+         the learning rate (AdamW scales each step)",
         count(run.steps)
     )];
-    lines.push("by at most about the learning rate (AdamW scales each step)".to_string());
     if run.weight.is_none() {
-        lines.push("this run's log follows no single weight: runs of tracebook train".to_string());
-        lines.push("since it records one (h.0.mlp.c_fc.weight[0]) show it here".to_string());
+        lines.push(
+            "this run's log follows no single weight: runs of tracebook train since it records \
+             one (h.0.mlp.c_fc.weight[0]) show it here"
+                .to_string(),
+        );
     }
     lines
 }

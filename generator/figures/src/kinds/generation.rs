@@ -18,7 +18,7 @@ use crate::format::percent;
 use crate::live::json_string;
 use crate::options::{Block, Int};
 use crate::sampler::Rules;
-use crate::svg::{text_width, Canvas, Css, Element, Font};
+use crate::svg::{text_width, Canvas, Css, Element, Font, WIDE_FONT};
 use crate::token_text::{cut, cut_start, one_line, titled, visible, Shown};
 use crate::Traces;
 use serde::Deserialize;
@@ -27,7 +27,7 @@ use tracebook_trace::{GenerationStep, PromptSpec};
 pub const KIND: &str = "generation";
 
 const PITCH: f64 = 22.0;
-const TOP: f64 = 52.0;
+const TOP: f64 = 62.0;
 
 /// The options of `generation`.
 #[derive(Deserialize)]
@@ -60,8 +60,8 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
     let text_prompt = one_line(&prompt.trace.meta.prompt.text);
     let continuation: String = generation.iter().map(|s| s.text.as_str()).collect();
     let sampler = sampler_rules(&prompt.trace.meta.prompt);
-    let mut body = headline(&text_prompt, &one_line(&continuation), sampler.is_some());
-    body.extend(rows(shown, alternatives));
+    let mut body = headline(&text_prompt, &one_line(&continuation));
+    body.extend(rows(shown, alternatives, sampler.is_some()));
     let mut bottom = TOP + shown.len() as f64 * PITCH + 6.0;
     let mut notes = Vec::new();
     if shown.len() < generation.len() {
@@ -102,8 +102,8 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
 }
 
 /// The end of the prompt, muted, then the continuation in the accent colour, on one line
-/// (cut from the left when long); and the column titles.
-fn headline(prompt_text: &str, continuation: &str, sampled: bool) -> Vec<Element> {
+/// (cut from the left when long).
+fn headline(prompt_text: &str, continuation: &str) -> Vec<Element> {
     let room = WIDTH - text_width(continuation, Font::Mono, 12.0).min(WIDTH * 0.6);
     let shown_prompt = cut_start(prompt_text, room, Font::Mono, 12.0);
     let generated = cut(continuation, WIDTH * 0.6, Font::Mono, 12.0);
@@ -120,16 +120,7 @@ fn headline(prompt_text: &str, continuation: &str, sampled: bool) -> Vec<Element
             .attr("data-tb-gen", 0)
             .text(generated),
     );
-    let mut heads = Element::new("g").class("tbf-s tbf-dim");
-    heads.push(text(0.0, TOP - 10.0).text("step"));
-    let column = if sampled {
-        "chosen, p (T = 1)"
-    } else {
-        "chosen, probability"
-    };
-    heads.push(text(126.0, TOP - 10.0).text(column));
-    heads.push(text(272.0, TOP - 10.0).text("likeliest others"));
-    vec![line, heads]
+    vec![line]
 }
 
 /// The sampler's settings ("temperature 0.8, top_k 40, seed 1") when the continuation was
@@ -149,48 +140,90 @@ fn sampler_rules(spec: &PromptSpec) -> Option<String> {
     })
 }
 
-fn rows(steps: &[GenerationStep], alternatives: usize) -> Vec<Element> {
+/// Right edge of the chosen tokens, and where their bars start.
+const CHOSEN: f64 = 100.0;
+/// A bar at probability 1.
+const BAR: f64 = 56.0;
+
+/// The column titles and a row per step: its number, the chosen token with its probability
+/// as a bar, and as many of the likeliest others (up to `alternatives`) as fit after them.
+fn rows(steps: &[GenerationStep], alternatives: usize, sampled: bool) -> Vec<Element> {
     let labels: Vec<Shown> = steps
         .iter()
-        .map(|s| Shown::fit(&s.text, 90.0, Font::Mono, 12.0))
+        .map(|s| Shown::fit(&s.text, CHOSEN - 24.0, Font::Mono, 12.0))
         .collect();
-    let bars: Vec<Bar> = steps
-        .iter()
-        .map(|s| {
-            let suffix = match rank(s) {
-                1 => String::new(),
-                r if r <= s.top.len() => format!(" (#{r})"),
-                _ => format!(" (past #{})", s.top.len()),
-            };
-            Bar {
-                value: f64::from(s.prob),
-                text: format!("{}{suffix}", percent(f64::from(s.prob))),
-                strong: rank(s) == 1,
-            }
-        })
-        .collect();
+    let bars: Vec<Bar> = steps.iter().map(chosen_bar).collect();
+    // The others start after the widest probability written after its bar.
+    let others_x = CHOSEN + 6.0 + BAR + 4.0 + bar_text_width(&bars) + 10.0;
     let mut numbers = Element::new("g").class("tbf-s tbf-dim");
     let mut others = Element::new("g").class("tbf-s");
     for (i, step) in steps.iter().enumerate() {
         let y = TOP + i as f64 * PITCH + 12.0;
         numbers.push(text(0.0, y).text((i + 1).to_string()));
-        let list: Vec<String> = step
-            .top
-            .iter()
-            .filter(|c| c.id != step.id)
-            .take(alternatives)
-            .map(|c| format!("{} {}", visible(&c.text), percent(f64::from(c.prob))))
-            .collect();
+        let list = fitting_others(step, alternatives, WIDTH - others_x);
         if !list.is_empty() {
-            others.push(text(272.0, y).text(list.join("  ")));
+            others.push(text(others_x, y).text(list));
         }
     }
+    let mut heads = Element::new("g").class("tbf-s tbf-dim");
+    heads.push(text(0.0, TOP - 10.0).text("step"));
+    let chosen = if sampled { "p (T = 1)" } else { "probability" };
+    heads.push(text(CHOSEN + 6.0, TOP - 24.0).text("chosen,"));
+    heads.push(text(CHOSEN + 6.0, TOP - 10.0).text(chosen));
+    if alternatives > 0 {
+        heads.push(text(others_x, TOP - 24.0).text("likeliest"));
+        heads.push(text(others_x, TOP - 10.0).text("others"));
+    }
     vec![
+        heads,
         numbers,
-        label_column(&labels, 120.0, TOP, PITCH, 12.0),
-        bar_column(&bars, 126.0, 80.0, 1.0, TOP, PITCH),
+        label_column(&labels, CHOSEN, TOP, PITCH, 12.0),
+        bar_column(&bars, CHOSEN + 6.0, BAR, 1.0, TOP, PITCH),
         others,
     ]
+}
+
+/// The chosen token's probability as a bar, with its rank when it was not the likeliest.
+fn chosen_bar(s: &GenerationStep) -> Bar {
+    let suffix = match rank(s) {
+        1 => String::new(),
+        r if r <= s.top.len() => format!(" (#{r})"),
+        _ => format!(" (past #{})", s.top.len()),
+    };
+    Bar {
+        value: f64::from(s.prob),
+        text: format!("{}{suffix}", percent(f64::from(s.prob))),
+        strong: rank(s) == 1,
+    }
+}
+
+/// The widest text written after a bar, with room for a wide system font.
+fn bar_text_width(bars: &[Bar]) -> f64 {
+    bars.iter()
+        .map(|b| text_width(&b.text, Font::Sans, 12.0) * WIDE_FONT)
+        .fold(0.0, f64::max)
+}
+
+/// The step's likeliest other candidates, up to `most`, as many as fit in `room` (at
+/// least one, cut to fit).
+fn fitting_others(step: &GenerationStep, most: usize, room: f64) -> String {
+    let mut list = String::new();
+    for c in step.top.iter().filter(|c| c.id != step.id).take(most) {
+        let item = format!("{} {}", visible(&c.text), percent(f64::from(c.prob)));
+        let longer = if list.is_empty() {
+            item.clone()
+        } else {
+            format!("{list}  {item}")
+        };
+        if text_width(&longer, Font::Sans, 12.0) * WIDE_FONT > room {
+            if list.is_empty() {
+                list = cut(&item, room / WIDE_FONT, Font::Sans, 12.0);
+            }
+            break;
+        }
+        list = longer;
+    }
+    list
 }
 
 /// 1 for the likeliest candidate; the step's place among its candidates otherwise

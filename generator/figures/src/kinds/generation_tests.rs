@@ -78,7 +78,7 @@ fn snapshot() {
 #[test]
 fn a_sampled_continuation_says_its_rules_and_what_the_bars_are() {
     let greedy = all_texts(&draw("").unwrap().svg);
-    assert!(greedy.contains(&"chosen, probability".to_string()));
+    assert!(greedy.contains(&"probability".to_string()));
     assert!(!greedy.iter().any(|t| t.starts_with("sampled")));
     let mut trace = tiny_trace();
     trace.meta.prompt.options.temperature = Some(0.8);
@@ -87,7 +87,7 @@ fn a_sampled_continuation_says_its_rules_and_what_the_bars_are() {
     let traces = TestTraces::with("p", trace);
     let figure = render(&options("prompt = \"p\"\nsteps = 2"), &traces).unwrap();
     let texts = all_texts(&figure.svg);
-    assert!(texts.contains(&"chosen, p (T = 1)".to_string()));
+    assert!(texts.contains(&"p (T = 1)".to_string()));
     assert!(texts.contains(&"showing the first 2 of 3 steps".to_string()));
     assert!(
         texts.contains(&"sampled: temperature 0.8, top_k 40, seed 7".to_string()),

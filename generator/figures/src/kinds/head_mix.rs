@@ -16,7 +16,7 @@ use crate::options::{capped, Block, Dims, Layer, LayerKey, TokenKey};
 use crate::prompt::Prompt;
 use crate::shared::{Domain, SharedScale};
 use crate::strip::{norm, StripRow};
-use crate::svg::Canvas;
+use crate::svg::{text_width, Canvas, Font, WIDE_FONT};
 use crate::token_text::{visible, Shown};
 use crate::Traces;
 use serde::Deserialize;
@@ -84,11 +84,15 @@ pub fn render(
     let drawn = strips::draw_placed(&figure, 0.0, shared);
     let mut body = drawn.elements;
     let arrow_y = drawn.row_tops[heads] - GAP / 2.0 + 3.0;
-    body.push(text(drawn.left, arrow_y).class("tbf-s").text(format!(
+    let join = format!(
         "↓ concatenate {heads} × {dh} = {} → × W_O ({1} × {1}) + b",
         thousands(heads * dh),
         thousands(d)
-    )));
+    );
+    // Under the strips if it fits there, else from the left edge.
+    let fits = drawn.left + text_width(&join, Font::Sans, 12.0) * WIDE_FONT <= strips::WIDTH;
+    let x = if fits { drawn.left } else { 0.0 };
+    body.push(text(x, arrow_y).class("tbf-s").text(join));
     let lengths = Lengths {
         heads: (0..heads).map(|h| norm(&z.row(&[h, t]))).collect(),
         out: norm(&out),
@@ -231,7 +235,7 @@ mod tests {
             .unwrap();
         // DejaVu Sans, the usual sans on Linux, averages about 0.62 em per character.
         let wide = x + note.chars().count() as f64 * 12.0 * 0.62;
-        assert!(wide <= 440.0, "the note ends at {wide}");
+        assert!(wide <= crate::svg::FIGURE_WIDTH, "the note ends at {wide}");
     }
 
     #[test]

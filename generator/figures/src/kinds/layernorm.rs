@@ -17,7 +17,7 @@ use crate::options::{choice, Block, Dims, Layer, LayerKey, TokenKey};
 use crate::prompt::Prompt;
 use crate::shared::{Domain, SharedScale};
 use crate::strip::StripRow;
-use crate::svg::{Canvas, Css, Element};
+use crate::svg::{text_width, Canvas, Css, Element, Font, WIDE_FONT};
 use crate::token_text::{visible, Shown};
 use crate::Traces;
 use serde::Deserialize;
@@ -254,12 +254,17 @@ fn panel(name: &str, vector: &Described, top: f64) -> Vec<Element> {
         .filter(|v| **v < lo || **v > hi)
         .count();
     let mut title = format!(
-        "{name}: all {} values, {}",
+        "{name}: {} values · {}",
         thousands(vector.values.len()),
         vector.summary()
     );
     if outside > 0 {
-        title.push_str(&format!(" · {outside} outside ±4σ, at the ends"));
+        let long = format!("{title} · {outside} past ±4σ, drawn at the ends");
+        title = if text_width(&long, Font::Sans, 12.0) * WIDE_FONT <= WIDTH {
+            long
+        } else {
+            format!("{title} · {outside} past ±4σ")
+        };
     }
     let band = rect(
         "tbf-track",

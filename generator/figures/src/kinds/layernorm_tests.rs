@@ -61,12 +61,9 @@ fn ln2_and_the_final_norm_read_their_own_inputs() {
 fn histograms_count_every_value() {
     let figure = draw("layer = 0").unwrap();
     let texts = all_texts(&figure.svg);
-    let titles: Vec<&String> = texts
-        .iter()
-        .filter(|t| t.contains("all 8 values"))
-        .collect();
+    let titles: Vec<&String> = texts.iter().filter(|t| t.contains(": 8 values")).collect();
     assert_eq!(titles.len(), 2, "{texts:?}");
-    assert!(titles[0].starts_with("before: all 8 values, μ "));
+    assert!(titles[0].starts_with("before: 8 values · μ "));
 }
 
 #[test]

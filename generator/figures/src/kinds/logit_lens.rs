@@ -13,7 +13,7 @@
 
 use super::strips::{window, WIDTH};
 use crate::chart::{bar_column, label_column, Bar};
-use crate::draw::{line, note, rect, text, Cells};
+use crate::draw::{line, note, rect, text, wrapped_note, Cells};
 use crate::error::FigureError;
 use crate::figure::Figure;
 use crate::format::percent;
@@ -126,8 +126,8 @@ pub fn render(
     };
     let ramp = Ramp::unit();
     let left = lens.left();
-    let mut body = grid(&lens, &shown, &ramp);
-    let bottom = TOP + (layers as f64 + 1.0) * ROW + 10.0;
+    let (mut body, grid_bottom) = grid(&lens, &shown, &ramp);
+    let bottom = grid_bottom + 10.0;
     let ticks = [
         (0.0, "0".to_string()),
         (0.5, "50%".to_string()),
@@ -148,8 +148,9 @@ pub fn render(
         "next: the token that actually follows; bold where a layer predicts it".to_string(),
     ];
     for line in shared::note(shared).into_iter().chain(lines) {
-        body.push(note(line, 0.0, note_y));
-        note_y += 16.0;
+        let (lines, last) = wrapped_note(&line, 0.0, note_y, WIDTH, 15.0);
+        body.extend(lines);
+        note_y = last + 16.0;
     }
     let live = block.options.pickers.then(|| {
         let top = note_y + 14.0;
@@ -214,30 +215,46 @@ fn layer_candidates(lens: &Lens<'_>, layer: usize, position: usize, top: f64) ->
     ]
 }
 
-/// Column heads (the input tokens), layer labels, cells and their tokens, and the row of
-/// actual next tokens.
-fn grid(lens: &Lens<'_>, shown: &Range<usize>, ramp: &Ramp) -> Vec<Element> {
+/// The narrowest column: room for eight characters of token text.
+const MIN_COLUMN: f64 = 64.0;
+/// Space between two bands of the grid.
+const BAND_GAP: f64 = 32.0;
+
+/// The grid, in as many bands as keep every column [`MIN_COLUMN`] wide, each with its
+/// positions' columns; returns it and its bottom.
+fn grid(lens: &Lens<'_>, shown: &Range<usize>, ramp: &Ramp) -> (Vec<Element>, f64) {
+    let fit = ((WIDTH - lens.left()) / MIN_COLUMN).floor().max(1.0) as usize;
+    let bands = shown.len().div_ceil(fit);
+    let per = shown.len().div_ceil(bands.max(1));
+    let mut out = vec![note("layer ↓ · after token →", 0.0, 12.0)];
+    let mut top = TOP;
+    let positions: Vec<usize> = shown.clone().collect();
+    for chunk in positions.chunks(per.max(1)) {
+        out.extend(band(lens, chunk, per, top, ramp));
+        top += (lens.layers as f64 + 1.0) * ROW + BAND_GAP;
+    }
+    (out, top - BAND_GAP)
+}
+
+/// One band from `top`: column heads (the input tokens), layer labels, cells and their
+/// tokens, and the row of actual next tokens, in columns for `per` positions.
+fn band(lens: &Lens<'_>, positions: &[usize], per: usize, top: f64, ramp: &Ramp) -> Vec<Element> {
     let left = lens.left();
-    let width = ((WIDTH - left) / shown.len() as f64).floor();
-    let fit = |t: &str, size: f64| Shown::fit(t, width - 6.0, Font::Mono, size);
+    let width = ((WIDTH - left) / per as f64).floor();
+    let fit = |t: &str| Shown::fit(t, width - 6.0, Font::Mono, 12.0);
     let tokens = &lens.prompt.trace.meta.tokens;
-    let mut heads = Element::new("g")
-        .class("tbf-m")
-        .attr("font-size", 12.0)
-        .attr("text-anchor", "middle");
-    let mut cells = Cells::default();
-    let mut words = Element::new("g")
-        .class("tbf-m")
-        .attr("font-size", 12.0)
-        .attr("text-anchor", "middle");
-    let mut layer_labels = Element::new("g")
-        .class("tbf-s tbf-dim")
-        .attr("text-anchor", "end");
-    for (c, position) in shown.clone().enumerate() {
+    let group = || {
+        Element::new("g")
+            .class("tbf-m")
+            .attr("font-size", 12.0)
+            .attr("text-anchor", "middle")
+    };
+    let (mut heads, mut words, mut cells) = (group(), group(), Cells::default());
+    for (c, &position) in positions.iter().enumerate() {
         let x = left + c as f64 * width;
-        heads.push(fit(&tokens[position].text, 12.0).append_to(text(x + width / 2.0, TOP - 8.0)));
+        heads.push(fit(&tokens[position].text).append_to(text(x + width / 2.0, top - 8.0)));
         for layer in 0..lens.layers {
-            let y = TOP + layer as f64 * ROW;
+            let y = top + layer as f64 * ROW;
             let (id, p) = lens.top(layer, position);
             let bin = ramp.bin_of_unit(p);
             cells.add(bin, x, y, width - 1.0);
@@ -245,30 +262,28 @@ fn grid(lens: &Lens<'_>, shown: &Range<usize>, ramp: &Ramp) -> Vec<Element> {
             if lens.next(position) == Some(id) {
                 class.push_str(" tbf-b");
             }
-            words.push(
-                fit(&lens.text(id), 12.0).append_to(text(x + width / 2.0, y + 14.0).class(&class)),
-            );
+            words
+                .push(fit(&lens.text(id)).append_to(text(x + width / 2.0, y + 14.0).class(&class)));
         }
         let actual = lens
             .next(position)
             .map_or("?".to_string(), |id| lens.text(id));
-        let y = TOP + lens.layers as f64 * ROW + 15.0;
-        words.push(fit(&actual, 12.0).append_to(text(x + width / 2.0, y).class("tbf-dim")));
+        let y = top + lens.layers as f64 * ROW + 15.0;
+        words.push(fit(&actual).append_to(text(x + width / 2.0, y).class("tbf-dim")));
     }
+    let mut layer_labels = Element::new("g")
+        .class("tbf-s tbf-dim")
+        .attr("text-anchor", "end");
     for (row, label) in lens.row_labels().into_iter().enumerate() {
-        let y = TOP + row as f64 * ROW + if row < lens.layers { 14.0 } else { 15.0 };
+        let y = top + row as f64 * ROW + if row < lens.layers { 14.0 } else { 15.0 };
         layer_labels.push(text(left - 6.0, y).text(label));
     }
-    let mut out = vec![
-        note("layer ↓ · after token →", 0.0, 12.0),
-        heads,
-        layer_labels,
-    ];
+    let mut out = vec![heads, layer_labels];
     out.extend(cells.paths(ramp, ROW - 1.0));
     out.push(words);
     // The model's own output: the last layer's row, framed in the accent colour.
-    let output_y = TOP + (lens.layers - 1) as f64 * ROW;
-    let output_width = width * shown.len() as f64 - 1.0;
+    let output_y = top + (lens.layers - 1) as f64 * ROW;
+    let output_width = width * positions.len() as f64 - 1.0;
     out.push(rect(
         "tbf-line",
         left - 1.0,
@@ -276,7 +291,7 @@ fn grid(lens: &Lens<'_>, shown: &Range<usize>, ramp: &Ramp) -> Vec<Element> {
         output_width + 2.0,
         ROW + 1.0,
     ));
-    let rule_y = TOP + lens.layers as f64 * ROW + 3.0;
+    let rule_y = top + lens.layers as f64 * ROW + 3.0;
     out.push(line("tbf-ax", left, rule_y, WIDTH, rule_y));
     out
 }

@@ -14,7 +14,7 @@
 use super::strips::WIDTH;
 use crate::candidates::{self, Candidate};
 use crate::chart::{bar_column, label_column, ticks, x_axis, Axis, Bar};
-use crate::draw::{note, text};
+use crate::draw::{text, wrapped_notes};
 use crate::error::FigureError;
 use crate::figure::Figure;
 use crate::format::{percent, signed, thousands};
@@ -115,12 +115,9 @@ fn draw(shown: &[Candidate], vocab: usize) -> (Vec<Element>, f64) {
         bar_column(&prob_bars, prob_x, room, top_p, TOP, PITCH),
         x_axis(&axis, bottom + 2.0, &axis_ticks(&axis, step), "logit"),
     ];
-    let mut y = bottom + 52.0;
-    for line in notes(shown, vocab) {
-        body.push(note(line, 0.0, y));
-        y += 15.0;
-    }
-    (body, y)
+    let (lines, last) = wrapped_notes(&notes(shown, vocab), 0.0, bottom + 52.0, WIDTH, 15.0);
+    body.extend(lines);
+    (body, last + 15.0)
 }
 
 /// The logit axis, and its ticks' spacing: from a round value a little below the smallest

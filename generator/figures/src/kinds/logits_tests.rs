@@ -101,7 +101,8 @@ fn notes_give_the_normalizer_and_the_top_two_ratio() {
         .collect();
     let figure = draw_last(&last, "k = 3");
     let m = lse(&last);
-    let has = |line: &str| figure.svg.contains(&format!(">{line}</text>"));
+    let texts = crate::test_svg::all_texts(&figure.svg);
+    let has = |line: &str| texts.iter().any(|t| t == line);
     let normalizer = format!(
         "p = exp(logit − m), m = log Σ exp over all {VOCAB} logits = {}",
         signed(m, 2)

@@ -27,7 +27,8 @@ pub const KIND: &str = "loss";
 const PITCH: f64 = 20.0;
 const TOP: f64 = 40.0;
 const BAR_X: f64 = 100.0;
-const ROOM: f64 = 200.0;
+/// A full-length bar, leaving room after it for its label ("12.34 · 0.02%") in a wide font.
+const ROOM: f64 = WIDTH - BAR_X - 100.0;
 
 /// The options of `loss`.
 #[derive(Deserialize)]

@@ -7,8 +7,10 @@
 //! listed, default 8, at most 16).
 
 use super::strips::WIDTH;
-use crate::chart::{bar_column, histogram, histogram_bars, label_column, ticks, x_axis, Axis, Bar};
-use crate::draw::{arrow, labelled_box, line, note, text};
+use crate::chart::{
+    bar_column, bar_room, histogram, histogram_bars, label_column, ticks, x_axis, Axis, Bar,
+};
+use crate::draw::{arrow, labelled_box, line, note, text, wrapped_note};
 use crate::error::FigureError;
 use crate::figure::Figure;
 use crate::format::{percent, short, signed, thousands};
@@ -79,7 +81,7 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
     };
     let mut body = diagram(d, width);
     let chart_bottom = gelu_chart(&pass, &mut body);
-    let height = neuron_bars(&pass, chart_bottom + 34.0, &mut body);
+    let height = neuron_bars(&pass, chart_bottom + 50.0, &mut body);
     let canvas = Canvas {
         kind: KIND,
         width: WIDTH,
@@ -101,20 +103,23 @@ fn diagram(d: usize, width: usize) -> Vec<Element> {
         ("x", thousands(d)),
         ("pre", thousands(width)),
         ("post", thousands(width)),
-        ("mlp_out", thousands(d)),
+        ("out", thousands(d)),
     ];
-    // No space after ×: "× W_out" is wider than the 50-unit gap between boxes in DejaVu Sans.
-    let steps = ["×W_in", "GELU", "×W_out"];
+    // The steps are written above the arrows, over the boxes' tops: "× W_out" is wider than
+    // the gap between boxes.
+    let steps = ["× W_in", "GELU", "× W_out"];
+    let (box_width, pitch) = (64.0, (WIDTH - 64.0) / 3.0);
     let mut out = Vec::new();
     let mut labels = Element::new("g")
         .class("tbf-s")
         .attr("text-anchor", "middle");
     for (i, (name, size)) in boxes.iter().enumerate() {
-        let x = i as f64 * 122.0;
-        out.push(labelled_box(x, 10.0, 72.0, 36.0, name, size));
+        let x = i as f64 * pitch;
+        out.push(labelled_box(x, 16.0, box_width, 32.0, name, size));
         if let Some(step) = steps.get(i) {
-            out.push(arrow((x + 74.0, 28.0), (x + 120.0, 28.0)));
-            labels.push(text(x + 97.0, 21.0).text(*step));
+            let (from, to) = (x + box_width + 2.0, x + pitch - 2.0);
+            out.push(arrow((from, 32.0), (to, 32.0)));
+            labels.push(text((from + to) / 2.0, 11.0).text(*step));
         }
     }
     out.push(labels);
@@ -159,8 +164,9 @@ fn gelu_chart(pass: &Pass, body: &mut Vec<Element>) -> f64 {
     body.push(note(key, 0.0, CHART_TOP - 12.0));
     let share = percent(off as f64 / pass.post.len() as f64);
     let off_note = format!("{share} of the neurons are nearly off after GELU (|value| < {OFF})");
-    body.push(note(off_note, 0.0, chart.base + 50.0));
-    chart.base + 50.0
+    let (lines, last) = wrapped_note(&off_note, 0.0, chart.base + 50.0, WIDTH, 15.0);
+    body.extend(lines);
+    last
 }
 
 /// The GELU chart's scales: values before GELU across, values after GELU up.
@@ -259,10 +265,16 @@ fn neuron_bars(pass: &Pass, top: f64, body: &mut Vec<Element>) -> f64 {
             strong: r == 0,
         })
         .collect();
-    let title = "the most active neurons: value after GELU (from the value before)";
+    body.push(
+        text(0.0, top - 24.0)
+            .class("tbf-s")
+            .text("the most active neurons:"),
+    );
+    let title = "value after GELU (from the value before)";
     body.push(text(0.0, top - 8.0).class("tbf-s").text(title));
     body.push(label_column(&labels, 92.0, top, pitch, 12.0));
-    body.push(bar_column(&bars, 98.0, 200.0, full, top, pitch));
+    let room = bar_room(&bars, 98.0, WIDTH);
+    body.push(bar_column(&bars, 98.0, room, full, top, pitch));
     top + pitch * bars.len() as f64 + 4.0
 }
 

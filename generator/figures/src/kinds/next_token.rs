@@ -23,12 +23,12 @@ use serde::Deserialize;
 
 pub const KIND: &str = "next-token";
 
-const WIDTH: f64 = 440.0;
+const WIDTH: f64 = crate::svg::FIGURE_WIDTH;
 const LABEL_SIZE: f64 = 14.0;
 const ROW: f64 = 26.0;
 const BAR: f64 = 18.0;
 const TOP: f64 = 34.0;
-const PERCENT_ROOM: f64 = 54.0;
+const PERCENT_ROOM: f64 = 60.0;
 
 /// One bar: a candidate token and its probability.
 #[derive(Debug, Clone, PartialEq)]

@@ -102,19 +102,18 @@ fn diagram(n: usize, d: usize) -> Vec<Element> {
         .attr("text-anchor", "middle");
     for (i, name) in ["Q", "K", "V"].iter().enumerate() {
         let y = i as f64 * 37.0;
-        out.push(labelled_box(330.0, y, 108.0, 32.0, name, &size));
-        let (from, to) = ((92.0, 54.0), (328.0, y + 16.0));
+        let right = strips::WIDTH - 100.0;
+        out.push(labelled_box(right, y, 100.0, 32.0, name, &size));
+        let (from, to) = ((92.0, 54.0), (right - 2.0, y + 16.0));
         out.push(arrow(from, to));
         // The label sits just above the arrow, near its head.
-        let along = (280.0 - from.0) / (to.0 - from.0);
+        let label_x = right - 46.0;
+        let along = (label_x - from.0) / (to.0 - from.0);
         let line_y = from.1 + (to.1 - from.1) * along;
-        labels.push(text(280.0, line_y - 5.0).text(format!("× W_{name}")));
+        labels.push(text(label_x, line_y - 5.0).text(format!("× W_{name}")));
     }
     out.push(labels);
-    let weights = format!(
-        "each W is {0} × {0}, plus a bias of {0}; one row of x per token",
-        thousands(d)
-    );
+    let weights = format!("each W is {0} × {0}, plus a bias of {0}", thousands(d));
     out.push(note(weights, 0.0, 126.0));
     out
 }

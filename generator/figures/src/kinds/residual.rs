@@ -11,7 +11,7 @@
 //! for the page's token picker; without scripts the page shows `token`'s).
 
 use super::strips::{window, WIDTH};
-use crate::draw::{note, rect, text};
+use crate::draw::{note, rect, text, wrapped_note};
 use crate::error::FigureError;
 use crate::figure::Figure;
 use crate::format::short;
@@ -225,8 +225,9 @@ fn stream_heatmap(
     body.push(heatmap::legend(ramp, title, &ticks, None, placed.left, top));
     let mut bottom = top + heatmap::LEGEND_HEIGHT;
     if let Some(line) = &scale.shared {
-        body.push(note(line, placed.left, bottom + 8.0));
-        bottom += 16.0;
+        let (lines, last) = wrapped_note(line, placed.left, bottom + 8.0, WIDTH, 15.0);
+        body.extend(lines);
+        bottom = last + 8.0;
     }
     (body, bottom)
 }

@@ -31,7 +31,13 @@ use tracebook_trace::PromptOptions;
 pub const KIND: &str = "sampling";
 
 const PITCH: f64 = 22.0;
-const TOP: f64 = 66.0;
+const TOP: f64 = 80.0;
+/// Right edge of the token labels; the bars start just after it.
+const LABELS: f64 = 80.0;
+/// A bar at probability 1: every bar is to that one scale, so 0.8% never looks like 25%.
+const BAR: f64 = 60.0;
+/// Right edges of the probability, running total and sampled-with columns.
+const NUMBERS: [f64; 3] = [202.0, 290.0, WIDTH - 2.0];
 
 /// The options of `sampling`.
 #[derive(Deserialize)]
@@ -158,7 +164,7 @@ fn live_json(
     );
     let p = rules.top_p.map_or(-1, |p| live.top_p_stop(p) as i64);
     Some(format!(
-        "{{\"kind\":\"{KIND}\",\"rows\":{rows},\"t\":{},\"k\":{},\"p\":{p},\"top\":{TOP},\"pitch\":{PITCH},{}}}",
+        "{{\"kind\":\"{KIND}\",\"rows\":{rows},\"t\":{},\"k\":{},\"p\":{p},\"top\":{TOP},\"pitch\":{PITCH},\"room\":{BAR},{}}}",
         live.temp_stop(rules.temperature),
         rules.top_k.unwrap_or(0),
         live.json_fields()
@@ -169,9 +175,8 @@ fn live_json(
 fn table_rows(shown: &[(u32, f64)], texts: &[String], survivors: usize, mass: f64) -> Vec<Element> {
     let labels: Vec<Shown> = texts
         .iter()
-        .map(|t| Shown::fit(t, 90.0, Font::Mono, 12.0))
+        .map(|t| Shown::fit(t, LABELS - 6.0, Font::Mono, 12.0))
         .collect();
-    let full = shown.first().map_or(1.0, |s| s.1).max(1e-12);
     let (mut kept_bars, mut cut_bars) = (
         Element::new("g").class("tbf-bar").attr("data-tb-g", "kept"),
         Element::new("g").class("tbf-mute").attr("data-tb-g", "cut"),
@@ -181,8 +186,8 @@ fn table_rows(shown: &[(u32, f64)], texts: &[String], survivors: usize, mass: f6
     for (r, (_, p)) in shown.iter().enumerate() {
         let y = TOP + r as f64 * PITCH;
         let survives = r < survivors;
-        let bar = rect("", 100.0, y + 4.0, (p / full * 70.0).max(0.5), PITCH - 8.0)
-            .attr("data-tb-bar", r);
+        let bar =
+            rect("", LABELS + 6.0, y + 4.0, (p * BAR).max(0.5), PITCH - 8.0).attr("data-tb-bar", r);
         if survives {
             kept_bars.push(bar);
         } else {
@@ -195,7 +200,7 @@ fn table_rows(shown: &[(u32, f64)], texts: &[String], survivors: usize, mass: f6
     }
     vec![
         column_heads(),
-        label_column(&labels, 94.0, TOP + 3.0, PITCH, 12.0),
+        label_column(&labels, LABELS, TOP + 3.0, PITCH, 12.0),
         cut_bars,
         kept_bars,
         numbers,
@@ -208,9 +213,16 @@ fn column_heads() -> Element {
     let mut heads = Element::new("g")
         .class("tbf-s tbf-dim")
         .attr("text-anchor", "end");
-    heads.push(text(220.0, TOP - 10.0).text("probability"));
-    heads.push(text(330.0, TOP - 10.0).text("running total"));
-    heads.push(text(WIDTH, TOP - 10.0).text("sampled with"));
+    for (x, words) in NUMBERS.iter().zip([
+        ["", "probability"],
+        ["running", "total"],
+        ["sampled", "with"],
+    ]) {
+        if !words[0].is_empty() {
+            heads.push(text(*x, TOP - 24.0).text(words[0]));
+        }
+        heads.push(text(*x, TOP - 10.0).text(words[1]));
+    }
     heads
 }
 
@@ -222,10 +234,14 @@ fn row_numbers(r: usize, p: f64, before: f64, mass: Option<f64>) -> [Element; 3]
         Some(mass) => percent(p / mass),
         None => "cut".to_string(),
     };
-    let cell = text(WIDTH, y + 15.0).attr("data-tb-pct", r).text(sampled);
+    let cell = text(NUMBERS[2], y + 15.0)
+        .attr("data-tb-pct", r)
+        .text(sampled);
     [
-        text(220.0, y + 15.0).attr("data-tb-p", r).text(percent(p)),
-        text(330.0, y + 15.0)
+        text(NUMBERS[0], y + 15.0)
+            .attr("data-tb-p", r)
+            .text(percent(p)),
+        text(NUMBERS[1], y + 15.0)
             .attr("data-tb-cum", r)
             .text(percent(before)),
         if mass.is_some() {

@@ -11,12 +11,12 @@
 //! shapes; default 0).
 
 use super::strips::WIDTH;
-use crate::draw::{note, rect, text};
+use crate::draw::{rect, text, wrapped_note};
 use crate::error::FigureError;
 use crate::figure::Figure;
 use crate::options::{Block, Layer, LayerKey};
 use crate::prompt::Prompt;
-use crate::svg::{text_width, Canvas, Css, Element, Font};
+use crate::svg::{text_width, wrap, Canvas, Css, Element, Font, WIDE_FONT};
 use crate::Traces;
 use serde::Deserialize;
 
@@ -108,7 +108,7 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
     };
     let steps = steps(&sizes, layer);
     check(&prompt, &steps)?;
-    let (body, height) = draw(&steps, &sizes, layer);
+    let (body, height) = draw(&steps, &sizes);
     let canvas = Canvas {
         kind: KIND,
         width: WIDTH,
@@ -283,7 +283,7 @@ fn slot(a: &Array, largest: usize) -> f64 {
     extent(a, largest).0.max(labels * 1.1).ceil() + 6.0
 }
 
-fn draw(steps: &[Step], sizes: &Sizes, layer: Layer) -> (Vec<Element>, f64) {
+fn draw(steps: &[Step], sizes: &Sizes) -> (Vec<Element>, f64) {
     let largest = sizes.d4.size.max(sizes.t.size);
     let mut arrays = Element::new("g").class("tbf-box");
     let mut decks = Element::new("g").class("tbf-tok tbf-c0");
@@ -297,8 +297,12 @@ fn draw(steps: &[Step], sizes: &Sizes, layer: Layer) -> (Vec<Element>, f64) {
     let mut signs = Element::new("g").attr("text-anchor", "middle");
     let mut y = 14.0;
     for step in steps {
-        titles.push(text(0.0, y).text(step.title.clone()));
-        let top = y + 8.0;
+        // Bold, which runs wider still.
+        for line in wrap(&step.title, WIDTH / WIDE_FONT / 1.1, Font::Sans, 12.0) {
+            titles.push(text(0.0, y).text(line));
+            y += 15.0;
+        }
+        let top = y - 7.0;
         let tallest = step
             .terms
             .iter()
@@ -335,21 +339,15 @@ fn draw(steps: &[Step], sizes: &Sizes, layer: Layer) -> (Vec<Element>, f64) {
         }
         y = top + tallest + 64.0;
     }
-    let notes = [
-        format!(
-            "T = {} tokens, d = {}, H = {} heads of dh = {}; every layer alike",
-            sizes.t.size, sizes.d.size, sizes.h.size, sizes.dh.size
-        ),
-        format!(
-            "sides ∝ √size; a stack: one copy per head; tensors: blocks.{}.NAME",
-            layer.0
-        ),
-    ];
+    let notes = format!(
+        "T = {} tokens, d = {}, H = {} heads of dh = {}; every layer alike. Sides ∝ √size; a \
+         stack: one copy per head.",
+        sizes.t.size, sizes.d.size, sizes.h.size, sizes.dh.size
+    );
     let mut body = vec![titles, arrays, decks, labels, names, signs];
-    for line in notes {
-        body.push(note(line, 0.0, y));
-        y += 15.0;
-    }
+    let (lines, last) = wrapped_note(&notes, 0.0, y, WIDTH, 15.0);
+    body.extend(lines);
+    y = last + 15.0;
     (body, y - 6.0)
 }
 

@@ -62,7 +62,11 @@ fn sides_grow_with_the_square_root_of_the_size() {
 #[test]
 fn the_layer_names_the_tensors_and_a_shape_the_config_denies_is_an_error() {
     let figure = draw("layer = 1").unwrap();
-    assert!(figure.svg.contains("blocks.1.NAME"), "{}", figure.svg);
+    assert!(
+        figure.svg.contains("layer 1's matrix products"),
+        "{}",
+        figure.svg
+    );
     assert_eq!(draw("layer = 2").unwrap_err().key.as_deref(), Some("layer"));
 
     let meta = tiny_trace().meta;

@@ -2,16 +2,16 @@
 //! dimensions of a wide vector to show, and a figure of labelled heat strips with a
 //! legend and notes.
 
-use crate::draw::note;
+use crate::draw::wrapped_note;
 use crate::error::FigureError;
 use crate::format::thousands;
 use crate::options::{capped, Dims};
 use crate::shared::{self, Domain, SharedScale};
 use crate::strip::{self, StripRow, Strips};
-use crate::svg::{text_width, Css, Element, Font, Ramp};
+use crate::svg::{Css, Element, Ramp};
 
 /// The figures' width in user units.
-pub const WIDTH: f64 = 440.0;
+pub const WIDTH: f64 = crate::svg::FIGURE_WIDTH;
 /// Most dimensions a strip shows.
 pub const MAX_DIMS: usize = 64;
 
@@ -137,11 +137,9 @@ pub fn draw_placed(figure: &StripFigure, top: f64, shared: Option<&SharedScale>)
     elements.push(legend);
     let mut bottom = placed.bottom + 8.0 + crate::heatmap::LEGEND_HEIGHT;
     for line in shared::note(shared).iter().chain(&figure.notes) {
-        bottom += 16.0;
-        // A note too long to start under the strips starts at the left edge.
-        let fits = placed.left + text_width(line, Font::Sans, 12.0) <= WIDTH;
-        let x = if fits { placed.left } else { 0.0 };
-        elements.push(note(line.clone(), x, bottom));
+        let (lines, last) = wrapped_note(line, placed.left, bottom + 16.0, WIDTH, 15.0);
+        elements.extend(lines);
+        bottom = last;
     }
     Drawn {
         elements,

@@ -97,8 +97,6 @@ struct Layout {
     left: f64,
     /// Distance from one column to the next.
     pitch_x: f64,
-    /// The probability a full-length bar stands for, shared by every column.
-    full: f64,
     /// Under the rows.
     bottom: f64,
 }
@@ -113,10 +111,6 @@ impl Layout {
         Layout {
             left,
             pitch_x: (WIDTH - left) / columns.len() as f64,
-            full: columns
-                .iter()
-                .flat_map(|c| &c.probs)
-                .fold(1e-9, |m: f64, &p| m.max(p)),
             bottom: TOP + k as f64 * PITCH,
         }
     }
@@ -143,7 +137,8 @@ impl Layout {
                 strong: r == 0,
             })
             .collect();
-        let bars = bar_column_tagged(&bars, x, self.room(), self.full, TOP, PITCH, Some(i));
+        // A full-length bar is a probability of 1 in every column, as in every figure.
+        let bars = bar_column_tagged(&bars, x, self.room(), 1.0, TOP, PITCH, Some(i));
         let rest = note(format!("others {}", percent(c.rest)), x, self.bottom + 12.0)
             .attr("data-tb-rest", i);
         [title, bars, rest]

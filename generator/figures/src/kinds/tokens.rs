@@ -4,6 +4,7 @@
 //! Options: `prompt`, `caption`, `spans` (show each token's byte span in the prompt text,
 //! default false), `positions` (number the tokens, default false).
 
+use crate::draw::wrapped_note;
 use crate::error::FigureError;
 use crate::figure::Figure;
 use crate::heatmap::token_key;
@@ -16,7 +17,7 @@ use tracebook_trace::Token;
 
 pub const KIND: &str = "tokens";
 
-const WIDTH: f64 = 440.0;
+const WIDTH: f64 = crate::svg::FIGURE_WIDTH;
 const TEXT_SIZE: f64 = 15.0;
 const PAD_X: f64 = 7.0;
 const BOX_HEIGHT: f64 = 30.0;
@@ -69,11 +70,12 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
     let row_height = row_height(show);
     let mut body = draw(&prompt.name, tokens, &placed, show);
     let legend_y = rows as f64 * row_height + 6.0;
-    body.push(legend(tokens, show, legend_y));
+    let (legend, last) = wrapped_note(&legend(tokens, show), 1.0, legend_y, WIDTH, 15.0);
+    body.extend(legend);
     let canvas = Canvas {
         kind: KIND,
         width: WIDTH,
-        height: legend_y + 10.0,
+        height: last + 10.0,
         title: format!(
             "The prompt \"{}\" as {} tokens",
             one_line(&prompt.trace.meta.prompt.text),
@@ -222,8 +224,8 @@ fn span_label(token: &Token) -> String {
     format!("{}–{}", token.start, token.end)
 }
 
-/// One muted line explaining the markers that appear and what the numbers are.
-fn legend(tokens: &[Token], show: Show, y: f64) -> Element {
+/// What the markers that appear and the numbers mean, in words.
+fn legend(tokens: &[Token], show: Show) -> String {
     let has = |test: fn(char) -> bool| tokens.iter().any(|t| t.text.chars().any(test));
     let mut markers = Vec::new();
     if has(|c| c.is_whitespace() && c != '\n') {
@@ -246,11 +248,7 @@ fn legend(tokens: &[Token], show: Show, y: f64) -> Element {
     if !markers.is_empty() {
         parts.insert(0, markers.join(", "));
     }
-    Element::new("text")
-        .class("tbf-s tbf-dim")
-        .attr("x", 1.0)
-        .attr("y", y)
-        .text(parts.join("; "))
+    parts.join("; ")
 }
 
 fn describe(tokens: &[Token]) -> String {

@@ -1,7 +1,7 @@
 //! Tests of `figure tokens` on synthetic traces.
 
 use super::{render, WIDTH};
-use crate::test_traces::{group_texts, numbers, options, texts, tiny_trace, trace_of, TestTraces};
+use crate::test_traces::{group_texts, numbers, options, tiny_trace, trace_of, TestTraces};
 use crate::Figure;
 
 fn draw(ids: &[u32], body: &str) -> Figure {
@@ -33,7 +33,7 @@ fn leading_spaces_and_newlines_are_visible() {
     assert!(figure
         .svg
         .contains("<tspan class=\"tbf-dim\">⏎⏎</tspan></text>"));
-    let legend = texts(&figure.svg, "tbf-s tbf-dim").pop().unwrap();
+    let legend = crate::test_svg::all_texts(&figure.svg).pop().unwrap();
     assert_eq!(
         legend,
         "· is a space, ⏎ a newline; below each token: its id"
@@ -71,7 +71,7 @@ fn long_prompts_wrap_onto_rows_inside_the_width() {
     }
     let height: f64 = figure
         .svg
-        .split("viewBox=\"0 0 440 ")
+        .split("viewBox=\"0 0 376 ")
         .nth(1)
         .unwrap()
         .split('"')
@@ -106,7 +106,7 @@ fn spans_and_positions_are_optional() {
         );
     }
     assert_eq!(
-        texts(&figure.svg, "tbf-s tbf-dim").pop().unwrap(),
+        crate::test_svg::all_texts(&figure.svg).pop().unwrap(),
         "· is a space; above each token: its position; below: its id and its bytes in the prompt, from–to (to not included)"
     );
 }

@@ -9,7 +9,7 @@
 
 use super::strips::WIDTH;
 use crate::chart::{ticks, x_axis, Axis};
-use crate::draw::{line, note, text};
+use crate::draw::{line, note, text, wrapped_notes};
 use crate::error::FigureError;
 use crate::figure::{Figure, Source};
 use crate::format::{count, short, signed};
@@ -68,14 +68,12 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
     ));
     body.push(validation_dots(run, &axes));
     body.push(legend(TOP + HEIGHT + 44.0));
-    let lines = summary_lines(run);
-    for (i, l) in lines.iter().enumerate() {
-        body.push(note(l.clone(), 0.0, TOP + HEIGHT + 70.0 + i as f64 * 15.0));
-    }
+    let (lines, last) = wrapped_notes(&summary(run), 0.0, TOP + HEIGHT + 70.0, WIDTH, 15.0);
+    body.extend(lines);
     let canvas = Canvas {
         kind: KIND,
         width: WIDTH,
-        height: TOP + HEIGHT + 78.0 + lines.len() as f64 * 15.0,
+        height: last + 8.0,
         title: "Training loss".to_string(),
         desc: describe(run, &prompt.trace.meta.model.id),
         css: Css::default(),
@@ -255,21 +253,18 @@ fn baseline_label_y(at: f64, curves: &[(f64, f64)], from: f64, to: f64) -> f64 {
     }
 }
 
-fn summary_lines(run: &TrainingSummary) -> Vec<String> {
+/// What the run saw and where it ended, a paragraph each.
+fn summary(run: &TrainingSummary) -> Vec<String> {
     let tokens = run.steps * run.tokens_per_step;
-    let mut lines = vec![
-        format!(
-            "{} steps × {} tokens = {} training tokens seen,",
-            count(run.steps),
-            count(run.tokens_per_step),
-            count(tokens)
-        ),
-        format!(
-            "{} passes over the {} tokens of the training split",
-            short(tokens as f64 / run.corpus_tokens.max(1) as f64),
-            count(run.corpus_tokens)
-        ),
-    ];
+    let mut lines = vec![format!(
+        "{} steps × {} tokens = {} training tokens seen, {} passes over the {} tokens of the \
+         training split",
+        count(run.steps),
+        count(run.tokens_per_step),
+        count(tokens),
+        short(tokens as f64 / run.corpus_tokens.max(1) as f64),
+        count(run.corpus_tokens)
+    )];
     if let Some(&(_, last)) = run.val_loss.last() {
         let mut line = format!("final validation loss {}", nats(last));
         if let Some(bigram) = run.bigram_val_loss {

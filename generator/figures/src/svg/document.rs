@@ -26,10 +26,19 @@ pub struct Canvas {
 /// The smallest text a figure draws, in user units (CSS px at 1:1).
 pub const MIN_TEXT_SIZE: f64 = 12.0;
 
+/// The width figures are laid out for, in user units: at 1:1 it fits a 390 px phone (376 px
+/// inside the figure's frame), so on a phone a figure neither shrinks its text below
+/// [`MIN_TEXT_SIZE`] nor scrolls sideways.
+pub const FIGURE_WIDTH: f64 = 376.0;
+
+/// How much larger than 1:1 a figure may be shown on a wide screen (12 px text at 14.4 px).
+pub const MAX_GROWTH: f64 = 1.2;
+
 /// Serializes `body` inside a root `<svg>` built from `canvas`.
 ///
 /// The root has no fixed size: `width="100%"` with the viewBox's aspect ratio, and a
-/// `max-width` so a small figure is not blown up on a wide screen. It is never shrunk
+/// `max-width` of [`MAX_GROWTH`] times its width so a figure is not blown up on a wide
+/// screen. It is never shrunk
 /// either: figures draw text at [`MIN_TEXT_SIZE`] user units or more, so a `min-width` of
 /// its own width keeps that text at 12 CSS px or more, and a narrower container (a phone)
 /// scrolls the figure sideways instead of shrinking it out of reach. `<title>` and `<desc>`
@@ -51,7 +60,8 @@ pub fn render_document(canvas: &Canvas, body: Vec<Element>) -> String {
         super::number::number(canvas.height, 1)
     );
     let width = super::number::number(canvas.width, 0);
-    let max_width = format!("max-width:{width}px;min-width:{width}px");
+    let widest = super::number::number(canvas.width * MAX_GROWTH, 0);
+    let max_width = format!("max-width:{widest}px;min-width:{width}px");
     let root = Element::new("svg")
         .attr("xmlns", "http://www.w3.org/2000/svg")
         .attr("viewBox", view_box)
@@ -113,7 +123,7 @@ mod tests {
         assert!(svg.starts_with(
             "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 400 120.5\" width=\"100%\""
         ));
-        assert!(svg.contains("style=\"max-width:400px;min-width:400px\""));
+        assert!(svg.contains("style=\"max-width:480px;min-width:400px\""));
         assert!(!svg.contains("height=\""), "no fixed height: {svg}");
         assert!(svg.contains("role=\"img\""));
         assert!(svg.contains("class=\"tbf tbf-demo\""));

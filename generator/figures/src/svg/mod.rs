@@ -9,10 +9,10 @@ mod palette;
 mod style;
 mod text_width;
 
-pub use document::{render_document, Canvas, MIN_TEXT_SIZE};
+pub use document::{render_document, Canvas, FIGURE_WIDTH, MIN_TEXT_SIZE};
 pub use element::Element;
 pub use escape::unescape_html;
 pub use number::number;
 pub use palette::{Css, Ramp};
 pub use style::CATEGORY_COUNT;
-pub use text_width::{text_width, Font};
+pub use text_width::{text_width, wrap, Font, WIDE_FONT};

@@ -13,6 +13,10 @@ pub enum Font {
     Mono,
 }
 
+/// How much wider than [`text_width`]'s estimate a wide system sans (DejaVu Sans, bold
+/// included) may set text: layouts that must not run off the figure leave that much room.
+pub const WIDE_FONT: f64 = 1.3;
+
 /// Estimated advance width of `text` at `size` user units.
 pub fn text_width(text: &str, font: Font, size: f64) -> f64 {
     let ems: f64 = text
@@ -23,6 +27,22 @@ pub fn text_width(text: &str, font: Font, size: f64) -> f64 {
         })
         .sum();
     ems * size
+}
+
+/// `text` broken at spaces into lines of at most `max_width` (greedy, as a browser breaks a
+/// paragraph); a word wider than that stays whole on a line of its own.
+pub fn wrap(text: &str, max_width: f64, font: Font, size: f64) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    for word in text.split(' ').filter(|w| !w.is_empty()) {
+        match lines.last_mut() {
+            Some(line) if text_width(&format!("{line} {word}"), font, size) <= max_width => {
+                line.push(' ');
+                line.push_str(word);
+            }
+            _ => lines.push(word.to_string()),
+        }
+    }
+    lines
 }
 
 /// Terminal-style cell count by Unicode's East Asian Width: 0 for combining marks, 2 for
@@ -40,6 +60,8 @@ fn sans_em(c: char) -> f64 {
         'w' => 0.74,
         'W' => 0.95,
         '%' => 0.86,
+        // Maths signs: DejaVu Sans draws them 0.84 em wide, Helvetica 0.58.
+        '=' | '+' | '<' | '>' | '×' | '−' | '÷' | '±' => 0.68,
         '0'..='9' => 0.56,
         'A'..='Z' => 0.68,
         'a'..='z' => 0.54,
@@ -50,7 +72,21 @@ fn sans_em(c: char) -> f64 {
 
 #[cfg(test)]
 mod tests {
-    use super::{text_width, Font};
+    use super::{text_width, wrap, Font};
+
+    #[test]
+    fn wrap_breaks_at_spaces_within_the_width() {
+        let lines = wrap("one two three four five six", 60.0, Font::Mono, 10.0);
+        assert_eq!(lines, ["one two", "three four", "five six"]);
+        for line in &lines {
+            assert!(text_width(line, Font::Mono, 10.0) <= 60.0);
+        }
+        assert_eq!(
+            wrap("unbreakable word", 30.0, Font::Mono, 10.0),
+            ["unbreakable", "word"]
+        );
+        assert!(wrap("", 30.0, Font::Mono, 10.0).is_empty());
+    }
 
     #[test]
     fn monospace_is_a_fixed_cell_per_character() {

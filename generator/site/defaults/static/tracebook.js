@@ -99,17 +99,16 @@
       '; the likeliest is drawn with ' + pct(v.drawn(0));
   }
 
-  // temperature: the last column follows the slider; every column is redrawn to one scale.
+  // temperature: the last column follows the slider; a bar of probability 1 is full length.
   function drawTemperature(svg, d, s) {
-    var cols = d.cols.slice(), full = 1e-9;
+    var cols = d.cols.slice();
     cols[cols.length - 1] = s.t;
     var views = cols.map(function (t) { return view(d, t, 0, -1); });
-    views.forEach(function (v) { for (var r = 0; r < d.rows; r++) full = Math.max(full, v.probs[r]); });
     views.forEach(function (v, c) {
       var col = $(svg, '[data-tb-col="' + c + '"]'), rest = 1;
       for (var r = 0; r < d.rows; r++) {
         var p = v.probs[r], bar = $(col, '[data-tb-bar="' + r + '"]'), txt = $(col, '[data-tb-pct="' + r + '"]');
-        var len = Math.min(d.room, Math.max(0, p / full * d.room));
+        var len = Math.min(d.room, Math.max(0, p * d.room));
         setBar(bar, Math.max(len, 0.5), p);
         txt.setAttribute('x', num(+bar.getAttribute('x') + len + d.gap));
         txt.textContent = pct(p);
@@ -122,14 +121,14 @@
     return 'temperature ' + shortT(d.temps[s.t]) + ': the likeliest token has ' + pct(last.probs[0]);
   }
 
-  // sampling: probability, running total and the probability each row is drawn with.
+  // sampling: probability (bars to one scale), running total and the probability each row is drawn with.
   function drawSampling(svg, d, s) {
-    var v = view(d, s.t, s.k, s.p), full = Math.max(v.probs[0], 1e-12), before = 0;
+    var v = view(d, s.t, s.k, s.p), before = 0;
     var kept = $(svg, '[data-tb-g="kept"]'), cutg = $(svg, '[data-tb-g="cut"]');
     for (var r = 0; r < d.rows; r++) {
       var p = v.probs[r], alive = r < v.n, bar = $(svg, '[data-tb-bar="' + r + '"]');
       var cell = $(svg, '[data-tb-pct="' + r + '"]');
-      setBar(bar, Math.max(0.5, p / full * 70), v.drawn(r));
+      setBar(bar, Math.max(0.5, p * d.room), v.drawn(r));
       (alive ? kept : cutg).appendChild(bar);
       before += p;
       $(svg, '[data-tb-p="' + r + '"]').textContent = pct(p);
@@ -180,7 +179,9 @@
     var start = { t: d.t, k: d.k || 0, p: d.p == null ? -1 : d.p }, s = {}, k, p, kn;
     var t = slider('temperature', d.temps.length - 1, start.t, function (i) { return shortT(d.temps[i]); });
     box.append(t.label);
-    if (d.kind !== 'temperature') {
+    // The slider's column: the last, its head in the accent colour.
+    if (d.kind === 'temperature') $(svg, '[data-tb-head="' + (d.cols.length - 1) + '"]').classList.add('tbf-acc');
+    else {
       k = el('input');
       k.type = 'number';
       k.min = 0;

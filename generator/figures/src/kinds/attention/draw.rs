@@ -3,13 +3,14 @@
 
 use super::matrix::Matrix;
 use super::scale::{cells, Scale};
+use crate::draw::wrapped_note;
 use crate::heatmap::{self, Grid};
-use crate::svg::{text_width, Element, Font};
+use crate::svg::{Element, Font};
 use crate::token_text::Shown;
 use tracebook_trace::Token;
 
 /// The figure's width in user units.
-const WIDTH: f64 = 440.0;
+const WIDTH: f64 = crate::svg::FIGURE_WIDTH;
 
 /// A drawn panel and the width and height it takes.
 pub(super) struct Drawn {
@@ -26,9 +27,17 @@ pub(super) fn draw(
     scale: &Scale,
     values: bool,
 ) -> Drawn {
+    // Token labels give up width to the cells, so that on a phone-wide figure every cell is
+    // at least as tall as its label's text (24 tokens) or as wide as its printed value.
+    let cell = if values {
+        heatmap::MIN_VALUE_CELL
+    } else {
+        heatmap::LABEL_SIZE
+    };
+    let room = (WIDTH - 12.0 - cell * tokens.len() as f64).clamp(40.0, 96.0);
     let labels: Vec<Shown> = tokens
         .iter()
-        .map(|t| Shown::fit(&t.text, 96.0, Font::Mono, 12.0))
+        .map(|t| Shown::fit(&t.text, room, Font::Mono, 12.0))
         .collect();
     let cells = cells(matrix, scale, values);
     let grid = Grid {
@@ -47,16 +56,10 @@ pub(super) fn draw(
     bottom += heatmap::LEGEND_HEIGHT;
     let mut right = placed.right.max(legend_right);
     if let Some(shared) = &scale.note {
-        // A long line starts at the left edge rather than run off the figure.
-        let width = text_width(shared, Font::Sans, 12.0);
-        let x = if placed.left + width <= WIDTH {
-            placed.left
-        } else {
-            0.0
-        };
-        body.push(note(shared, x, bottom + 10.0));
-        right = right.max(x + width);
-        bottom += 18.0;
+        let (lines, last) = wrapped_note(shared, placed.left, bottom + 10.0, WIDTH, 15.0);
+        body.extend(lines);
+        right = WIDTH;
+        bottom = last + 8.0;
     }
     if matrix.first > 0 {
         let text = format!(

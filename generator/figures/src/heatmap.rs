@@ -95,12 +95,6 @@ pub const MIN_VALUE_CELL: f64 = 24.0;
 
 /// Lays out and draws `grid` within `width`, starting at `top`.
 pub fn draw(grid: &Grid<'_>, width: f64, top: f64) -> Placed {
-    let label_width = |labels: &[Shown]| {
-        labels
-            .iter()
-            .map(|l| text_width(&l.text(), Font::Mono, LABEL_SIZE))
-            .fold(0.0, f64::max)
-    };
     let corner_width = text_width(grid.corner.0, Font::Sans, 12.0).max(text_width(
         grid.corner.1,
         Font::Sans,
@@ -155,6 +149,14 @@ pub fn draw(grid: &Grid<'_>, width: f64, top: f64) -> Placed {
         bottom: grid_top + cell * grid.rows.len() as f64,
         right: left + cell * (n_cols - 0.5) + lean + 4.0,
     }
+}
+
+/// The widest of `labels` at the labels' size.
+fn label_width(labels: &[Shown]) -> f64 {
+    labels
+        .iter()
+        .map(|l| text_width(&l.text(), Font::Mono, LABEL_SIZE))
+        .fold(0.0, f64::max)
 }
 
 fn corner((rows, cols): (&str, &str), left: f64, grid_top: f64) -> Element {

@@ -267,24 +267,26 @@ fn draw(
             scores.push(text(x + LABEL + 1.0, y + 4.0).text(signed(c.score, 1)));
         }
     }
-    let head = Element::new("g")
-        .class("tbf-s tbf-dim")
-        .child(text(0.0, 12.0).text("prompt"))
-        .child(text(FIRST_X, 12.0).text("step 1 →   (total ln p after each token)"));
-    let prompt_label = titled(
-        text(0.0, middle + 4.0)
-            .class("tbf-m")
-            .attr("font-size", 12.0),
-        &context,
-        &full,
-    )
-    .text(context.clone());
+    let [head, prompt_label] = prompt_column(&full, &context, middle);
     let mut body = vec![head, edges, path, kept_boxes, prompt_label, labels, scores];
     let right = drawn_width(search);
     let paragraphs = notes(search, best, greedy, text_of);
     let (lines, last) = wrapped_notes(&paragraphs, 0.0, TOP + rows * PITCH + 20.0, right, 15.0);
     body.extend(lines);
     (body, last + 9.0)
+}
+
+/// The column titles, and the end of the prompt (`context` of `full`) the tree grows from,
+/// at `middle`.
+fn prompt_column(full: &str, context: &str, middle: f64) -> [Element; 2] {
+    let head = Element::new("g")
+        .class("tbf-s tbf-dim")
+        .child(text(0.0, 12.0).text("prompt"))
+        .child(text(FIRST_X, 12.0).text("step 1 →   (total ln p after each token)"));
+    let line = text(0.0, middle + 4.0)
+        .class("tbf-m")
+        .attr("font-size", 12.0);
+    [head, titled(line, context, full).text(context.to_string())]
 }
 
 /// The tokens on a path, as one string with visible spaces.

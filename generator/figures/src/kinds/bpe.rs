@@ -185,16 +185,7 @@ fn box_width(shown: &Shown) -> f64 {
 /// The rows of boxes, the step and rank columns, the tokens' ids and the notes; returns
 /// them with the figure's width and height.
 fn draw(bytes: &[u8], rows: &[Row], ids: &[u32]) -> (Vec<Element>, f64, f64) {
-    let widest = rows
-        .iter()
-        .map(|row| {
-            row.parts
-                .iter()
-                .map(|p| box_width(&part_text(&bytes[p.clone()])) + GAP)
-                .sum::<f64>()
-        })
-        .fold(0.0, f64::max);
-    let width = WIDTH.max((STEP_WIDTH + widest + 8.0 + RANK_WIDTH).ceil());
+    let width = figure_width(bytes, rows);
     let rank_x = width - 2.0;
     let mut boxes = Element::new("g").class("tbf-box");
     let mut made = Element::new("g").class("tbf-tok");
@@ -232,15 +223,7 @@ fn draw(bytes: &[u8], rows: &[Row], ids: &[u32]) -> (Vec<Element>, f64, f64) {
             ranks.push(text(rank_x, y + 14.0).text(thousands(rank as usize)));
         }
     }
-    let heads = Element::new("g")
-        .class("tbf-s tbf-dim")
-        .child(
-            text(STEP_WIDTH - 6.0, 12.0)
-                .attr("text-anchor", "end")
-                .text("step"),
-        )
-        .child(text(rank_x, 12.0).attr("text-anchor", "end").text("rank"));
-    let mut body = vec![heads, boxes, made, texts, steps, ranks];
+    let mut body = vec![heads(rank_x), boxes, made, texts, steps, ranks];
     let bottom = TOP + rows.len() as f64 * PITCH;
     body.push(token_ids(
         bytes,
@@ -251,6 +234,32 @@ fn draw(bytes: &[u8], rows: &[Row], ids: &[u32]) -> (Vec<Element>, f64, f64) {
     let (lines, last) = wrapped_note(&notes(bytes, rows, ids), 0.0, bottom + 24.0, width, 15.0);
     body.extend(lines);
     (body, width, last + 15.0)
+}
+
+/// The figure's width: the usual one, or wider when the widest row of boxes needs it.
+fn figure_width(bytes: &[u8], rows: &[Row]) -> f64 {
+    let widest = rows
+        .iter()
+        .map(|row| {
+            row.parts
+                .iter()
+                .map(|p| box_width(&part_text(&bytes[p.clone()])) + GAP)
+                .sum::<f64>()
+        })
+        .fold(0.0, f64::max);
+    WIDTH.max((STEP_WIDTH + widest + 8.0 + RANK_WIDTH).ceil())
+}
+
+/// The titles of the step and rank columns.
+fn heads(rank_x: f64) -> Element {
+    Element::new("g")
+        .class("tbf-s tbf-dim")
+        .child(
+            text(STEP_WIDTH - 6.0, 12.0)
+                .attr("text-anchor", "end")
+                .text("step"),
+        )
+        .child(text(rank_x, 12.0).attr("text-anchor", "end").text("rank"))
 }
 
 /// The vocabulary id under each box of the last row: the tokens the model receives.

@@ -63,19 +63,7 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
     let mut body = headline(&text_prompt, &one_line(&continuation));
     body.extend(rows(shown, alternatives, sampler.is_some()));
     let mut bottom = TOP + shown.len() as f64 * PITCH + 6.0;
-    let mut notes = Vec::new();
-    if shown.len() < generation.len() {
-        notes.push(format!(
-            "showing the first {} of {} steps",
-            shown.len(),
-            generation.len()
-        ));
-    }
-    if let Some(rules) = sampler {
-        notes.push(format!("sampled: {rules}"));
-        notes.push("the bars: the model's own p, at temperature 1".to_string());
-    }
-    for line in notes {
+    for line in notes(shown.len(), generation.len(), sampler) {
         bottom += 12.0;
         body.push(note(line, 0.0, bottom));
     }
@@ -99,6 +87,20 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
         texts.join(",")
     );
     Ok(Figure::new(canvas, body, caption, &prompt).with_live(json))
+}
+
+/// The lines under the rows: how many steps are shown of all, and how the tokens were
+/// sampled, if they were.
+fn notes(shown: usize, all: usize, sampler: Option<String>) -> Vec<String> {
+    let mut notes = Vec::new();
+    if shown < all {
+        notes.push(format!("showing the first {shown} of {all} steps"));
+    }
+    if let Some(rules) = sampler {
+        notes.push(format!("sampled: {rules}"));
+        notes.push("the bars: the model's own p, at temperature 1".to_string());
+    }
+    notes
 }
 
 /// The end of the prompt, muted, then the continuation in the accent colour, on one line

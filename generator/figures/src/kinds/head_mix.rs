@@ -16,7 +16,7 @@ use crate::options::{capped, Block, Dims, Layer, LayerKey, TokenKey};
 use crate::prompt::Prompt;
 use crate::shared::{Domain, SharedScale};
 use crate::strip::{norm, StripRow};
-use crate::svg::{text_width, Canvas, Font, WIDE_FONT};
+use crate::svg::{text_width, Canvas, Element, Font, WIDE_FONT};
 use crate::token_text::{visible, Shown};
 use crate::Traces;
 use serde::Deserialize;
@@ -84,15 +84,7 @@ pub fn render(
     let drawn = strips::draw_placed(&figure, 0.0, shared);
     let mut body = drawn.elements;
     let arrow_y = drawn.row_tops[heads] - GAP / 2.0 + 3.0;
-    let join = format!(
-        "↓ concatenate {heads} × {dh} = {} → × W_O ({1} × {1}) + b",
-        thousands(heads * dh),
-        thousands(d)
-    );
-    // Under the strips if it fits there, else from the left edge.
-    let fits = drawn.left + text_width(&join, Font::Sans, 12.0) * WIDE_FONT <= strips::WIDTH;
-    let x = if fits { drawn.left } else { 0.0 };
-    body.push(text(x, arrow_y).class("tbf-s").text(join));
+    body.push(join_line(heads, dh, d, drawn.left, arrow_y));
     let lengths = Lengths {
         heads: (0..heads).map(|h| norm(&z.row(&[h, t]))).collect(),
         out: norm(&out),
@@ -118,6 +110,19 @@ fn strip(label: String, row: &[f64], pick: &DimPick, gap_before: f64) -> StripRo
         summary: short(norm(row)),
         gap_before,
     }
+}
+
+/// The line between the heads and the output: how the heads are joined and projected,
+/// from `left` if it fits there, else from the left edge.
+fn join_line(heads: usize, dh: usize, d: usize, left: f64, y: f64) -> Element {
+    let join = format!(
+        "↓ concatenate {heads} × {dh} = {} → × W_O ({1} × {1}) + b",
+        thousands(heads * dh),
+        thousands(d)
+    );
+    let fits = left + text_width(&join, Font::Sans, 12.0) * WIDE_FONT <= strips::WIDTH;
+    let x = if fits { left } else { 0.0 };
+    text(x, y).class("tbf-s").text(join)
 }
 
 fn describe(prompt: &Prompt<'_>, layer: Layer, t: usize, lengths: &Lengths) -> String {

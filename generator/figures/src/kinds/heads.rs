@@ -12,6 +12,7 @@ use crate::error::FigureError;
 use crate::figure::Figure;
 use crate::format::{short, thousands};
 use crate::options::{capped, choice, Block, Dims, LayerKey, TokenKey};
+use crate::prompt::Checked;
 use crate::shared::{Domain, SharedScale};
 use crate::strip::{norm, StripRow};
 use crate::svg::{Canvas, Element, Font, CATEGORY_COUNT};
@@ -55,17 +56,7 @@ pub fn render(
     let (h_count, dh) = (heads.shape[0], heads.shape[2]);
     let dims = capped(block.options.dims, 16, dh.clamp(1, strips::MAX_DIMS))?;
     let pick = DimPick::new(dims, dh, false);
-    let rows: Vec<StripRow> = (0..h_count)
-        .map(|h| {
-            let row = heads.row(&[h, t]);
-            StripRow {
-                label: Shown::plain(format!("head {h}")),
-                values: pick.take(&row),
-                summary: short(norm(&row)),
-                gap_before: 0.0,
-            }
-        })
-        .collect();
+    let rows = head_rows(&heads, t, &pick);
     let name = vector_name(of);
     let token = visible(&prompt.trace.meta.tokens[t].text);
     let mut body = split_bar(h_count, dh, &format!("{name} of {token} (token {t})"));
@@ -110,6 +101,21 @@ fn vector_name(of: &str) -> &'static str {
         "z" => "attention output",
         _ => "query",
     }
+}
+
+/// A strip per head of `heads` at token `t`: the dimensions `pick` shows, and its length.
+fn head_rows(heads: &Checked, t: usize, pick: &DimPick) -> Vec<StripRow> {
+    (0..heads.shape[0])
+        .map(|h| {
+            let row = heads.row(&[h, t]);
+            StripRow {
+                label: Shown::plain(format!("head {h}")),
+                values: pick.take(&row),
+                summary: short(norm(&row)),
+                gap_before: 0.0,
+            }
+        })
+        .collect()
 }
 
 /// A bar standing for the whole vector, cut into `heads` slices of `dh`, numbered.

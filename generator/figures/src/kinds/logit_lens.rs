@@ -125,33 +125,10 @@ pub fn render(
         layers,
     };
     let ramp = Ramp::unit();
-    let left = lens.left();
     let (mut body, grid_bottom) = grid(&lens, &shown, &ramp);
-    let bottom = grid_bottom + 10.0;
-    let ticks = [
-        (0.0, "0".to_string()),
-        (0.5, "50%".to_string()),
-        (1.0, "100%".to_string()),
-    ];
-    body.push(heatmap::legend(
-        &ramp,
-        "probability of the top token",
-        &ticks,
-        None,
-        left,
-        bottom,
-    ));
-    let mut note_y = bottom + heatmap::LEGEND_HEIGHT + 8.0;
+    let (legend, mut note_y) = legend(&lens, &ramp, shared, grid_bottom + 10.0);
+    body.extend(legend);
     let out = layers - 1;
-    let lines = [
-        format!("framed: layer {out}, the model's own prediction"),
-        "next: the token that actually follows; bold where a layer predicts it".to_string(),
-    ];
-    for line in shared::note(shared).into_iter().chain(lines) {
-        let (lines, last) = wrapped_note(&line, 0.0, note_y, WIDTH, 15.0);
-        body.extend(lines);
-        note_y = last + 16.0;
-    }
     let live = block.options.pickers.then(|| {
         let top = note_y + 14.0;
         let panels: Vec<Panel> = (0..layers)
@@ -179,6 +156,36 @@ pub fn render(
         None => figure,
     };
     Ok((figure, Domain::Unit))
+}
+
+/// The probability legend from `top` and the notes under it; with the y after them.
+fn legend(
+    lens: &Lens<'_>,
+    ramp: &Ramp,
+    shared: Option<&SharedScale>,
+    top: f64,
+) -> (Vec<Element>, f64) {
+    let ticks = [
+        (0.0, "0".to_string()),
+        (0.5, "50%".to_string()),
+        (1.0, "100%".to_string()),
+    ];
+    let title = "probability of the top token";
+    let mut body = vec![heatmap::legend(ramp, title, &ticks, None, lens.left(), top)];
+    let mut note_y = top + heatmap::LEGEND_HEIGHT + 8.0;
+    let lines = [
+        format!(
+            "framed: layer {}, the model's own prediction",
+            lens.layers - 1
+        ),
+        "next: the token that actually follows; bold where a layer predicts it".to_string(),
+    ];
+    for line in shared::note(shared).into_iter().chain(lines) {
+        let (lines, last) = wrapped_note(&line, 0.0, note_y, WIDTH, 15.0);
+        body.extend(lines);
+        note_y = last + 16.0;
+    }
+    (body, note_y)
 }
 
 /// The likeliest next tokens after `position` as layer `layer` reads them, as bars with

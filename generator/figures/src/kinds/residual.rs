@@ -82,30 +82,7 @@ pub fn render(
     let bars_top = bottom + 28.0;
     let own = adds_of(&prompt, t, &lengths, bars_top);
     let (height, live) = if block.options.pickers {
-        let mut panels = Vec::new();
-        let mut shown_at = 0;
-        let mut height = own.1;
-        let mut own = Some(own.0);
-        for i in shown.clone().chain((!shown.contains(&t)).then_some(t)) {
-            let body = if i == t {
-                shown_at = panels.len();
-                own.take().unwrap_or_default()
-            } else {
-                let (attn, mlp) = adds(&prompt, i)?;
-                let other = Lengths {
-                    stream: Vec::new(),
-                    attn,
-                    mlp,
-                };
-                let (body, h) = adds_of(&prompt, i, &other, bars_top);
-                height = height.max(h);
-                body
-            };
-            panels.push(Panel {
-                key: vec![("token", i)],
-                body,
-            });
-        }
+        let (panels, shown_at, height) = token_panels(&prompt, t, &shown, own, bars_top)?;
         let labels = |_: &str, i: usize| {
             let text = &prompt.trace.meta.tokens.get(i)?.text;
             Some(format!("{i}: {}", visible(text)))
@@ -135,6 +112,43 @@ pub fn render(
         None => figure,
     };
     Ok((figure, domain))
+}
+
+/// A panel of what each layer adds for every shown token (and `t`, if it is not shown),
+/// `t`'s being `own` (its body and height); with the index of `t`'s panel and the height
+/// of the tallest.
+fn token_panels(
+    prompt: &Prompt<'_>,
+    t: usize,
+    shown: &std::ops::Range<usize>,
+    own: (Vec<Element>, f64),
+    bars_top: f64,
+) -> Result<(Vec<Panel>, usize, f64), FigureError> {
+    let mut panels = Vec::new();
+    let mut shown_at = 0;
+    let mut height = own.1;
+    let mut own = Some(own.0);
+    for i in shown.clone().chain((!shown.contains(&t)).then_some(t)) {
+        let body = if i == t {
+            shown_at = panels.len();
+            own.take().unwrap_or_default()
+        } else {
+            let (attn, mlp) = adds(prompt, i)?;
+            let other = Lengths {
+                stream: Vec::new(),
+                attn,
+                mlp,
+            };
+            let (body, h) = adds_of(prompt, i, &other, bars_top);
+            height = height.max(h);
+            body
+        };
+        panels.push(Panel {
+            key: vec![("token", i)],
+            body,
+        });
+    }
+    Ok((panels, shown_at, height))
 }
 
 /// The line naming token `t` and the bars of what each layer adds to it, from `bars_top`;
@@ -216,16 +230,24 @@ fn stream_heatmap(
     };
     let placed = heatmap::draw(&grid, WIDTH, 0.0);
     let mut body = placed.elements;
+    let (legend, bottom) = legend(scale, ramp, placed.left, placed.bottom + 10.0);
+    body.extend(legend);
+    (body, bottom)
+}
+
+/// The log scale's legend from `left`, `top`, and the line saying it is shared, if it is;
+/// with the bottom.
+fn legend(scale: &LogScale, ramp: &Ramp, left: f64, top: f64) -> (Vec<Element>, f64) {
+    let (lo, hi) = scale.range;
     let ticks: Vec<(f64, String)> = [0.0, 0.5, 1.0]
         .iter()
         .map(|&at| (at, short(lo * (hi / lo).powf(at))))
         .collect();
-    let top = placed.bottom + 10.0;
     let title = "length ‖x‖ (log scale)";
-    body.push(heatmap::legend(ramp, title, &ticks, None, placed.left, top));
+    let mut body = vec![heatmap::legend(ramp, title, &ticks, None, left, top)];
     let mut bottom = top + heatmap::LEGEND_HEIGHT;
     if let Some(line) = &scale.shared {
-        let (lines, last) = wrapped_note(line, placed.left, bottom + 8.0, WIDTH, 15.0);
+        let (lines, last) = wrapped_note(line, left, bottom + 8.0, WIDTH, 15.0);
         body.extend(lines);
         bottom = last + 8.0;
     }

@@ -141,8 +141,15 @@ fn per_head(heads: Dim, rows: Dim, cols: Dim, name: impl Into<String>) -> Array 
 
 /// The layer's products in the order the forward pass computes them.
 fn steps(s: &Sizes, layer: Layer) -> Vec<Step> {
+    let mut steps = attention_steps(s, layer);
+    steps.extend(mlp_steps(s, layer));
+    steps
+}
+
+/// Attention's products: q, k and v, the heads, the scores, the weighted values, W_O.
+fn attention_steps(s: &Sizes, layer: Layer) -> Vec<Step> {
     let at = |what: &str| format!("blocks.{}.{what}", layer.0);
-    let (t, d, d3, d4, h, dh) = (s.t, s.d, s.d3, s.d4, s.h, s.dh);
+    let (t, d, d3, h, dh) = (s.t, s.d, s.d3, s.h, s.dh);
     vec![
         Step {
             title: "LayerNorm, then one product makes q, k and v side by side".into(),
@@ -185,6 +192,14 @@ fn steps(s: &Sizes, layer: Layer) -> Vec<Step> {
             ],
             ops: vec!["×", "="],
         },
+    ]
+}
+
+/// The MLP's products: W_in to 4d, GELU, W_out back to d.
+fn mlp_steps(s: &Sizes, layer: Layer) -> Vec<Step> {
+    let at = |what: &str| format!("blocks.{}.{what}", layer.0);
+    let (t, d, d4) = (s.t, s.d, s.d4);
+    vec![
         Step {
             title: "LayerNorm, then the MLP widens each token to 4d".into(),
             terms: vec![
@@ -311,21 +326,14 @@ fn draw(steps: &[Step], sizes: &Sizes) -> (Vec<Element>, f64) {
         let mut x = 0.0;
         for (i, term) in step.terms.iter().enumerate() {
             let width = slot(term, largest);
-            let (w, h) = extent(term, largest);
-            let left = x + (width - w) / 2.0;
-            let copies = term.heads.map_or(1, |h| h.size.min(MAX_DECK));
-            let (cw, ch) = (
-                w - (copies - 1) as f64 * DECK_STEP,
-                h - (copies - 1) as f64 * DECK_STEP,
-            );
-            for c in (0..copies).rev() {
-                let off = c as f64 * DECK_STEP;
-                let target = if term.heads.is_some() {
-                    &mut decks
-                } else {
-                    &mut arrays
-                };
-                target.push(rect("", left + off, top + off, cw, ch));
+            let left = x + (width - extent(term, largest).0) / 2.0;
+            let target = if term.heads.is_some() {
+                &mut decks
+            } else {
+                &mut arrays
+            };
+            for copy in copies(term, largest, left, top) {
+                target.push(copy);
             }
             let centre = x + width / 2.0;
             labels.push(text(centre, top + tallest + 14.0).text(symbols(term)));
@@ -349,6 +357,21 @@ fn draw(steps: &[Step], sizes: &Sizes) -> (Vec<Element>, f64) {
     body.extend(lines);
     y = last + 15.0;
     (body, y - 6.0)
+}
+
+/// `a`'s rectangle from (`left`, `top`), or for a per-head array its stack of copies,
+/// the back one first.
+fn copies(a: &Array, largest: usize, left: f64, top: f64) -> Vec<Element> {
+    let (w, h) = extent(a, largest);
+    let copies = a.heads.map_or(1, |h| h.size.min(MAX_DECK));
+    let shrink = (copies - 1) as f64 * DECK_STEP;
+    (0..copies)
+        .rev()
+        .map(|c| {
+            let off = c as f64 * DECK_STEP;
+            rect("", left + off, top + off, w - shrink, h - shrink)
+        })
+        .collect()
 }
 
 /// A trace name without its `blocks.N.` prefix (the title says which layer).

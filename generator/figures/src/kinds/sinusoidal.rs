@@ -83,21 +83,7 @@ pub fn render(
         ],
     };
     let (body, height, css) = strips::draw(&figure, 0.0, shared);
-    let last_pair = pick.indices[pick.indices.len() - 2];
-    let desc = format!(
-        "The sinusoidal position encoding of the original Transformer, computed for \
-         positions 0 to {} with width d = {}: each row is one dimension across the \
-         positions, a sine or cosine wave, for {} of the {} frequencies. Wavelengths run \
-         from {} positions at dimension 0 to {} at dimension {last_pair}, so the top rows \
-         change quickly from one position to the next and the bottom ones slowly. GPT-2 \
-         learns its position embeddings instead.",
-        positions - 1,
-        thousands(d),
-        pick.indices.len() / 2,
-        thousands(d / 2),
-        wavelength(0, d),
-        wavelength(last_pair, d),
-    );
+    let desc = describe(&pick, positions, d);
     let canvas = Canvas {
         kind: KIND,
         width: strips::WIDTH,
@@ -136,6 +122,25 @@ fn pairs(count: usize, d: usize) -> DimPick {
         total: d,
         spread: true,
     }
+}
+
+/// The figure in words: the positions, the width, and the wavelengths it spans.
+fn describe(pick: &DimPick, positions: usize, d: usize) -> String {
+    let last_pair = pick.indices[pick.indices.len() - 2];
+    format!(
+        "The sinusoidal position encoding of the original Transformer, computed for \
+         positions 0 to {} with width d = {}: each row is one dimension across the \
+         positions, a sine or cosine wave, for {} of the {} frequencies. Wavelengths run \
+         from {} positions at dimension 0 to {} at dimension {last_pair}, so the top rows \
+         change quickly from one position to the next and the bottom ones slowly. GPT-2 \
+         learns its position embeddings instead.",
+        positions - 1,
+        thousands(d),
+        pick.indices.len() / 2,
+        thousands(d / 2),
+        wavelength(0, d),
+        wavelength(last_pair, d),
+    )
 }
 
 #[cfg(test)]

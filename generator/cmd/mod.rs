@@ -18,7 +18,9 @@ mod serve;
 #[cfg(feature = "trace")]
 mod trace;
 #[cfg(feature = "trace")]
+mod trace_args;
 mod trace_site;
+mod trace_write;
 #[cfg(feature = "trace")]
 mod train;
 pub mod ui;

@@ -3,7 +3,8 @@
 //! site's `[model] id` (or `--model`); each model is loaded once, for its prompts.
 
 use super::builtin_model::resolve_model;
-use super::trace::{needs_writing, progress, write_one, Args};
+use super::trace_args::Args;
+use super::trace_write::{needs_writing, progress, write_one};
 use anyhow::bail;
 use indicatif::HumanBytes;
 use std::collections::BTreeMap;

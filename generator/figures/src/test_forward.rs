@@ -5,7 +5,7 @@
 //!
 //! Weights are smooth deterministic formulas, not learned; queries and keys are chosen so
 //! that q·k/√dh is exactly
-//! [`crate::test_traces::score`], which the attention tests know in closed form.
+//! [`score`], which the attention tests know in closed form.
 
 use tracebook_trace::Trace;
 
@@ -32,7 +32,7 @@ pub fn wpe(p: usize) -> Vec<f64> {
         .collect()
 }
 
-/// Query of position `q` in `layer`, `head`: with [`key`], q·k/√dh = [`crate::test_traces::score`].
+/// Query of position `q` in `layer`, `head`: with [`key`], q·k/√dh = [`score`].
 pub fn query(layer: usize, head: usize, q: usize) -> [f64; DH] {
     let phase = (layer * 7 + head * 3) as f64;
     let a = q as f64 * 5.0 * 0.7 + phase;
@@ -120,7 +120,7 @@ fn attention(trace: &mut Trace, layer: usize, n: usize) -> Rows {
             q.extend(query(layer, head, t));
             k.extend(key(layer, head, t));
             v.extend(value(layer, head, t));
-            let weights = crate::test_traces::pattern_row(layer, head, t);
+            let weights = pattern_row(layer, head, t);
             let zt: Vec<f64> = (0..DH)
                 .map(|i| (0..=t).map(|s| weights[s] * value(layer, head, s)[i]).sum())
                 .collect();
@@ -185,4 +185,19 @@ fn put(trace: &mut Trace, name: &str, rows: &[Vec<f64>]) {
         vec![rows.len(), rows.first().map_or(0, Vec::len)]
     };
     trace.insert(name, shape, &data).unwrap();
+}
+
+/// Scores of query `q` and key `k` in layer `layer`, head `head`: varied, signed, deterministic.
+pub fn score(layer: usize, head: usize, q: usize, k: usize) -> f32 {
+    let phase = (layer * 7 + head * 3) as f32;
+    3.0 * ((q * 5 + k * 3) as f32 * 0.7 + phase).sin() + if k == 0 { 2.0 } else { 0.0 }
+}
+
+/// The causal softmax of [`score`] for one query row.
+pub fn pattern_row(layer: usize, head: usize, q: usize) -> Vec<f64> {
+    let exps: Vec<f64> = (0..=q)
+        .map(|k| f64::from(score(layer, head, q, k)).exp())
+        .collect();
+    let total: f64 = exps.iter().sum();
+    exps.iter().map(|e| e / total).collect()
 }

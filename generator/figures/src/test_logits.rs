@@ -2,8 +2,54 @@
 //! and log-sum-exp a trace derives from them, the per-token loss, a logit lens whose last
 //! layer is the model's own prediction, and a three-step generation.
 
-use crate::test_traces::{TEXTS, TOP_K, VOCAB};
 use tracebook_trace::{Candidate, GenerationStep, Trace};
+
+pub const VOCAB: usize = 40;
+pub const TOP_K: usize = 12;
+
+/// Token texts of the tiny vocabulary, hostile ones included.
+pub const TEXTS: [&str; VOCAB] = [
+    " the",
+    " a",
+    " peace",
+    " war",
+    " joy",
+    " food",
+    " them",
+    " us",
+    " change",
+    " light",
+    "The",
+    " robots",
+    " will",
+    " bring",
+    " un",
+    "believ",
+    "able",
+    "\n",
+    "\n\n",
+    " <script>",
+    "&amp;",
+    "\"",
+    "'",
+    "</svg>",
+    " 日本",
+    "!",
+    ",",
+    ".",
+    " and",
+    " to",
+    " of",
+    " in",
+    " is",
+    " it",
+    " that",
+    " was",
+    " for",
+    " on",
+    " are",
+    " with",
+];
 
 /// Distinct logits around −80 (GPT-2's range), largest at id 9 (" light").
 pub fn logits() -> Vec<f32> {

@@ -2,62 +2,16 @@
 //! with hand-picked tokens and logits, built through the trace crate's own API.
 
 use crate::svg::unescape_html;
-pub use crate::test_forward::insert_forward;
+pub use crate::test_forward::{insert_forward, pattern_row, score};
 pub use crate::test_logits::{
     generation, insert_logit_rows, insert_logits, insert_loss_and_lens, logits, position_logits,
+    TEXTS, TOP_K, VOCAB,
 };
 use crate::Traces;
 use std::collections::BTreeMap;
 use tracebook_trace::{
     ModelInfo, ModelShape, Precision, PromptSpec, Token, Trace, TraceMeta, TraceOptions,
 };
-
-pub const VOCAB: usize = 40;
-pub const TOP_K: usize = 12;
-
-/// Token texts of the tiny vocabulary, hostile ones included.
-pub const TEXTS: [&str; VOCAB] = [
-    " the",
-    " a",
-    " peace",
-    " war",
-    " joy",
-    " food",
-    " them",
-    " us",
-    " change",
-    " light",
-    "The",
-    " robots",
-    " will",
-    " bring",
-    " un",
-    "believ",
-    "able",
-    "\n",
-    "\n\n",
-    " <script>",
-    "&amp;",
-    "\"",
-    "'",
-    "</svg>",
-    " 日本",
-    "!",
-    ",",
-    ".",
-    " and",
-    " to",
-    " of",
-    " in",
-    " is",
-    " it",
-    " that",
-    " was",
-    " for",
-    " on",
-    " are",
-    " with",
-];
 
 /// The prompts the tests render, by name.
 pub struct TestTraces(pub BTreeMap<String, Trace>);
@@ -246,21 +200,6 @@ pub fn trace_with(ids: &[u32], precision: Precision) -> Trace {
     trace.meta.generation = generation(&rows[rows.len() - 1]);
     trace.meta.prompt.options.generate = trace.meta.generation.len();
     trace
-}
-
-/// Scores of query `q` and key `k` in layer `layer`, head `head`: varied, signed, deterministic.
-pub fn score(layer: usize, head: usize, q: usize, k: usize) -> f32 {
-    let phase = (layer * 7 + head * 3) as f32;
-    3.0 * ((q * 5 + k * 3) as f32 * 0.7 + phase).sin() + if k == 0 { 2.0 } else { 0.0 }
-}
-
-/// The causal softmax of [`score`] for one query row.
-pub fn pattern_row(layer: usize, head: usize, q: usize) -> Vec<f64> {
-    let exps: Vec<f64> = (0..=q)
-        .map(|k| f64::from(score(layer, head, q, k)).exp())
-        .collect();
-    let total: f64 = exps.iter().sum();
-    exps.iter().map(|e| e / total).collect()
 }
 
 /// Writes `blocks.L.attn.scores` and `.attn.pattern` for both layers and heads.

@@ -2,10 +2,10 @@
 //! ([`ClaimRecord`]); false ones become errors or warnings by the site's policy
 //! ([`ClaimPolicy`]); `check --claims list` prints them all, grouped by page.
 
+use crate::body::BodyRef;
 use crate::config::ClaimPolicy;
 use crate::diagnostic::{Diagnostic, Diagnostics};
 use crate::inline::{CheckedClaim, Outcome};
-use crate::markdown::BodyRef;
 use std::fmt::Write;
 
 /// One claim of an article with its verdict.

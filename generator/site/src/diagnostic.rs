@@ -1,7 +1,13 @@
 //! Errors for authors: `file:line:col: error: message`, the offending line with a caret, a hint.
 
-use crate::source::Position;
 use std::fmt;
+
+/// A 1-based line and column (columns count characters, not bytes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Position {
+    pub line: usize,
+    pub column: usize,
+}
 
 /// One problem in the site, pointing at the author's text where it can.
 #[derive(Debug, Clone, PartialEq, Eq)]

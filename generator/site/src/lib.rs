@@ -4,6 +4,7 @@
 //! [`build`] renders into `public/` atomically; [`check`] validates everything, links and
 //! anchors included, and writes nothing; [`collect_prompts`] lists the prompts to trace.
 
+mod body;
 mod citations;
 mod claim_report;
 mod claims;
@@ -45,15 +46,17 @@ pub use config::{
     CheckSettings, ClaimPolicy, LiveOffer, LivePrecision, LiveSettings, ModelSettings, SiteConfig,
     CONFIG_FILE,
 };
+pub use diagnostic::Position;
 pub use diagnostic::{Diagnostic, Diagnostics, Snippet};
 pub use external::{
     check_external, ExternalOptions, ExternalReport, CACHE_FILE as EXTERNAL_LINKS_CACHE,
 };
 pub use inline::Outcome as ClaimOutcome;
 pub use prompt_name::{InvalidPromptName, PromptName};
-pub use prompts::{NamedPrompt, PromptScope, SitePrompts};
+pub use prompts::{NamedPrompt, PromptScope};
 pub use render::GENERATOR;
-pub use source::{Location, Position};
+pub use site::SitePrompts;
+pub use source::Location;
 pub use templates::DEFAULTS as DEFAULT_TEMPLATES;
 
 use std::path::Path;

@@ -1,13 +1,12 @@
 //! Named prompts: shared ones from tracebook.toml, article-local ones from front matter,
 //! where each was declared, and the rule that a name is used once.
 
-use crate::config::SiteConfig;
 use crate::diagnostic::Diagnostics;
 use crate::prompt_name::PromptName;
 use crate::source::Location;
 use crate::toml_doc::TomlDoc;
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use toml::de::DeValue;
 use toml::Spanned;
 use tracebook_trace::PromptSpec;
@@ -43,24 +42,6 @@ impl NamedPrompt {
             PromptScope::Shared => true,
             PromptScope::Article(path) => path == article,
         }
-    }
-}
-
-/// The config plus every prompt the site names, sorted by name: what `tracebook trace` needs.
-#[derive(Debug, Clone, PartialEq)]
-pub struct SitePrompts {
-    pub config: SiteConfig,
-    pub prompts: Vec<NamedPrompt>,
-}
-
-impl SitePrompts {
-    pub fn get(&self, name: &str) -> Option<&NamedPrompt> {
-        self.prompts.iter().find(|p| p.name.as_str() == name)
-    }
-
-    /// Where the trace of `prompt` lives on disk.
-    pub fn trace_path(&self, root: &Path, prompt: &NamedPrompt) -> PathBuf {
-        root.join(prompt.trace_file())
     }
 }
 

@@ -89,14 +89,14 @@ impl RefIndex {
 fn scan(body: &str) -> Vec<(String, RefKind, std::ops::Range<usize>)> {
     let mut found = Vec::new();
     let (mut figures, mut equations) = (0, 0);
-    let mut events = Parser::new_ext(body, crate::markdown::options())
+    let mut events = Parser::new_ext(body, crate::body::options())
         .into_offset_iter()
         .peekable();
     while let Some((event, range)) = events.next() {
         match event {
             Event::DisplayMath(_) => {
                 let label = match events.peek() {
-                    Some((Event::Text(text), _)) => crate::markdown::equation_label(text),
+                    Some((Event::Text(text), _)) => crate::body::equation_label(text),
                     _ => None,
                 };
                 if let Some((id, _)) = label {

@@ -4,7 +4,7 @@ use crate::citations::{self, Citations};
 use crate::config::{self, SiteConfig};
 use crate::content::{self, Page};
 use crate::diagnostic::Diagnostics;
-use crate::prompts::{self, NamedPrompt, SitePrompts};
+use crate::prompts::{self, NamedPrompt};
 use std::path::{Path, PathBuf};
 
 /// The site as read from its folder, before anything is rendered.
@@ -63,5 +63,23 @@ impl Site {
             config: self.config,
             prompts: self.prompts,
         }
+    }
+}
+
+/// The config plus every prompt the site names, sorted by name: what `tracebook trace` needs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SitePrompts {
+    pub config: SiteConfig,
+    pub prompts: Vec<NamedPrompt>,
+}
+
+impl SitePrompts {
+    pub fn get(&self, name: &str) -> Option<&NamedPrompt> {
+        self.prompts.iter().find(|p| p.name.as_str() == name)
+    }
+
+    /// Where the trace of `prompt` lives on disk.
+    pub fn trace_path(&self, root: &Path, prompt: &NamedPrompt) -> PathBuf {
+        root.join(prompt.trace_file())
     }
 }

@@ -1,6 +1,6 @@
 //! A loaded source file (config, article, template) and byte-offset to line:column mapping.
 
-use crate::diagnostic::{Diagnostic, Snippet};
+use crate::diagnostic::{Diagnostic, Position, Snippet};
 use std::ops::Range;
 use std::path::Path;
 use std::sync::OnceLock;
@@ -15,13 +15,6 @@ pub struct SourceFile {
     /// Byte offsets where each line starts, built on first use: positions are looked up for
     /// every link and value, so counting lines from the top each time would be quadratic.
     line_starts: OnceLock<Vec<usize>>,
-}
-
-/// A 1-based line and column (columns count characters, not bytes).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub struct Position {
-    pub line: usize,
-    pub column: usize,
 }
 
 impl SourceFile {

@@ -13,13 +13,10 @@ use tokenizers::AddedToken;
 use crate::byte_map::bytes_to_vocab_string;
 use crate::error::TokenizerError;
 use crate::merges::merge_splits;
-use crate::r50k;
+use crate::r50k::{self, GPT2_VOCAB_SIZE};
 
 /// GPT-2's one special token: it separates documents in training data.
 pub(crate) const END_OF_TEXT: &str = "<|endoftext|>";
-
-/// Tokens GPT-2 knows, `<|endoftext|>` (the last id) included.
-pub(crate) const GPT2_VOCAB_SIZE: u32 = 50257;
 
 /// The built-in tokenizer and the bytes each of its ids stands for.
 pub(crate) struct Builtin {

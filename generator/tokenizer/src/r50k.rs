@@ -3,8 +3,10 @@
 
 use std::ops::Range;
 
-use crate::builtin::GPT2_VOCAB_SIZE;
 use crate::error::TokenizerError;
+
+/// Tokens GPT-2 knows, `<|endoftext|>` (the last id) included.
+pub(crate) const GPT2_VOCAB_SIZE: u32 = 50257;
 
 /// One length byte, then that many bytes, for every rank in order (see `build.rs`).
 static BLOB: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/r50k_token_bytes.bin"));

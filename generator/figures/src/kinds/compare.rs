@@ -11,7 +11,7 @@
 //! Options: `prompt` (A), `other` (B, required), `caption`, `of`, `k` (next-token:
 //! candidates taken from each prompt, default 5, at most the traces' top_k).
 
-use super::compare_views::{loss_rows, next_token_rows, Row};
+use super::compare_views::{describe, loss_rows, next_token_rows, Pair, Row};
 use super::strips::WIDTH;
 use crate::chart::label_column;
 use crate::draw::{note, rect, text};
@@ -30,12 +30,6 @@ const PITCH: f64 = 22.0;
 const TOP: f64 = 84.0;
 const BARS: [f64; 2] = [104.0, 222.0];
 const ROOM: f64 = 62.0;
-
-/// The two prompts compared: A (`prompt`) and B (`other`).
-pub struct Pair<'t> {
-    pub a: Prompt<'t>,
-    pub b: Prompt<'t>,
-}
 
 choice! {
     /// The measure compared.
@@ -92,7 +86,7 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
             one_line(&pair.a.trace.meta.prompt.text),
             one_line(&pair.b.trace.meta.prompt.text)
         ),
-        desc: super::compare_views::describe(&pair, &rows, loss),
+        desc: describe(&pair, &rows, loss),
         css: Css::default(),
     };
     Ok(Figure::new(canvas, body, caption, &pair.a).also_from(&pair.b))

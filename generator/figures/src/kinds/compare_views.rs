@@ -2,7 +2,6 @@
 //! each prompt, and the per-token surprise of each; as rows of A's value, B's value and
 //! the change.
 
-use super::compare::Pair;
 use super::strips::window;
 use crate::candidates;
 use crate::error::FigureError;
@@ -10,6 +9,12 @@ use crate::format::{percent, short, signed};
 use crate::prompt::Prompt;
 use crate::svg::Font;
 use crate::token_text::{visible, Shown};
+
+/// The two prompts compared: A (`prompt`) and B (`other`).
+pub struct Pair<'t> {
+    pub a: Prompt<'t>,
+    pub b: Prompt<'t>,
+}
 
 /// Most rows of the loss view: the last positions both prompts have.
 const MAX_LOSS_ROWS: usize = 16;

@@ -1,6 +1,7 @@
 //! `$...$` and `$$...$$` to MathML at build time (math-core): no JavaScript, no CDN.
 
 use super::Spanned;
+use crate::body::equation_label;
 use crate::problem::Problem;
 use math_core::{LatexToMathML, MathCoreConfig, MathDisplay};
 use pulldown_cmark::{CowStr, Event};
@@ -93,12 +94,4 @@ impl MathRenderer {
             }
         }
     }
-}
-
-/// `{#ID}` at the start of the text after a display equation (spaces before it allowed): the
-/// id and the text after it.
-pub fn equation_label(text: &str) -> Option<(String, String)> {
-    let rest = text.trim_start().strip_prefix("{#")?;
-    let end = rest.find('}')?;
-    Some((rest[..end].trim().to_string(), rest[end + 1..].to_string()))
 }

@@ -12,9 +12,10 @@ mod references;
 mod scan;
 mod values;
 
+pub use crate::body::{options, BodyRef};
 pub use headings::TocEntry;
 pub use links::{LinkRef, PageIndex, PageTarget};
-pub use math::{equation_label, MathRenderer};
+pub use math::MathRenderer;
 
 use crate::citations::Citations;
 use crate::claim_report::ClaimRecord;
@@ -25,10 +26,9 @@ use crate::live::page::LivePage;
 use crate::problem::Problem;
 use crate::refs::RefIndex;
 use crate::scope::PromptScopeView;
-use crate::source::{Location, SourceFile};
 use crate::templates::Templates;
 use crate::words::Words;
-use pulldown_cmark::{Event, Options, Parser};
+use pulldown_cmark::{Event, Parser};
 use std::collections::BTreeSet;
 use std::ops::Range;
 
@@ -168,46 +168,4 @@ pub fn render(input: &MarkdownInput<'_>) -> (RenderedMarkdown, Vec<Diagnostic>) 
             .map(|p| body.error(p.span, p.message).with_optional_hint(p.hint)),
     );
     (out, diagnostics)
-}
-
-/// The markdown extensions articles may use.
-pub fn options() -> Options {
-    Options::ENABLE_TABLES
-        | Options::ENABLE_FOOTNOTES
-        | Options::ENABLE_STRIKETHROUGH
-        | Options::ENABLE_TASKLISTS
-        | Options::ENABLE_SMART_PUNCTUATION
-        | Options::ENABLE_HEADING_ATTRIBUTES
-        | Options::ENABLE_MATH
-        | Options::ENABLE_DEFINITION_LIST
-        | Options::ENABLE_GFM
-}
-
-/// An article body: `text` is `file.text[base..]`, and ranges into it map back to the file.
-#[derive(Clone, Copy)]
-pub struct BodyRef<'a> {
-    pub file: &'a SourceFile,
-    pub base: usize,
-    pub text: &'a str,
-}
-
-impl<'a> BodyRef<'a> {
-    pub fn new(file: &'a SourceFile, range: Range<usize>) -> BodyRef<'a> {
-        BodyRef {
-            file,
-            base: range.start,
-            text: &file.text[range],
-        }
-    }
-
-    /// An error at a body range.
-    pub fn error(&self, range: Range<usize>, message: impl Into<String>) -> Diagnostic {
-        self.file
-            .error(self.base + range.start..self.base + range.end, message)
-    }
-
-    pub fn location(&self, range: Range<usize>) -> Location {
-        self.file
-            .location(self.base + range.start..self.base + range.end)
-    }
 }

@@ -1,0 +1,61 @@
+//! What both ways of tracing do with one prompt: load the model, trace the prompt and
+//! write its file atomically, tell a stale trace from a fresh one, and show progress.
+
+use super::builtin_model::resolve_model;
+use anyhow::Context;
+use indicatif::{ProgressBar, ProgressStyle};
+use std::path::Path;
+use tracebook_model::{trace, Model, TraceRequest};
+use tracebook_trace::{Expected, PromptSpec, Trace, TraceOptions};
+
+/// Resolve and load a model, saying what is happening (loading can take seconds).
+pub fn load_model(root: &Path, spec: &str, offline: bool) -> anyhow::Result<Model> {
+    let files = resolve_model(spec, root, !offline)?;
+    eprintln!(
+        "loading model {} from {}",
+        files.id,
+        files.describe_weights()
+    );
+    Ok(Model::load(files)?)
+}
+
+/// Trace one prompt and write it atomically; returns the file size in bytes.
+pub fn write_one(
+    model: &Model,
+    name: &str,
+    prompt: &PromptSpec,
+    options: &TraceOptions,
+    out: &Path,
+) -> anyhow::Result<u64> {
+    let request = TraceRequest {
+        name,
+        prompt,
+        options: options.clone(),
+    };
+    let trace = trace(model, &request)?;
+    if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    }
+    trace.write(out)?;
+    Ok(std::fs::metadata(out).map(|m| m.len()).unwrap_or(0))
+}
+
+/// Why the trace at `path` must be (re)written, or None when it is up to date.
+pub fn needs_writing(path: &Path, expected: &Expected) -> Option<String> {
+    if !path.exists() {
+        return Some("missing".to_string());
+    }
+    match Trace::read(path) {
+        Ok(trace) => trace.stale_reason(expected),
+        Err(err) => Some(format!("unreadable ({err})")),
+    }
+}
+
+pub fn progress(len: u64) -> ProgressBar {
+    let bar = ProgressBar::new(len);
+    bar.set_style(
+        ProgressStyle::with_template("{bar:30} {pos}/{len} {msg} [{elapsed}]")
+            .expect("a fixed template parses"),
+    );
+    bar
+}

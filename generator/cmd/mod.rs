@@ -19,7 +19,9 @@ mod serve;
 mod trace;
 #[cfg(feature = "trace")]
 mod trace_args;
+#[cfg(feature = "trace")]
 mod trace_site;
+#[cfg(feature = "trace")]
 mod trace_write;
 #[cfg(feature = "trace")]
 mod train;

@@ -4,7 +4,7 @@
 use crate::draw::{line, text};
 use crate::format::signed;
 use crate::heatmap::token_key;
-use crate::svg::{number, text_width, Element, Font, WIDE_FONT};
+use crate::svg::{number, wide_width, Element, Font};
 use crate::token_text::Shown;
 
 /// A linear map from data values `lo..hi` to drawing coordinates `start..end`.
@@ -135,14 +135,17 @@ pub struct Bar {
     pub strong: bool,
 }
 
+/// The widest text written after a bar of `bars`, with room for a wide system font.
+pub fn bar_text_width(bars: &[Bar]) -> f64 {
+    bars.iter()
+        .map(|b| wide_width(&b.text, Font::Sans, 12.0))
+        .fold(0.0, f64::max)
+}
+
 /// The longest bar a column of `bars` from `x` may draw so that every bar's number, written
 /// after it, ends by `right`, in a wide system font too.
 pub fn bar_room(bars: &[Bar], x: f64, right: f64) -> f64 {
-    let widest = bars
-        .iter()
-        .map(|b| text_width(&b.text, Font::Sans, 12.0) * WIDE_FONT)
-        .fold(0.0, f64::max);
-    (right - x - 4.0 - widest).max(20.0)
+    (right - x - 4.0 - bar_text_width(bars)).max(20.0)
 }
 
 /// Bars from `x`, `room` long at `full`, one per row `pitch` apart from `top`, each

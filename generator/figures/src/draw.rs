@@ -1,7 +1,7 @@
 //! Small drawing helpers shared by the figure kinds: positioned text, notes, lines,
 //! rectangles, and paths of cells coloured by ramp bin.
 
-use crate::svg::{number, text_width, wrap, Element, Font, Ramp, WIDE_FONT};
+use crate::svg::{number, wide_width, wrap, Element, Font, Ramp, WIDE_FONT};
 use std::collections::BTreeMap;
 
 /// An empty `<text>` at `(x, y)`.
@@ -18,12 +18,12 @@ pub fn note(content: impl Into<String>, x: f64, y: f64) -> Element {
 /// and `right`, else from the left edge, broken into lines `pitch` apart. The first
 /// baseline is `y`; returns the note (one `<text>`, a `<tspan>` a line, so that its text is
 /// the whole sentence) and the last baseline.
-pub fn wrapped_note(content: &str, x: f64, y: f64, right: f64, pitch: f64) -> (Vec<Element>, f64) {
-    let one_line = text_width(content, Font::Sans, 12.0) * WIDE_FONT <= right - x;
+pub fn wrapped_note(content: &str, x: f64, y: f64, right: f64, pitch: f64) -> (Element, f64) {
+    let one_line = wide_width(content, Font::Sans, 12.0) <= right - x;
     let x = if one_line { x } else { 0.0 };
     let lines = wrap(content, (right - x) / WIDE_FONT, Font::Sans, 12.0);
     if lines.len() < 2 {
-        return (vec![note(content.trim(), x, y)], y);
+        return (note(content.trim(), x, y), y);
     }
     let mut text = note(String::new(), x, y);
     let last = lines.len() - 1;
@@ -38,10 +38,10 @@ pub fn wrapped_note(content: &str, x: f64, y: f64, right: f64, pitch: f64) -> (V
                 .text(words),
         );
     }
-    (vec![text], y + last as f64 * pitch)
+    (text, y + last as f64 * pitch)
 }
 
-/// [`wrapped_note`] for each of `paragraphs`, one under another; returns the lines and the
+/// [`wrapped_note`] for each of `paragraphs`, one under another; returns the notes and the
 /// last baseline (`y - pitch` when there are none).
 pub fn wrapped_notes(
     paragraphs: &[String],
@@ -52,8 +52,8 @@ pub fn wrapped_notes(
 ) -> (Vec<Element>, f64) {
     let (mut out, mut last) = (Vec::new(), y - pitch);
     for paragraph in paragraphs {
-        let (lines, end) = wrapped_note(paragraph, x, last + pitch, right, pitch);
-        out.extend(lines);
+        let (note, end) = wrapped_note(paragraph, x, last + pitch, right, pitch);
+        out.push(note);
         last = end;
     }
     (out, last)

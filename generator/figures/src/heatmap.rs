@@ -4,7 +4,7 @@
 //! as thick as a cell is tall (`M x y h w`, about 12 bytes a cell), so a 24×24 grid
 //! stays a few KB.
 
-use crate::svg::{number, text_width, Element, Font, Ramp, WIDE_FONT};
+use crate::svg::{number, text_width, wide_width, Element, Font, Ramp};
 use crate::token_text::Shown;
 
 /// One cell of the grid.
@@ -235,7 +235,7 @@ fn cells(grid: &Grid<'_>, left: f64, grid_top: f64, cell: f64) -> Vec<Element> {
         if let Some(label) = label {
             let class = bin.map_or("tbf-dim".to_string(), |b| grid.ramp.text_class(b));
             let mut centre = text(x + side / 2.0, y + side / 2.0 + VALUE_SIZE * 0.35);
-            if text_width(label, Font::Sans, VALUE_SIZE) * WIDE_FONT > side - 2.0 {
+            if wide_width(label, Font::Sans, VALUE_SIZE) > side - 2.0 {
                 centre = centre
                     .attr("textLength", number(side - 3.0, 1))
                     .attr("lengthAdjust", "spacingAndGlyphs");

@@ -231,8 +231,8 @@ fn draw(bytes: &[u8], rows: &[Row], ids: &[u32]) -> (Vec<Element>, f64, f64) {
         ids,
         bottom - PITCH + BOX_HEIGHT + 14.0,
     ));
-    let (lines, last) = wrapped_note(&notes(bytes, rows, ids), 0.0, bottom + 24.0, width, 15.0);
-    body.extend(lines);
+    let (note, last) = wrapped_note(&notes(bytes, rows, ids), 0.0, bottom + 24.0, width, 15.0);
+    body.push(note);
     (body, width, last + 15.0)
 }
 

@@ -10,7 +10,7 @@
 //! hidden and the continuation shows the tokens generated so far.
 
 use super::strips::WIDTH;
-use crate::chart::{bar_column, label_column, Bar};
+use crate::chart::{bar_column, bar_text_width, label_column, Bar};
 use crate::draw::{note, text};
 use crate::error::FigureError;
 use crate::figure::Figure;
@@ -18,7 +18,7 @@ use crate::format::percent;
 use crate::live::json_string;
 use crate::options::{Block, Int};
 use crate::sampler::Rules;
-use crate::svg::{text_width, Canvas, Css, Element, Font, WIDE_FONT};
+use crate::svg::{text_width, wide_width, Canvas, Css, Element, Font, WIDE_FONT};
 use crate::token_text::{cut, cut_start, one_line, titled, visible, Shown};
 use crate::Traces;
 use serde::Deserialize;
@@ -199,13 +199,6 @@ fn chosen_bar(s: &GenerationStep) -> Bar {
     }
 }
 
-/// The widest text written after a bar, with room for a wide system font.
-fn bar_text_width(bars: &[Bar]) -> f64 {
-    bars.iter()
-        .map(|b| text_width(&b.text, Font::Sans, 12.0) * WIDE_FONT)
-        .fold(0.0, f64::max)
-}
-
 /// The step's likeliest other candidates, up to `most`, as many as fit in `room` (at
 /// least one, cut to fit).
 fn fitting_others(step: &GenerationStep, most: usize, room: f64) -> String {
@@ -217,7 +210,7 @@ fn fitting_others(step: &GenerationStep, most: usize, room: f64) -> String {
         } else {
             format!("{list}  {item}")
         };
-        if text_width(&longer, Font::Sans, 12.0) * WIDE_FONT > room {
+        if wide_width(&longer, Font::Sans, 12.0) > room {
             if list.is_empty() {
                 list = cut(&item, room / WIDE_FONT, Font::Sans, 12.0);
             }

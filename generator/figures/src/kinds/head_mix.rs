@@ -16,7 +16,7 @@ use crate::options::{capped, Block, Dims, Layer, LayerKey, TokenKey};
 use crate::prompt::Prompt;
 use crate::shared::{Domain, SharedScale};
 use crate::strip::{norm, StripRow};
-use crate::svg::{text_width, Canvas, Element, Font, WIDE_FONT};
+use crate::svg::{wide_width, Canvas, Element, Font};
 use crate::token_text::{visible, Shown};
 use crate::Traces;
 use serde::Deserialize;
@@ -120,7 +120,7 @@ fn join_line(heads: usize, dh: usize, d: usize, left: f64, y: f64) -> Element {
         thousands(heads * dh),
         thousands(d)
     );
-    let fits = left + text_width(&join, Font::Sans, 12.0) * WIDE_FONT <= strips::WIDTH;
+    let fits = left + wide_width(&join, Font::Sans, 12.0) <= strips::WIDTH;
     let x = if fits { left } else { 0.0 };
     text(x, y).class("tbf-s").text(join)
 }

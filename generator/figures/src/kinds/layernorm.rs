@@ -17,7 +17,7 @@ use crate::options::{choice, Block, Dims, Layer, LayerKey, TokenKey};
 use crate::prompt::Prompt;
 use crate::shared::{Domain, SharedScale};
 use crate::strip::StripRow;
-use crate::svg::{text_width, Canvas, Css, Element, Font, WIDE_FONT};
+use crate::svg::{wide_width, Canvas, Css, Element, Font};
 use crate::token_text::{visible, Shown};
 use crate::Traces;
 use serde::Deserialize;
@@ -260,7 +260,7 @@ fn panel(name: &str, vector: &Described, top: f64) -> Vec<Element> {
     );
     if outside > 0 {
         let long = format!("{title} · {outside} past ±4σ, drawn at the ends");
-        title = if text_width(&long, Font::Sans, 12.0) * WIDE_FONT <= WIDTH {
+        title = if wide_width(&long, Font::Sans, 12.0) <= WIDTH {
             long
         } else {
             format!("{title} · {outside} past ±4σ")

@@ -181,8 +181,8 @@ fn legend(
         "next: the token that actually follows; bold where a layer predicts it".to_string(),
     ];
     for line in shared::note(shared).into_iter().chain(lines) {
-        let (lines, last) = wrapped_note(&line, 0.0, note_y, WIDTH, 15.0);
-        body.extend(lines);
+        let (note, last) = wrapped_note(&line, 0.0, note_y, WIDTH, 15.0);
+        body.push(note);
         note_y = last + 16.0;
     }
     (body, note_y)

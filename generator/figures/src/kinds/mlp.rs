@@ -164,8 +164,8 @@ fn gelu_chart(pass: &Pass, body: &mut Vec<Element>) -> f64 {
     body.push(note(key, 0.0, CHART_TOP - 12.0));
     let share = percent(off as f64 / pass.post.len() as f64);
     let off_note = format!("{share} of the neurons are nearly off after GELU (|value| < {OFF})");
-    let (lines, last) = wrapped_note(&off_note, 0.0, chart.base + 50.0, WIDTH, 15.0);
-    body.extend(lines);
+    let (note, last) = wrapped_note(&off_note, 0.0, chart.base + 50.0, WIDTH, 15.0);
+    body.push(note);
     last
 }
 

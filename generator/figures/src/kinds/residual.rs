@@ -247,8 +247,8 @@ fn legend(scale: &LogScale, ramp: &Ramp, left: f64, top: f64) -> (Vec<Element>, 
     let mut body = vec![heatmap::legend(ramp, title, &ticks, None, left, top)];
     let mut bottom = top + heatmap::LEGEND_HEIGHT;
     if let Some(line) = &scale.shared {
-        let (lines, last) = wrapped_note(line, left, bottom + 8.0, WIDTH, 15.0);
-        body.extend(lines);
+        let (note, last) = wrapped_note(line, left, bottom + 8.0, WIDTH, 15.0);
+        body.push(note);
         bottom = last + 8.0;
     }
     (body, bottom)

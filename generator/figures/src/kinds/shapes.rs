@@ -353,8 +353,8 @@ fn draw(steps: &[Step], sizes: &Sizes) -> (Vec<Element>, f64) {
         sizes.t.size, sizes.d.size, sizes.h.size, sizes.dh.size
     );
     let mut body = vec![titles, arrays, decks, labels, names, signs];
-    let (lines, last) = wrapped_note(&notes, 0.0, y, WIDTH, 15.0);
-    body.extend(lines);
+    let (note, last) = wrapped_note(&notes, 0.0, y, WIDTH, 15.0);
+    body.push(note);
     y = last + 15.0;
     (body, y - 6.0)
 }

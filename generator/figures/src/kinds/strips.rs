@@ -137,8 +137,8 @@ pub fn draw_placed(figure: &StripFigure, top: f64, shared: Option<&SharedScale>)
     elements.push(legend);
     let mut bottom = placed.bottom + 8.0 + crate::heatmap::LEGEND_HEIGHT;
     for line in shared::note(shared).iter().chain(&figure.notes) {
-        let (lines, last) = wrapped_note(line, placed.left, bottom + 16.0, WIDTH, 15.0);
-        elements.extend(lines);
+        let (note, last) = wrapped_note(line, placed.left, bottom + 16.0, WIDTH, 15.0);
+        elements.push(note);
         bottom = last;
     }
     Drawn {

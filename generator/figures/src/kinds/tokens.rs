@@ -70,8 +70,8 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
     let row_height = row_height(show);
     let mut body = draw(&prompt.name, tokens, &placed, show);
     let legend_y = rows as f64 * row_height + 6.0;
-    let (legend, last) = wrapped_note(&legend(tokens, show), 1.0, legend_y, WIDTH, 15.0);
-    body.extend(legend);
+    let (note, last) = wrapped_note(&legend(tokens, show), 1.0, legend_y, WIDTH, 15.0);
+    body.push(note);
     let canvas = Canvas {
         kind: KIND,
         width: WIDTH,

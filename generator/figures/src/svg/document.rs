@@ -38,10 +38,10 @@ pub const MAX_GROWTH: f64 = 1.2;
 ///
 /// The root has no fixed size: `width="100%"` with the viewBox's aspect ratio, and a
 /// `max-width` of [`MAX_GROWTH`] times its width so a figure is not blown up on a wide
-/// screen. It is never shrunk
-/// either: figures draw text at [`MIN_TEXT_SIZE`] user units or more, so a `min-width` of
-/// its own width keeps that text at 12 CSS px or more, and a narrower container (a phone)
-/// scrolls the figure sideways instead of shrinking it out of reach. `<title>` and `<desc>`
+/// screen. It is never shrunk either: figures draw text at [`MIN_TEXT_SIZE`] user units or
+/// more, so a `min-width` of its own width keeps that text at 12 CSS px or more. Figures
+/// are laid out [`FIGURE_WIDTH`] wide, which fits a phone; a wider one (a long beam tree)
+/// scrolls sideways in a narrower container instead of shrinking out of reach. `<title>` and `<desc>`
 /// are linked with `aria-labelledby`; their ids derive from the content, so they are
 /// deterministic and differ between different figures inlined in one page.
 pub fn render_document(canvas: &Canvas, body: Vec<Element>) -> String {

@@ -17,6 +17,12 @@ pub enum Font {
 /// included) may set text: layouts that must not run off the figure leave that much room.
 pub const WIDE_FONT: f64 = 1.3;
 
+/// The room to leave for `text` so that it fits in a wide system font too: its estimated
+/// width times [`WIDE_FONT`].
+pub fn wide_width(text: &str, font: Font, size: f64) -> f64 {
+    text_width(text, font, size) * WIDE_FONT
+}
+
 /// Estimated advance width of `text` at `size` user units.
 pub fn text_width(text: &str, font: Font, size: f64) -> f64 {
     let ems: f64 = text

@@ -56,8 +56,8 @@ pub(super) fn draw(
     bottom += heatmap::LEGEND_HEIGHT;
     let mut right = placed.right.max(legend_right);
     if let Some(shared) = &scale.note {
-        let (lines, last) = wrapped_note(shared, placed.left, bottom + 10.0, WIDTH, 15.0);
-        body.extend(lines);
+        let (note, last) = wrapped_note(shared, placed.left, bottom + 10.0, WIDTH, 15.0);
+        body.push(note);
         right = WIDTH;
         bottom = last + 8.0;
     }

@@ -2,6 +2,11 @@
 //! each module names (`crate::…` and `super::…`, in `use` lines and in code, comments and
 //! tests left out), every crate is a stack that can be read from the bottom up. A circle
 //! fails with its modules and the line of each import that closes it.
+//!
+//! The site crate's top-level modules are the stages of a build, declared in lib.rs in the
+//! order a build goes through them (base, load, resolve, render, write, then the commands
+//! that run them): a module may name only its own stage or one declared before it. An
+//! upward import fails with its file and line.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -322,5 +327,121 @@ fn a_circle_is_found_and_told_by_its_imports() {
         found[0].contains("inner.rs:2: b::inner uses a"),
         "{}",
         found[0]
+    );
+}
+
+/// The top-level modules of the crate at `root`, in the order its root file declares them.
+fn declared_order(root: &Path) -> Vec<String> {
+    let text = fs::read_to_string(root).unwrap();
+    code_lines(&text)
+        .iter()
+        .filter_map(|(_, line)| {
+            ["pub(crate) mod ", "pub mod ", "mod "]
+                .iter()
+                .find_map(|p| line.strip_prefix(p)?.strip_suffix(';'))
+                .map(str::to_string)
+        })
+        .collect()
+}
+
+/// Every import in the crate at `root` from a stage to one declared after it, as
+/// "file:line: module (stage) uses path (a later stage)".
+fn upward_imports(root: &Path) -> Vec<String> {
+    let order = declared_order(root);
+    let rank = |module: &str| {
+        let stage = module.split("::").next().unwrap_or("");
+        order.iter().position(|s| s == stage)
+    };
+    let modules = crate_modules(root);
+    let mut out = Vec::new();
+    for (name, module) in &modules {
+        let Some(from) = rank(name) else { continue };
+        for (path, line) in &module.uses {
+            let Some(to) = resolve(&modules, path).and_then(|target| rank(&target)) else {
+                continue;
+            };
+            if to > from {
+                out.push(format!(
+                    "{}:{line}: {name} ({}) uses {path} ({}, declared after it in {})",
+                    module.file.display(),
+                    order[from],
+                    order[to],
+                    root.display()
+                ));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn the_site_crate_imports_only_down_its_stages() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("generator/site/src/lib.rs");
+    let order = declared_order(&root);
+    assert_eq!(
+        order[..5],
+        ["base", "load", "resolve", "render", "write"],
+        "lib.rs declares the stages in a build's order"
+    );
+    let found = upward_imports(&root);
+    assert!(found.is_empty(), "{}", found.join("\n"));
+}
+
+#[test]
+fn an_upward_import_is_told_by_file_and_line() {
+    let dir = std::env::temp_dir().join(format!("tracebook-stages-{}", std::process::id()));
+    fs::create_dir_all(dir.join("load")).unwrap();
+    fs::write(dir.join("lib.rs"), "mod load;\nmod render;\n").unwrap();
+    fs::write(dir.join("load/mod.rs"), "pub mod site;\n").unwrap();
+    fs::write(
+        dir.join("load/site.rs"),
+        "use std::fmt;\nuse crate::render::page;\n",
+    )
+    .unwrap();
+    fs::write(
+        dir.join("render.rs"),
+        "pub mod page {}\nuse crate::load::site;\n",
+    )
+    .unwrap();
+    let found = upward_imports(&dir.join("lib.rs"));
+    fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(
+        found[0].contains("load/site.rs:2: load::site (load) uses render::page (render"),
+        "{}",
+        found[0]
+    );
+}
+
+#[test]
+fn docs_architecture_names_every_module_of_every_stage() {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let src = repo.join("generator/site/src");
+    let doc = fs::read_to_string(repo.join("docs/architecture.md")).unwrap();
+    let mut missing = Vec::new();
+    for stage in &declared_order(&src.join("lib.rs"))[..5] {
+        let heading = format!("\n### {stage}:");
+        let Some(start) = doc.find(&heading) else {
+            missing.push(format!("no section `### {stage}: ...`"));
+            continue;
+        };
+        let rest = &doc[start + heading.len()..];
+        let end = ["\n## ", "\n### "]
+            .iter()
+            .filter_map(|h| rest.find(h))
+            .min()
+            .unwrap_or(rest.len());
+        let section = &rest[..end];
+        for module in declared_order(&src.join(stage).join("mod.rs")) {
+            let named = [format!("`{module}`"), format!("`{module}/`")];
+            if !named.iter().any(|n| section.contains(n)) {
+                missing.push(format!("{stage}::{module} is not named in `### {stage}`"));
+            }
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "docs/architecture.md: {}",
+        missing.join("; ")
     );
 }

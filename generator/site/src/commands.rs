@@ -1,14 +1,16 @@
-//! `build` and `check`: load, render in memory, check links; then write (build) or not (check).
+//! `build` and `check`: the stages in order (load, then render with resolve, then write), timed;
+//! `build` writes the output folder, `check` stops before it.
 
-use crate::claim_report::{self, ClaimRecord};
-use crate::config::ClaimPolicy;
-use crate::diagnostic::{Diagnostic, Diagnostics};
-use crate::linkcheck::{self, OutputIndex};
-use crate::output;
+use crate::base::diagnostic::{Diagnostic, Diagnostics};
+use crate::load::config::ClaimPolicy;
+use crate::load::site::Site;
+use crate::load::templates::Templates;
+use crate::load::traces::TraceSet;
 use crate::render::{self, RenderedSite};
-use crate::site::Site;
-use crate::templates::Templates;
-use crate::traces::TraceSet;
+use crate::resolve::claim_report::{self, ClaimRecord};
+use crate::write::assemble;
+use crate::write::linkcheck::{self, OutputIndex};
+use crate::write::output;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -207,7 +209,7 @@ fn render_timed(
 ) -> Result<(RenderedSite, Diagnostics), Diagnostics> {
     let mut site = Site::load_partial(root);
     if let (Some(url), Ok((site, _))) = (&overrides.base_url, site.as_mut()) {
-        site.config.base_url = Some(crate::config::base_url_from_flag(url)?);
+        site.config.base_url = Some(crate::load::config::base_url_from_flag(url)?);
     }
     let templates = Templates::load(root);
     timings.lap("load");
@@ -222,9 +224,14 @@ fn render_timed(
     };
     let traces = TraceSet::load(&site);
     timings.lap("traces");
-    let (rendered, problems) = render::render(&site, &traces, &templates);
-    timings.lap("render");
+    // The browser model is converted beside the pages (it needs none of them).
+    let ((mut rendered, problems), live) = rayon::join(
+        || render::render(&site, &traces, &templates),
+        || assemble::live_files(&site, &traces),
+    );
     out.extend(problems);
+    assemble::assemble(&site, &mut rendered, live, &mut out);
+    timings.lap("render");
     if rendered.incomplete {
         return Err(out.finish());
     }

@@ -3,21 +3,21 @@
 //! formatted, so the diagnostics code runs too); a panic, a hang or a blow-up is a bug.
 //! Not part of the crate's API.
 
-use crate::claims;
-use crate::config::{self, SiteConfig, CONFIG_FILE};
-use crate::content::{self, Content};
-use crate::diagnostic::Diagnostics;
-use crate::inline::{self, EvalContext};
-use crate::lazy_tokenizer::LazyTokenizer;
-use crate::linkcheck::{self, OutputIndex};
-use crate::markdown::{self, BodyRef, MarkdownInput, MathRenderer, PageIndex};
-use crate::prompts::{self, NamedPrompt};
+use crate::base::diagnostic::Diagnostics;
+use crate::base::source::SourceFile;
+use crate::load::config::{self, SiteConfig, CONFIG_FILE};
+use crate::load::content::{self, Content};
+use crate::load::lazy_tokenizer::LazyTokenizer;
+use crate::load::prompts::{self, NamedPrompt};
+use crate::load::site::Site;
+use crate::load::templates::Templates;
+use crate::load::traces::TraceSet;
 use crate::render;
-use crate::scope::PromptScopeView;
-use crate::site::Site;
-use crate::source::SourceFile;
-use crate::templates::Templates;
-use crate::traces::TraceSet;
+use crate::render::markdown::{self, BodyRef, MarkdownInput, MathRenderer, PageIndex};
+use crate::resolve::claims;
+use crate::resolve::inline::{self, EvalContext};
+use crate::resolve::scope::PromptScopeView;
+use crate::write::linkcheck::{self, OutputIndex};
 use std::path::{Path, PathBuf};
 use tracebook_trace::Trace;
 
@@ -150,8 +150,8 @@ impl Fixture {
         let input = MarkdownInput {
             claim_markers: true,
             words: &self.config.words,
-            refs: &crate::refs::RefIndex::default(),
-            citations: &crate::citations::Citations::Off,
+            refs: &crate::resolve::refs::RefIndex::default(),
+            citations: &crate::load::citations::Citations::Off,
             body: BodyRef::new(&file, 0..body.len()),
             output: "fuzz.html",
             scope: &scope,
@@ -184,7 +184,7 @@ impl Fixture {
             prompts: prompts::merge(shared.chain(content.prompts), &mut out),
             pages: content.pages,
             unreadable: content.unreadable,
-            citations: crate::citations::Citations::Off,
+            citations: crate::load::citations::Citations::Off,
         };
         let (rendered, problems) = render::render(&site, &self.traces, &self.templates);
         out.extend(problems);

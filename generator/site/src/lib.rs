@@ -3,61 +3,56 @@
 //!
 //! [`build`] renders into `public/` atomically; [`check`] validates everything, links and
 //! anchors included, and writes nothing; [`collect_prompts`] lists the prompts to trace.
+//!
+//! A build goes through four stages, each a folder, declared below in the order a build goes
+//! through them. A module imports only from its own stage and the ones declared before it
+//! (tests/layering.rs keeps it so); each stage's `//!` says what it takes and gives, and
+//! docs/architecture.md where a new directive, figure kind or output file goes.
 
-mod body;
-mod citations;
-mod claim_report;
-mod claims;
+/// What every stage says: diagnostics, source positions, escaping, output paths.
+mod base;
+
+/// 1. Files in (config, articles, front matter, prompts, bibliography, traces, templates),
+///    typed values out, with source positions.
+mod load;
+
+/// 2. What reads the traces or the whole site to give values: prompt scopes,
+///    cross-reference ids, inline values, citations, claims and their verdicts.
+mod resolve;
+
+/// 3. Markdown to HTML, figures to SVG, pages through tera, all in memory.
+mod render;
+
+/// 4. The whole site's other files (search index, theme, sitemap, feed, live mode), link
+///    checking of the output, the output folder written atomically.
+mod write;
+
+/// `build` and `check`: the stages in order.
 mod commands;
-mod config;
-mod content;
-mod diagnostic;
-mod escape;
-mod external;
-mod front_matter;
+
 #[doc(hidden)]
 pub mod fuzzing;
-mod html_scan;
-mod inline;
-mod lazy_tokenizer;
-mod linkcheck;
-pub mod live;
-mod markdown;
-mod output;
-mod paths;
-mod problem;
-mod prompt_name;
-mod prompts;
-mod refs;
-mod render;
-mod scope;
-mod search;
-mod site;
-mod source;
-use tracebook_trace::suggest;
-mod templates;
-mod toml_doc;
-mod traces;
-mod words;
 
-pub use claim_report::{list as claims_list, ClaimRecord};
+use tracebook_trace::suggest;
+
+pub use base::diagnostic::{Diagnostic, Diagnostics, Position, Snippet};
+pub use base::source::Location;
 pub use commands::{build, build_at, check, check_with, BuildReport, CheckReport, Overrides};
-pub use config::{
+pub use load::config::{
     CheckSettings, ClaimPolicy, LiveOffer, LivePrecision, LiveSettings, ModelSettings, SiteConfig,
     CONFIG_FILE,
 };
-pub use diagnostic::Position;
-pub use diagnostic::{Diagnostic, Diagnostics, Snippet};
-pub use external::{
+pub use load::prompt_name::{InvalidPromptName, PromptName};
+pub use load::prompts::{NamedPrompt, PromptScope};
+pub use load::site::SitePrompts;
+pub use load::templates::DEFAULTS as DEFAULT_TEMPLATES;
+pub use render::GENERATOR;
+pub use resolve::claim_report::{list as claims_list, ClaimRecord};
+pub use resolve::inline::Outcome as ClaimOutcome;
+pub use write::external::{
     check_external, ExternalOptions, ExternalReport, CACHE_FILE as EXTERNAL_LINKS_CACHE,
 };
-pub use inline::Outcome as ClaimOutcome;
-pub use prompt_name::{InvalidPromptName, PromptName};
-pub use prompts::{NamedPrompt, PromptScope};
-pub use render::GENERATOR;
-pub use site::SitePrompts;
-pub use source::Location;
-pub use templates::DEFAULTS as DEFAULT_TEMPLATES;
+pub use write::live;
 
 use std::path::Path;
 
@@ -65,5 +60,5 @@ use std::path::Path;
 /// article-local ones from front matter), sorted by name, with where each was declared.
 /// A name declared twice, or one that is not a safe file name, is an error.
 pub fn collect_prompts(root: &Path) -> Result<SitePrompts, Diagnostics> {
-    site::Site::load(root).map(site::Site::into_prompts)
+    load::site::Site::load(root).map(load::site::Site::into_prompts)
 }

@@ -1,8 +1,8 @@
 //! What templates see: `site`, `page`, `pages`, `sidebar`, `root`, `models`, `generator`.
 
-use crate::config::SiteConfig;
-use crate::markdown::TocEntry;
-use crate::words::Words;
+use crate::load::config::SiteConfig;
+use crate::load::words::Words;
+use crate::render::markdown::TocEntry;
 use serde::Serialize;
 
 /// The name and version written into every page's generator meta tag and colophon.
@@ -186,7 +186,7 @@ pub fn context(
     context.insert("words", &site.words);
     let models: Vec<String> = models
         .iter()
-        .map(|m| format!("<code>{}</code>", crate::escape::html(m)))
+        .map(|m| format!("<code>{}</code>", crate::base::escape::html(m)))
         .collect();
     let credit = site.words.fill_html(
         "model_credit",

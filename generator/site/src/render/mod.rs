@@ -1,28 +1,36 @@
-//! Renders a loaded site into memory: every page in parallel, the home page, 404.html, the
-//! sitemap, the theme and static files; then reports missing or stale traces once each.
+//! Stage 3, **render**: markdown to HTML, figures to SVG, pages through tera.
+//!
+//! Takes the loaded site, its traces and templates; gives every page in memory
+//! ([`RenderedSite`]): each article in parallel (its markdown through [`markdown`], its
+//! values, claims and citations through **resolve**, its figures drawn by
+//! `tracebook_figures`, its live data in [`live_page`], its link-preview image), the print
+//! page, the home page and 404.html, with each page's searchable text ([`search`]) and
+//! links; then reports missing or stale traces once each. Files of the whole site (the
+//! search index, theme, sitemap, live model) are added by **write**.
 
 mod context;
-mod feed;
-mod files;
+pub mod live_page;
+pub mod markdown;
 mod pages;
 mod preview_image;
 mod print;
+pub mod search;
 
 pub use context::GENERATOR;
 
-use crate::claim_report::ClaimRecord;
-use crate::content::Page;
-use crate::diagnostic::Diagnostics;
-use crate::lazy_tokenizer::LazyTokenizer;
-use crate::markdown::{LinkRef, MathRenderer, PageIndex, PageTarget};
-use crate::refs::RefIndex;
-use crate::search;
-use crate::site::Site;
-use crate::templates::Templates;
-use crate::traces::TraceSet;
+use crate::base::diagnostic::Diagnostics;
+use crate::load::content::Page;
+use crate::load::lazy_tokenizer::LazyTokenizer;
+use crate::load::site::Site;
+use crate::load::templates::Templates;
+use crate::load::traces::TraceSet;
+use crate::resolve::claim_report::ClaimRecord;
+use crate::resolve::refs::RefIndex;
 use context::SiteContext;
+use markdown::{LinkRef, MathRenderer, PageIndex, PageTarget};
 use pages::PageOutput;
 use rayon::prelude::*;
+use search::SearchEntry;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// What rendering needs, shared read-only by every page.
@@ -56,6 +64,10 @@ pub struct RenderedSite {
     pub incomplete: bool,
     /// Every claim of every page, in series order.
     pub claims: Vec<ClaimRecord>,
+    /// Each article's searchable text, in series order.
+    pub search: Vec<SearchEntry>,
+    /// Each generated page's source, for messages about files that would replace it.
+    pub sources: BTreeMap<String, String>,
 }
 
 /// Renders `site`, with every problem of every page (the output is unusable if there are any).
@@ -79,21 +91,10 @@ pub fn render(
         articles_use_pages: templates.mention("pages", &pages::WHOLE_SERIES),
     };
     let intro = site.pages.iter().find(|p| p.is_index() && !p.meta.draft);
-    // The browser model is converted beside the pages (it needs none of them).
-    let (mut outputs, live): (Vec<PageOutput>, _) = rayon::join(
-        || {
-            (0..env.series.len())
-                .into_par_iter()
-                .map(|n| pages::article(&env, n))
-                .collect()
-        },
-        || {
-            site.config
-                .live
-                .enabled
-                .then(|| crate::live::files(site, traces))
-        },
-    );
+    let mut outputs: Vec<PageOutput> = (0..env.series.len())
+        .into_par_iter()
+        .map(|n| pages::article(&env, n))
+        .collect();
     // Only the articles are in `outputs` yet, in series order.
     outputs.push(pages::print(&env, &outputs[..env.series.len()]));
     outputs.push(pages::index(&env, intro));
@@ -104,17 +105,17 @@ pub fn render(
     }
     report_unusable_traces(site, traces, &outputs, &mut out);
     let mut rendered = RenderedSite::default();
-    let mut generated = BTreeMap::new();
-    let mut search_entries = Vec::new();
     for mut page in outputs {
-        search_entries.extend(page.search.take());
+        rendered.search.extend(page.search.take());
         rendered.incomplete |= page.html.is_empty();
         out.extend(page.diagnostics);
         rendered.figures += page.figures;
         rendered.values += page.values;
         rendered.links.extend(page.links);
         rendered.claims.extend(page.claims);
-        generated.insert(page.path.clone(), source_of(site, &page.path));
+        rendered
+            .sources
+            .insert(page.path.clone(), source_of(site, &page.path));
         rendered.files.insert(page.path, page.html.into_bytes());
         for (path, svg) in page.figure_files {
             rendered.files.insert(path, svg.into_bytes());
@@ -124,26 +125,6 @@ pub fn render(
         }
     }
     rendered.pages = env.series.len() + 1;
-    rendered.files.insert(
-        search::INDEX_FILE.to_string(),
-        search::index_script(&search_entries).into_bytes(),
-    );
-    rendered.files.insert(
-        search::SCRIPT.0.to_string(),
-        search::SCRIPT.1.as_bytes().to_vec(),
-    );
-    add_other_files(&env, &generated, &mut rendered, &mut out);
-    match live {
-        Some(Ok(files)) => rendered.files.extend(files),
-        Some(Err(diagnostic)) => out.push(diagnostic),
-        None => {}
-    }
-    if site.config.offline {
-        let worker = files::offline_worker(&rendered.files);
-        rendered
-            .files
-            .insert(files::OFFLINE_WORKER.into(), worker.into_bytes());
-    }
     (rendered, out)
 }
 
@@ -159,51 +140,6 @@ fn report_unusable_traces(
         if let Some(problem) = site.prompt(name).and_then(|p| traces.problem(p)) {
             out.push(problem);
         }
-    }
-}
-
-fn add_other_files(
-    env: &RenderEnv<'_>,
-    generated: &BTreeMap<String, String>,
-    rendered: &mut RenderedSite,
-    out: &mut Diagnostics,
-) {
-    let root = &env.site.root;
-    rendered.files.insert(
-        files::THEME.0.to_string(),
-        files::THEME.1.as_bytes().to_vec(),
-    );
-    rendered.files.insert(
-        files::SCRIPT.0.to_string(),
-        files::SCRIPT.1.as_bytes().to_vec(),
-    );
-    files::copy_tree(
-        root,
-        crate::content::CONTENT_DIR,
-        true,
-        &mut rendered.files,
-        generated,
-        out,
-    );
-    files::copy_tree(
-        root,
-        files::STATIC_DIR,
-        false,
-        &mut rendered.files,
-        generated,
-        out,
-    );
-    if let Some(base_url) = &env.site.config.base_url {
-        let pages: Vec<&str> = env.series.iter().map(|p| p.output.as_str()).collect();
-        rendered.files.insert(
-            "sitemap.xml".into(),
-            files::sitemap(base_url, &pages).into_bytes(),
-        );
-        let config = &env.site.config;
-        rendered.files.insert(
-            "atom.xml".into(),
-            feed::atom(base_url, &config.title, &config.description, &env.series).into_bytes(),
-        );
     }
 }
 

@@ -3,14 +3,14 @@
 use super::context::{context, ArticleContext, LiveContext, PageLink, SeriesContext, ShareContext};
 use super::print;
 use super::RenderEnv;
-use crate::claim_report::ClaimRecord;
-use crate::config::LiveOffer;
-use crate::content::Page;
-use crate::diagnostic::Diagnostic;
-use crate::markdown::{self, BodyRef, LinkRef, MarkdownInput, RenderedMarkdown};
-use crate::paths;
-use crate::scope::PromptScopeView;
-use crate::search::SearchEntry;
+use crate::base::diagnostic::Diagnostic;
+use crate::base::paths;
+use crate::load::config::LiveOffer;
+use crate::load::content::Page;
+use crate::render::markdown::{self, BodyRef, LinkRef, MarkdownInput, RenderedMarkdown};
+use crate::render::search::SearchEntry;
+use crate::resolve::claim_report::ClaimRecord;
+use crate::resolve::scope::PromptScopeView;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// One rendered page and what the rest of the build needs to know about it.
@@ -230,8 +230,8 @@ pub fn not_found(env: &RenderEnv<'_>) -> PageOutput {
     let words = &env.site_context.words;
     let home = format!(
         "<a href=\"{}index.html\">{}</a>",
-        crate::escape::html(&root),
-        crate::escape::html(words.get("home_page"))
+        crate::base::escape::html(&root),
+        crate::base::escape::html(words.get("home_page"))
     );
     cx.insert(
         "not_found",

@@ -4,9 +4,9 @@
 //! rebased: to a place in the series they become in-page anchors, to other files they are
 //! taken relative to the site's root, where print.html lives.
 
-use crate::escape;
-use crate::html_scan;
-use crate::paths;
+use crate::base::escape;
+use crate::base::html_scan;
+use crate::base::paths;
 use serde::Serialize;
 use std::collections::BTreeMap;
 

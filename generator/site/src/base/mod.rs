@@ -1,0 +1,11 @@
+//! The vocabulary every stage shares, reading no file of the site and no other stage:
+//! diagnostics and the source positions they point at, HTML escaping, output paths, the
+//! error an article body's parsers give before it is placed in its file, and the scan of
+//! generated HTML's attributes.
+
+pub mod diagnostic;
+pub mod escape;
+pub mod html_scan;
+pub mod paths;
+pub mod problem;
+pub mod source;

@@ -1,0 +1,171 @@
+//! The traces of the site's prompts: read in parallel, checked against what the site asks
+//! (prompt text, options, model, and the weights' sha256 where the weights are on disk).
+
+use crate::base::diagnostic::Diagnostic;
+use crate::load::prompts::NamedPrompt;
+use crate::load::site::Site;
+use rayon::prelude::*;
+use std::collections::BTreeMap;
+use std::path::Path;
+use tracebook_figures::LiveCache;
+use tracebook_trace::{DigestCache, Expected, Trace};
+
+/// What became of one prompt's trace.
+#[derive(Debug)]
+pub enum TraceStatus {
+    Ready(Box<Trace>),
+    Missing,
+    Stale(String),
+    /// Unreadable or damaged: the reader's message.
+    Broken {
+        message: String,
+    },
+}
+
+/// Every declared prompt's trace status, by prompt name; and, for the one build that uses
+/// them, what the figures computed from them to share ([`LiveCache`]).
+#[derive(Debug, Default)]
+pub struct TraceSet {
+    entries: BTreeMap<String, TraceStatus>,
+    live: LiveCache,
+}
+
+impl TraceSet {
+    /// Reads `traces/<name>.json` of every prompt of the site.
+    pub fn load(site: &Site) -> TraceSet {
+        let mut models: BTreeMap<&str, Option<String>> = BTreeMap::new();
+        for prompt in &site.prompts {
+            let model = model_of(site, prompt);
+            if !models.contains_key(model) {
+                models.insert(model, local_weights_sha256(&site.root, model));
+            }
+        }
+        let entries = site
+            .prompts
+            .par_iter()
+            .map(|prompt| {
+                let model = model_of(site, prompt);
+                let sha = models.get(model).cloned().flatten();
+                let status = read_one(site, prompt, model, sha.as_deref());
+                (prompt.name.to_string(), status)
+            })
+            .collect();
+        TraceSet {
+            entries,
+            live: LiveCache::default(),
+        }
+    }
+
+    /// Traces already in memory, each taken as up to date.
+    pub fn from_ready(traces: impl IntoIterator<Item = (String, Trace)>) -> TraceSet {
+        let entries = traces
+            .into_iter()
+            .map(|(name, trace)| (name, TraceStatus::Ready(Box::new(trace))))
+            .collect();
+        TraceSet {
+            entries,
+            live: LiveCache::default(),
+        }
+    }
+
+    /// The figures' shared results for this build.
+    pub fn live_cache(&self) -> &LiveCache {
+        &self.live
+    }
+
+    /// The trace of `name` when it exists and is up to date.
+    pub fn ready(&self, name: &str) -> Option<&Trace> {
+        match self.entries.get(name) {
+            Some(TraceStatus::Ready(trace)) => Some(trace),
+            _ => None,
+        }
+    }
+
+    /// Why `prompt` cannot be drawn from, as an error at its declaration; None when it can.
+    pub fn problem(&self, prompt: &NamedPrompt) -> Option<Diagnostic> {
+        let name = &prompt.name;
+        let file = prompt.trace_file();
+        let file = file.display();
+        let fix = format!("run `tracebook trace --only {name}` to write it");
+        let diagnostic = match self.entries.get(name.as_str())? {
+            TraceStatus::Ready(_) => return None,
+            TraceStatus::Missing => prompt
+                .declared
+                .error(format!(
+                    "prompt `{name}` has no trace: {file} does not exist"
+                ))
+                .with_hint(fix),
+            TraceStatus::Stale(reason) => prompt
+                .declared
+                .error(format!(
+                    "the trace of prompt `{name}` ({file}) is stale: {reason}"
+                ))
+                .with_hint(format!("run `tracebook trace --only {name}` to remake it")),
+            TraceStatus::Broken { message } => prompt
+                .declared
+                .error(format!(
+                    "the trace of prompt `{name}` cannot be used: {message}"
+                ))
+                .with_hint(format!(
+                    "run `tracebook trace --only {name}` to write it again"
+                )),
+        };
+        Some(diagnostic)
+    }
+}
+
+/// The model `prompt` is traced with: its own `model`, else the site's.
+fn model_of<'s>(site: &'s Site, prompt: &'s NamedPrompt) -> &'s str {
+    prompt
+        .spec
+        .model
+        .as_deref()
+        .unwrap_or(&site.config.model.id)
+}
+
+fn read_one(
+    site: &Site,
+    prompt: &NamedPrompt,
+    model_id: &str,
+    weights_sha256: Option<&str>,
+) -> TraceStatus {
+    let path = site.root.join(prompt.trace_file());
+    if !path.is_file() {
+        return TraceStatus::Missing;
+    }
+    let trace = match Trace::read(&path) {
+        Ok(trace) => trace,
+        Err(err) => return broken(&err.to_string(), &site.root),
+    };
+    let expected = Expected {
+        model_id,
+        prompt: &prompt.spec,
+        options: &site.config.trace,
+        weights_sha256,
+    };
+    match trace.stale_reason(&expected) {
+        Some(reason) => TraceStatus::Stale(reason),
+        None => TraceStatus::Ready(Box::new(trace)),
+    }
+}
+
+/// The reader's errors read "path: message\n  hint: ..."; keep the message, path relative.
+fn broken(text: &str, root: &Path) -> TraceStatus {
+    let message = text.split("\n  hint: ").next().unwrap_or(text);
+    let root = format!("{}/", root.display());
+    TraceStatus::Broken {
+        message: message.replace(&root, ""),
+    }
+}
+
+/// The sha256 of the model's weights when `model_id` is a folder of the site holding them
+/// (cached by path, size and mtime) or the model built into tracebook; elsewhere (hub ids) the
+/// sha256 a trace records is trusted.
+fn local_weights_sha256(root: &Path, model_id: &str) -> Option<String> {
+    let dir = root.join(model_id);
+    if !dir.is_dir() && model_id == tracebook_trace::TINY_MODEL_ID {
+        return Some(tracebook_trace::TINY_MODEL_SHA256.to_string());
+    }
+    let weights = tracebook_trace::weight_files(&dir).ok()??;
+    DigestCache::user().weights_sha256(&weights).ok()
+}

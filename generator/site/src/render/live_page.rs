@@ -1,0 +1,164 @@
+//! What a page hands its live session: the figures a reader may redraw for their own prompt
+//! (each drawn from one prompt of the site's model), and those prompts' text and settings.
+
+use crate::load::words::Words;
+use serde::Serialize;
+use std::cell::RefCell;
+use std::collections::{BTreeMap, BTreeSet};
+use tracebook_figures::{LiveCache, PageFigure, Traces};
+use tracebook_trace::{PromptOptions, Trace};
+
+/// The figure pass's view of a page's live side: which model the browser runs, and the
+/// figures and prompts gathered so far.
+pub struct LivePage<'a> {
+    /// `[model] id`: figures drawn from other models' traces are not redrawn live.
+    pub model_id: &'a str,
+    /// `[live] offer = "figure"`: a button under each figure that can be redrawn.
+    pub per_figure: bool,
+    pub figures: Vec<PageFigure>,
+    pub prompts: BTreeMap<String, LivePrompt>,
+}
+
+/// A prompt as the reader's session re-traces it: the author's text (the form starts from
+/// it) and generation settings (the reader's text is continued the same way).
+#[derive(Debug, Clone, Serialize)]
+pub struct LivePrompt {
+    pub text: String,
+    pub options: PromptOptions,
+}
+
+/// The page's live data (`PAGE.live.json` beside it) that `tracebook-live.js` fetches.
+#[derive(Serialize)]
+struct PageData<'a> {
+    prompts: &'a BTreeMap<String, LivePrompt>,
+    figures: &'a [PageFigure],
+    /// The theme's `live_*` words, without the prefix.
+    words: BTreeMap<&'static str, &'a str>,
+}
+
+/// The words the loader shows.
+const WORDS: [&str; 9] = [
+    "try", "prompt", "run", "back", "loading", "starting", "caption", "prose", "served",
+];
+
+impl<'a> LivePage<'a> {
+    pub fn new(model_id: &'a str, per_figure: bool) -> LivePage<'a> {
+        LivePage {
+            model_id,
+            per_figure,
+            figures: Vec::new(),
+            prompts: BTreeMap::new(),
+        }
+    }
+
+    /// Keeps the figure drawn as `figure` for the live session if it read exactly one prompt,
+    /// traced with the site's model; returns whether it did.
+    pub fn offer(&mut self, figure: PageFigure, asked: &Asked<'_>) -> bool {
+        let prompts = asked.asked.borrow();
+        let [prompt] = prompts.iter().collect::<Vec<_>>()[..] else {
+            return false;
+        };
+        let Some(trace) = asked.inner.get(prompt) else {
+            return false;
+        };
+        if trace.meta.model.id != self.model_id {
+            return false;
+        }
+        self.prompts
+            .entry(prompt.clone())
+            .or_insert_with(|| LivePrompt {
+                text: trace.meta.prompt.text.clone(),
+                options: trace.meta.prompt.options.clone(),
+            });
+        let options = from_the_end(&figure.options, trace.meta.tokens.len());
+        self.figures.push(PageFigure {
+            prompt: prompt.clone(),
+            options,
+            ..figure
+        });
+        true
+    }
+
+    /// The page's JSON, or None when no figure of it can be redrawn.
+    pub fn json(&self, words: &'a Words) -> Option<String> {
+        if self.figures.is_empty() {
+            return None;
+        }
+        let data = PageData {
+            prompts: &self.prompts,
+            figures: &self.figures,
+            words: WORDS
+                .iter()
+                .map(|w| (*w, words.get(&format!("live_{w}"))))
+                .collect(),
+        };
+        Some(serde_json::to_string(&data).expect("strings and numbers serialize"))
+    }
+}
+
+/// The page's traces, remembering which prompts a figure asked for.
+pub struct Asked<'a> {
+    pub inner: &'a dyn Traces,
+    asked: RefCell<BTreeSet<String>>,
+}
+
+impl<'a> Asked<'a> {
+    pub fn new(inner: &'a dyn Traces) -> Asked<'a> {
+        Asked {
+            inner,
+            asked: RefCell::new(BTreeSet::new()),
+        }
+    }
+}
+
+impl Traces for Asked<'_> {
+    fn get(&self, prompt: &str) -> Option<&Trace> {
+        self.asked.borrow_mut().insert(prompt.to_string());
+        self.inner.get(prompt)
+    }
+
+    fn names(&self) -> Vec<String> {
+        self.inner.names()
+    }
+
+    fn live_cache(&self) -> Option<&LiveCache> {
+        self.inner.live_cache()
+    }
+}
+
+/// A figure block's options with a position counted from the start (`token = 8`) rewritten
+/// as the same position counted from the end (`token = -1` in a prompt of 9 tokens): the
+/// figure picks the same token in the author's prompt, and in a reader's prompt of another
+/// length the token as far from its end (the query " it" of "... because it" becomes the last
+/// token of the reader's prompt, not whatever sits at position 8, or nothing).
+fn from_the_end(options: &str, tokens: usize) -> String {
+    let Ok(mut table) = options.parse::<toml::Table>() else {
+        return options.to_string();
+    };
+    match table.get("token") {
+        Some(toml::Value::Integer(at)) if *at >= 0 && (*at as usize) < tokens => {
+            let from_end = *at - tokens as i64;
+            table.insert("token".into(), toml::Value::Integer(from_end));
+            table.to_string()
+        }
+        _ => options.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::from_the_end;
+
+    #[test]
+    fn a_position_from_the_start_becomes_the_same_position_from_the_end() {
+        let options = "prompt = \"animal\"\nlayer = 1\ntoken = 8\n";
+        let moved: toml::Table = from_the_end(options, 9).parse().unwrap();
+        assert_eq!(moved["token"].as_integer(), Some(-1));
+        assert_eq!(moved["layer"].as_integer(), Some(1));
+        let moved: toml::Table = from_the_end(options, 12).parse().unwrap();
+        assert_eq!(moved["token"].as_integer(), Some(-4));
+        // Already from the end, or none: unchanged.
+        assert_eq!(from_the_end("token = -2\n", 9), "token = -2\n");
+        assert_eq!(from_the_end("layer = 0\n", 9), "layer = 0\n");
+    }
+}

@@ -1,0 +1,105 @@
+//! What a build does with the claims of its articles: each one's verdict placed in its file
+//! ([`ClaimRecord`]); false ones become errors or warnings by the site's policy
+//! ([`ClaimPolicy`]); `check --claims list` prints them all, grouped by page.
+
+use crate::base::diagnostic::{Diagnostic, Diagnostics};
+use crate::load::body::BodyRef;
+use crate::load::config::ClaimPolicy;
+use crate::resolve::inline::{CheckedClaim, Outcome};
+use std::fmt::Write;
+
+/// One claim of an article with its verdict.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClaimRecord {
+    /// Where it is written, and (for a false claim) the error to report there.
+    pub diagnostic: Diagnostic,
+    pub prompt: String,
+    /// The expression as written.
+    pub source: String,
+    pub outcome: Outcome,
+}
+
+impl ClaimRecord {
+    pub fn new(body: &BodyRef<'_>, claim: &CheckedClaim) -> ClaimRecord {
+        let (message, hint) = match &claim.outcome {
+            Outcome::Fails(detail) => (
+                format!("this claim is false of the trace of `{}`: {detail}", claim.prompt),
+                Some("revise the sentence and its claim; `tracebook check --claims list` lists every claim, and `--claims warn` (or `[check] claims = \"warn\"` in tracebook.toml) builds the site meanwhile"),
+            ),
+            Outcome::Holds(detail) => (format!("holds: {detail}"), None),
+            Outcome::Unchecked(reason) => (format!("not checked: {reason}"), None),
+        };
+        let mut diagnostic = body.error(claim.span.clone(), message);
+        if let Some(hint) = hint {
+            diagnostic = diagnostic.with_hint(hint);
+        }
+        ClaimRecord {
+            diagnostic,
+            prompt: claim.prompt.clone(),
+            source: claim.source.clone(),
+            outcome: claim.outcome.clone(),
+        }
+    }
+
+    pub fn fails(&self) -> bool {
+        matches!(self.outcome, Outcome::Fails(_))
+    }
+}
+
+/// The false claims of `claims` as errors, or as warnings under [`ClaimPolicy::Warn`].
+pub fn report(
+    claims: &[ClaimRecord],
+    policy: ClaimPolicy,
+    errors: &mut Diagnostics,
+    warnings: &mut Diagnostics,
+) {
+    for claim in claims.iter().filter(|c| c.fails()) {
+        match policy {
+            ClaimPolicy::Error => errors.push(claim.diagnostic.clone()),
+            ClaimPolicy::Warn => warnings.push(claim.diagnostic.clone().as_warning()),
+        }
+    }
+}
+
+/// Every claim with its verdict, grouped by file, for an author reviewing prose (after a
+/// model switch, say): `content/a.md:12:5  false  argmax(...) == 6 — argmax(...) is 4`.
+pub fn list(claims: &[ClaimRecord]) -> String {
+    let mut out = String::new();
+    let mut file = "";
+    let (mut held, mut failed, mut unchecked) = (0, 0, 0);
+    for claim in claims {
+        if claim.diagnostic.file != file {
+            file = &claim.diagnostic.file;
+            let _ = writeln!(out, "{file}");
+        }
+        let at = claim
+            .diagnostic
+            .position
+            .map_or(String::new(), |p| format!("{}:{}", p.line, p.column));
+        let (verdict, detail) = match &claim.outcome {
+            Outcome::Holds(d) => {
+                held += 1;
+                ("holds", d)
+            }
+            Outcome::Fails(d) => {
+                failed += 1;
+                ("FALSE", d)
+            }
+            Outcome::Unchecked(d) => {
+                unchecked += 1;
+                ("unchecked", d)
+            }
+        };
+        let _ = writeln!(
+            out,
+            "  {at:<8} {verdict:<9} {{{{ claim {} {} }}}}\n           {detail}",
+            claim.prompt, claim.source
+        );
+    }
+    let _ = write!(
+        out,
+        "{} claims: {held} hold, {failed} false, {unchecked} not checked",
+        claims.len()
+    );
+    out
+}

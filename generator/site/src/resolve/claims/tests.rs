@@ -1,0 +1,262 @@
+//! The claim language on a real trace of the example site (`traces/robots.json`: "The
+//! robots will bring", traced with models/tracebook-tiny-en). Expected values are read from
+//! the trace by hand here, not written down, so the tests hold for any re-trace.
+
+use super::{decide, parse, Evaluator, NoVocabulary, Verdict};
+use crate::base::problem::Problem;
+use proptest::prelude::*;
+use tracebook_trace::Trace;
+
+const ROBOTS: &str = include_str!("../../../../../traces/robots.json");
+
+fn trace() -> Trace {
+    Trace::from_json(ROBOTS).expect("the example trace reads")
+}
+
+/// The verdict on `claim` (the whole string is the claim).
+fn verdict(claim: &str) -> Result<Verdict, Problem> {
+    let trace = trace();
+    let ev = Evaluator::new(&trace, "robots", &NoVocabulary);
+    let expr = parse(claim, 0..claim.len())?;
+    decide(&ev, &expr, claim)
+}
+
+fn holds(claim: &str) -> bool {
+    let v = verdict(claim).unwrap_or_else(|e| panic!("{claim}: {e:?}"));
+    v.holds
+}
+
+fn error(claim: &str) -> Problem {
+    verdict(claim).expect_err(claim)
+}
+
+/// The id of the likeliest next token, read from `logits.topk_ids` directly.
+fn top_id(trace: &Trace) -> u32 {
+    let ids = trace.tensor("logits.topk_ids").unwrap();
+    let k = ids.shape[1];
+    ids.data[ids.data.len() - k] as u32
+}
+
+#[test]
+fn tokens_ids_and_counts() {
+    let trace = trace();
+    let n = trace.meta.tokens.len();
+    assert!(holds(&format!("count() == {n}")));
+    assert!(holds("token(1) == \" robots\" and token(-1) == \" bring\""));
+    assert!(holds(&format!("id(0) == {}", trace.meta.tokens[0].id)));
+    assert!(!holds("token(0) == \"the\""));
+    assert!(holds("len(logits.last) > 1000"));
+}
+
+#[test]
+fn argmax_rank_top_and_prob_agree_with_the_trace() {
+    let trace = trace();
+    let top = top_id(&trace);
+    let text = trace.meta.token_texts[&top].clone();
+    assert!(holds(&format!("argmax(logits.last) == {top}")));
+    assert!(holds("argmax(logits.last) == logits.topk_ids[-1, 0]"));
+    assert!(holds(&format!("text(argmax(logits.last)) == {text:?}")));
+    assert!(holds(&format!("{text:?} in top(1) and {top} in top(3)")));
+    assert!(holds("rank(logits.last, logits.topk_ids[-1, 1]) == 2"));
+    assert!(holds(&format!("rank(logits.last, {text:?}) == 1")));
+    assert!(holds(
+        "prob(logits.topk_ids[-1, 0]) > prob(logits.topk_ids[-1, 1])"
+    ));
+    assert!(holds(
+        "prob(argmax(logits.last)) > 0 and prob(argmax(logits.last)) <= 1"
+    ));
+    assert!(!holds(&format!("not {top} in top(2)")));
+}
+
+#[test]
+fn slices_reductions_and_quantifiers() {
+    // Each attention row is a distribution over the keys up to the query (causal).
+    assert!(holds(
+        "all(q in 0:, abs(sum(blocks.0.attn.pattern[0, q, :]) - 1) < 0.01)"
+    ));
+    assert!(holds(
+        "all(q in 0:-1, max(blocks.0.attn.pattern[1, q, q+1:]) == 0)"
+    ));
+    assert!(holds("min(blocks.2.attn.pattern[0, -1, :]) >= 0"));
+    assert!(holds(
+        "any(q in 1:, argmax(blocks.0.attn.pattern[0, q, :]) <= q)"
+    ));
+    assert!(holds(
+        "abs(mean(blocks.0.attn.pattern[0, -1, :]) * count() - 1) < 0.01"
+    ));
+    assert!(holds("len(blocks.0.attn.pattern[0]) == count()"));
+    assert!(holds("len(blocks.0.attn.pattern[0, 1:3, :]) == 2"));
+    assert!(holds("sum(blocks.0.attn.pattern[0, 0, 1:]) == 0"));
+    assert!(holds("-1 < 2 - 4 / 2 + 1 * 0.5 and not 1 > 2 or 0 == 1"));
+}
+
+#[test]
+fn false_claims_say_what_the_values_were() {
+    let trace = trace();
+    let top = top_id(&trace);
+    let text = trace.meta.token_texts[&top].clone();
+    let wrong = (top + 1) % 50;
+    let v = verdict(&format!("argmax(logits.last) == {wrong}")).unwrap();
+    assert!(!v.holds);
+    assert_eq!(
+        v.detail,
+        format!("`argmax(logits.last)` is {top} ({text:?}), not {wrong}")
+    );
+    let v = verdict("blocks.0.attn.pattern[0, 0, 0] < 0.5").unwrap();
+    assert_eq!(v.detail, "`blocks.0.attn.pattern[0, 0, 0]` is 1, not < 0.5");
+    let v = verdict("all(q in 1:, argmax(blocks.0.attn.pattern[0, q, :]) == q + 100)").unwrap();
+    assert!(!v.holds);
+    assert!(
+        v.detail
+            .starts_with("for q = 1: `argmax(blocks.0.attn.pattern[0, q, :])` is "),
+        "{}",
+        v.detail
+    );
+    assert!(
+        v.detail.contains("(\""),
+        "the key's token is named: {}",
+        v.detail
+    );
+    let v = verdict("token(1) == \" cats\" or token(2) == \" cats\"").unwrap();
+    assert_eq!(
+        v.detail,
+        "`token(1)` is \" robots\", not \" cats\"; `token(2)` is \" will\", not \" cats\""
+    );
+    let v = verdict("blocks.0.attn.pattern[0, 0, 0] > 0.5").unwrap();
+    assert_eq!((v.holds, v.detail.as_str()), (true, "1 > 0.5"));
+}
+
+#[test]
+fn errors_point_at_the_part_at_fault() {
+    let claim = "argmax(blocks.0.attn.patern[0, 1, :]) == 1";
+    let e = error(claim);
+    assert_eq!(&claim[e.span.clone()], "blocks.0.attn.patern");
+    assert_eq!(
+        e.hint.as_deref(),
+        Some("did you mean `blocks.0.attn.pattern`?")
+    );
+    let claim = "argmx(logits.last) == 1";
+    let e = error(claim);
+    assert_eq!(
+        (e.message.as_str(), &claim[e.span.clone()]),
+        ("unknown function `argmx`", "argmx")
+    );
+    assert_eq!(e.hint.as_deref(), Some("did you mean `argmax`?"));
+    let claim = "blocks.0.attn.pattern[0, 9, 0] > 0";
+    let e = error(claim);
+    assert_eq!(&claim[e.span.clone()], "9");
+    assert!(e.message.contains("out of range for dimension 1"), "{e:?}");
+    let e = error("argmax(blocks.0.attn.pattern) == 1");
+    assert!(e.message.contains("needs one row of numbers"), "{e:?}");
+    let e = error("token(1) == 3");
+    assert_eq!(e.message, "cannot compare text with a number");
+    let e = error("count()");
+    assert!(e.message.contains("expected true or false"), "{e:?}");
+    let e = error("1 < 2 < 3");
+    assert!(e.hint.unwrap().contains("a < b and b < c"));
+    let e = error("count() = 4");
+    assert_eq!(e.hint.as_deref(), Some("compare with `==`"));
+    let claim = "(count() == 4";
+    assert!(error(claim).message.contains("expected `)`"));
+    assert!(error("").message.contains("empty"));
+    assert!(error("count() == 4 5")
+        .message
+        .contains("after a complete claim"));
+    assert!(error("token(1.5) == \"x\"")
+        .message
+        .contains("whole number"));
+    assert!(error("all(q 0:2, q > 0)").message.contains("expected `in`"));
+    assert!(error("\"nope\" in top(3)")
+        .message
+        .contains("not a single token"));
+    assert!(error(&"(".repeat(200)).message.contains("nests too deeply"));
+}
+
+/// Words a claim is made of, for the property test.
+const PIECES: &[&str] = &[
+    "(",
+    ")",
+    "[",
+    "]",
+    ",",
+    ":",
+    "-",
+    "+",
+    "*",
+    "/",
+    "==",
+    "<",
+    ">=",
+    "!=",
+    "and",
+    "or",
+    "not",
+    "in",
+    "all(q in",
+    "any(",
+    "q",
+    "0",
+    "1",
+    "-1",
+    "2.5",
+    "1e9",
+    "\"x\"",
+    "\" robots\"",
+    "logits.last",
+    "blocks.0.attn.pattern",
+    "embed",
+    "argmax(",
+    "argmin(",
+    "max(",
+    "sum(",
+    "mean(",
+    "rank(",
+    "top(",
+    "prob(",
+    "token(",
+    "id(",
+    "text(",
+    "count()",
+    "len(",
+    "abs(",
+    "nope",
+    "1:",
+    ":3",
+    "99999999999",
+];
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    /// Any sequence of claim words parses or fails with a span inside the claim, and
+    /// evaluates or fails the same way: never a panic.
+    #[test]
+    fn the_parser_and_evaluator_never_panic(picks in proptest::collection::vec(0..PIECES.len(), 0..14)) {
+        let claim: String = picks.iter().map(|&i| PIECES[i]).collect::<Vec<_>>().join(" ");
+        if let Err(e) = verdict(&claim) {
+            prop_assert!(e.span.start <= e.span.end && e.span.end <= claim.len(), "{claim}: {e:?}");
+        }
+    }
+}
+
+#[test]
+fn share_counts_the_values_a_comparison_holds_for() {
+    let trace = trace();
+    let post = trace.tensor("blocks.1.mlp.post").unwrap();
+    let row = &post.data[3 * post.shape[1]..4 * post.shape[1]];
+    let off = row.iter().filter(|v| v.abs() < 0.05).count() as f64 / row.len() as f64;
+    let negative = row.iter().filter(|&&v| v < 0.0).count() as f64 / row.len() as f64;
+    assert!(off > 0.0 && off < 1.0 && negative > 0.0);
+    let just_below = |x: f64| x - 1e-9;
+    let claim = format!(
+        "share(abs(blocks.1.mlp.post[3]) < 0.05) > {}",
+        just_below(off)
+    );
+    assert!(holds(&claim), "{claim}");
+    let claim = format!("share(abs(blocks.1.mlp.post[3]) < 0.05) > {}", off + 1e-9);
+    assert!(!holds(&claim), "{claim}");
+    let claim = format!("share(blocks.1.mlp.post[3] < 0) > {}", just_below(negative));
+    assert!(holds(&claim), "{claim}");
+    let e = error("share(blocks.1.mlp.post[3]) > 0.5");
+    assert!(e.message.contains("needs a comparison"), "{}", e.message);
+}

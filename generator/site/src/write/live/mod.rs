@@ -1,0 +1,137 @@
+//! `[live]`: the reader's own prompt, traced and drawn in the browser by `tracebook-live`
+//! (the site's model, tokenizer and figure kinds compiled to WebAssembly).
+//!
+//! With `[live] enabled = true` the build writes, under `live/`: the browser model (the site's
+//! model at `[live] precision`, [`browser_model`]), the WebAssembly module and its glue (built
+//! by `generator/live/build.sh` and embedded in tracebook, so authors need no wasm
+//! toolchain), the worker script the session runs in (off the page's main thread), and
+//! `manifest.json` (what the page loads, with sizes and digests). Each article with figures
+//! drawn from one prompt of the site's model gets the data its session needs (made while it
+//! renders, `render::live_page`) and
+//! the loader `tracebook-live.js`; nothing else is fetched until the reader asks.
+
+pub mod browser_model;
+pub mod builtin;
+mod cache;
+
+use crate::base::diagnostic::Diagnostic;
+use crate::load::config::SiteConfig;
+use crate::load::site::Site;
+use crate::load::traces::TraceSet;
+use serde::Serialize;
+use tracebook_trace::{sha256_bytes, TraceOptions, TrainingSummary};
+
+/// The folder of the live files in the output.
+pub const DIR: &str = "live/";
+
+/// The page's loader, at the output root: a classic script (it must run from `file://`,
+/// where module scripts do not load, to say that live mode needs the site served).
+pub const LOADER: (&str, &str) = (
+    "tracebook-live.js",
+    include_str!("../../../defaults/static/tracebook-live.js"),
+);
+
+/// The module worker that runs the reader's session off the page's main thread, in `live/`.
+pub const WORKER: (&str, &str) = (
+    "tracebook-live-worker.js",
+    include_str!("../../../defaults/static/tracebook-live-worker.js"),
+);
+
+/// The module `generator/live/build.sh` built: the wasm and wasm-bindgen's ES-module glue.
+const MODULE: [(&str, &[u8]); 2] = [
+    (
+        "tracebook_live_bg.wasm",
+        include_bytes!("../../../../live/dist/tracebook_live_bg.wasm"),
+    ),
+    (
+        "tracebook_live.js",
+        include_bytes!("../../../../live/dist/tracebook_live.js"),
+    ),
+];
+
+/// `live/manifest.json`: what the loader fetches and how to start the session.
+#[derive(Serialize)]
+struct Manifest<'a> {
+    /// The model id the session gives its traces (the site's `[model] id`).
+    model_id: &'a str,
+    precision: &'static str,
+    /// The model's context length (the longest prompt plus generated tokens).
+    context: Option<u64>,
+    /// The site's `[trace]` options, so a live trace holds what a trace file would.
+    trace_options: &'a TraceOptions,
+    /// The training summary the site's traces of this model carry.
+    training: Option<&'a TrainingSummary>,
+    config: &'static str,
+    tokenizer: Option<&'static str>,
+    weights: FileInfo,
+    module: FileInfo,
+    glue: &'static str,
+    /// The worker script the session runs in.
+    worker: FileInfo,
+}
+
+#[derive(Serialize)]
+struct FileInfo {
+    file: &'static str,
+    bytes: usize,
+    /// The cache key: a new build with other bytes is fetched again.
+    sha256: String,
+}
+
+/// Every file of `live/` for `site`, by output path.
+pub fn files(site: &Site, traces: &TraceSet) -> Result<Vec<(String, Vec<u8>)>, Diagnostic> {
+    let config: &SiteConfig = &site.config;
+    let source = browser_model::locate(&config.model.id, &site.root)?;
+    let weights = cache::browser_model(&source, config.live.precision)?;
+    let context = serde_json::from_slice::<serde_json::Value>(&source.config_json)
+        .ok()
+        .and_then(|c| c.get("n_positions").or_else(|| c.get("n_ctx"))?.as_u64());
+    let training = site
+        .prompts
+        .iter()
+        .filter_map(|p| traces.ready(p.name.as_str()))
+        .filter(|t| t.meta.model.id == config.model.id)
+        .find_map(|t| t.meta.training.as_ref());
+    let manifest = Manifest {
+        model_id: &config.model.id,
+        precision: config.live.precision.name(),
+        context,
+        trace_options: &config.trace,
+        training,
+        config: "config.json",
+        tokenizer: source.tokenizer_json.as_ref().map(|_| "tokenizer.json"),
+        weights: FileInfo {
+            file: "model.safetensors",
+            bytes: weights.bytes.len(),
+            sha256: weights.sha256,
+        },
+        module: FileInfo {
+            file: MODULE[0].0,
+            bytes: MODULE[0].1.len(),
+            sha256: sha256_bytes(MODULE[0].1),
+        },
+        glue: MODULE[1].0,
+        worker: FileInfo {
+            file: WORKER.0,
+            bytes: WORKER.1.len(),
+            sha256: sha256_bytes(WORKER.1.as_bytes()),
+        },
+    };
+    let mut out = vec![
+        (
+            format!("{DIR}manifest.json"),
+            serde_json::to_vec(&manifest).expect("serializes"),
+        ),
+        (format!("{DIR}config.json"), source.config_json),
+        (format!("{DIR}model.safetensors"), weights.bytes),
+    ];
+    if let Some(tokenizer) = source.tokenizer_json {
+        out.push((format!("{DIR}tokenizer.json"), tokenizer));
+    }
+    for (name, bytes) in MODULE {
+        out.push((format!("{DIR}{name}"), bytes.to_vec()));
+    }
+    out.push((format!("{DIR}{}", WORKER.0), WORKER.1.as_bytes().to_vec()));
+    out.push((LOADER.0.to_string(), LOADER.1.as_bytes().to_vec()));
+    Ok(out)
+}

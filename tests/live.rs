@@ -80,6 +80,7 @@ fn the_session_draws_what_the_build_draws_from_the_binary_s_trace() {
             ..PromptOptions::default()
         },
         model: None,
+        model_name: None,
     };
     session.trace(NAME, &prompt).unwrap();
     for (kind, extra) in [
@@ -117,6 +118,7 @@ fn next_token(config: &str, weights: &[u8], tokenizer: &str, text: &str) -> Vec<
         text: text.into(),
         options: PromptOptions::default(),
         model: None,
+        model_name: None,
     };
     let logits = session
         .trace(NAME, &prompt)

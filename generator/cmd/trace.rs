@@ -1,7 +1,7 @@
 //! `tracebook trace`: run the model on prompts and write their traces.
 
 pub use super::trace_args::Args;
-use super::trace_write::{load_model, write_one};
+use super::trace_write::{load_model, shown_name, write_one};
 use indicatif::HumanBytes;
 use std::path::Path;
 use tracebook_trace::{PromptOptions, PromptSpec, TraceOptions};
@@ -26,12 +26,14 @@ fn ad_hoc(root: &Path, args: &Args, text: &str, out: &Path) -> anyhow::Result<()
             ..PromptOptions::default()
         },
         model: None,
+        model_name: None,
     };
     let options = TraceOptions {
         precision: args.precision.unwrap_or_default(),
         top_k: args.top_k.unwrap_or(20),
     };
-    let written = write_one(&model, "", &prompt, &options, out)?;
+    let shown = shown_name(None, &model_id, root);
+    let written = write_one(&model, "", &prompt, &options, out, shown.as_deref())?;
     println!("wrote {} ({})", out.display(), HumanBytes(written));
     Ok(())
 }

@@ -4,7 +4,7 @@
 
 use super::builtin_model::resolve_model;
 use super::trace_args::Args;
-use super::trace_write::{needs_writing, progress, write_one};
+use super::trace_write::{needs_writing, progress, shown_name, write_one};
 use anyhow::bail;
 use indicatif::HumanBytes;
 use std::collections::BTreeMap;
@@ -94,12 +94,12 @@ fn trace_with(
     root: &Path,
     site: &SitePrompts,
     args: &Args,
-    model: &str,
+    model_spec: &str,
     prompts: &[&NamedPrompt],
     options: &TraceOptions,
     failures: &mut Vec<String>,
 ) -> anyhow::Result<()> {
-    let files = resolve_model(model, root, !args.offline)?;
+    let files = resolve_model(model_spec, root, !args.offline)?;
     let sha = files.weights_sha256(&DigestCache::user())?;
     let mut todo: Vec<(&NamedPrompt, PathBuf, String)> = Vec::new();
     for prompt in prompts {
@@ -131,7 +131,20 @@ fn trace_with(
     let (mut written, mut bytes) = (0, 0);
     for (prompt, path, reason) in &todo {
         bar.set_message(format!("{} ({reason})", prompt.name));
-        match write_one(&model, prompt.name.as_str(), &prompt.spec, options, path) {
+        let explicit = match &prompt.spec.model {
+            Some(_) => prompt.spec.model_name.as_deref(),
+            None if model_spec == site.config.model.id => site.config.model.name.as_deref(),
+            None => None,
+        };
+        let shown = shown_name(explicit, model_spec, root);
+        match write_one(
+            &model,
+            prompt.name.as_str(),
+            &prompt.spec,
+            options,
+            path,
+            shown.as_deref(),
+        ) {
             Ok(n) => {
                 bar.suspend(|| println!("  wrote {} ({reason})", path.display()));
                 written += 1;

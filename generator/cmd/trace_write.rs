@@ -19,20 +19,41 @@ pub fn load_model(root: &Path, spec: &str, offline: bool) -> anyhow::Result<Mode
     Ok(Model::load(files)?)
 }
 
-/// Trace one prompt and write it atomically; returns the file size in bytes.
+/// What readers are shown for the model `spec` (as the site or `--model` wrote it): the
+/// site's name for it if it gave one, else a folder's own name (never the path on this
+/// machine), else nothing (a hub id or the built-in model is shown as it is written).
+pub fn shown_name(explicit: Option<&str>, spec: &str, root: &Path) -> Option<String> {
+    if let Some(name) = explicit.filter(|n| !n.trim().is_empty()) {
+        return Some(name.to_string());
+    }
+    let dir = root.join(spec);
+    if !dir.is_dir() {
+        return None;
+    }
+    let canonical = dir.canonicalize().unwrap_or(dir);
+    let name = canonical
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned());
+    name.or_else(|| Some(tracebook_trace::folder_name(spec).to_string()))
+}
+
+/// Trace one prompt and write it atomically, its model shown as `shown`; returns the file
+/// size in bytes.
 pub fn write_one(
     model: &Model,
     name: &str,
     prompt: &PromptSpec,
     options: &TraceOptions,
     out: &Path,
+    shown: Option<&str>,
 ) -> anyhow::Result<u64> {
     let request = TraceRequest {
         name,
         prompt,
         options: options.clone(),
     };
-    let trace = trace(model, &request)?;
+    let mut trace = trace(model, &request)?;
+    trace.meta.model.name = shown.map(str::to_string);
     if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     }

@@ -12,9 +12,10 @@ pub struct Figure {
     pub caption: Option<String>,
     /// What the figure shows, in words (also the SVG's `<desc>`).
     pub alt: String,
-    /// The models the figure's traces came from, e.g. ["openai-community/gpt2"] (two for a
-    /// `compare` of one prompt on two models).
-    pub model_ids: Vec<String>,
+    /// The models the figure's traces came from, as readers are shown them (the site's
+    /// name for each, else its folder's name or hub id), e.g. ["GPT-2 small"]; two for a
+    /// `compare` of one prompt on two models.
+    pub models: Vec<String>,
     /// How the drawing relates to that model, for the caption.
     pub source: Source,
     /// For figures with controls: a JSON object of the numbers the page's script redraws
@@ -72,7 +73,7 @@ impl Figure {
             svg: render_document(&canvas, body),
             caption,
             alt: canvas.desc,
-            model_ids: vec![prompt.trace.meta.model.id.clone()],
+            models: vec![prompt.trace.meta.model.shown()],
             source: Source::Traced,
             live: None,
             deferred: None,
@@ -87,9 +88,9 @@ impl Figure {
 
     /// Credits the model of `prompt` too, when it is another one.
     pub(crate) fn also_from(mut self, prompt: &Prompt<'_>) -> Figure {
-        let id = &prompt.trace.meta.model.id;
-        if !self.model_ids.contains(id) {
-            self.model_ids.push(id.clone());
+        let shown = prompt.trace.meta.model.shown();
+        if !self.models.contains(&shown) {
+            self.models.push(shown);
         }
         self
     }

@@ -43,6 +43,7 @@ fn gpt2_like(pieces: &[(u32, &str)], top: &Top<'_>) -> Trace {
         name: "preview".to_string(),
         model: ModelInfo {
             id: "openai-community/gpt2".to_string(),
+            name: None,
             config: ModelShape {
                 n_layer: LAYERS,
                 n_head: 12,

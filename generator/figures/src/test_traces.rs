@@ -161,6 +161,7 @@ pub fn trace_with(ids: &[u32], precision: Precision) -> Trace {
         name: "robots".to_string(),
         model: ModelInfo {
             id: "test/tiny-gpt2".to_string(),
+            name: None,
             config: ModelShape {
                 n_layer: 2,
                 n_head: 2,

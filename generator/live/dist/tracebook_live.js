@@ -23,7 +23,7 @@ export class Live {
     /**
      * Redraw a page's figures for the prompts traced in this session: `figures_json` is the
      * page's list of figures as the site wrote it (`PageFigure`s). Returns a JSON array with,
-     * per figure, `{"id", "svg", "alt", "caption", "model_ids", "live"}` or `{"id", "error"}`.
+     * per figure, `{"id", "svg", "alt", "caption", "models", "live"}` or `{"id", "error"}`.
      * @param {string} figures_json
      * @returns {string}
      */
@@ -84,7 +84,7 @@ export class Live {
     }
     /**
      * The figure with what the page shows around it, as JSON: `svg`, `alt`, `caption`,
-     * `model_ids`, and `live` (the JSON text the figure's controls redraw from, or null).
+     * `models`, and `live` (the JSON text the figure's controls redraw from, or null).
      * @param {string} kind
      * @param {string} options_toml
      * @returns {string}

@@ -86,6 +86,7 @@ impl Live {
             text: text.to_string(),
             options,
             model: None,
+            model_name: None,
         };
         self.session.trace(name, &prompt).map_err(js)?;
         Ok(())
@@ -97,14 +98,14 @@ impl Live {
     }
 
     /// The figure with what the page shows around it, as JSON: `svg`, `alt`, `caption`,
-    /// `model_ids`, and `live` (the JSON text the figure's controls redraw from, or null).
+    /// `models`, and `live` (the JSON text the figure's controls redraw from, or null).
     pub fn figure_json(&self, kind: &str, options_toml: &str) -> Result<String, JsError> {
         let figure = self.session.figure(kind, options_toml).map_err(js)?;
         let value = serde_json::json!({
             "svg": figure.svg,
             "alt": figure.alt,
             "caption": figure.caption,
-            "model_ids": figure.model_ids,
+            "models": figure.models,
             "live": live_json(&figure),
         });
         Ok(value.to_string())
@@ -112,7 +113,7 @@ impl Live {
 
     /// Redraw a page's figures for the prompts traced in this session: `figures_json` is the
     /// page's list of figures as the site wrote it (`PageFigure`s). Returns a JSON array with,
-    /// per figure, `{"id", "svg", "alt", "caption", "model_ids", "live"}` or `{"id", "error"}`.
+    /// per figure, `{"id", "svg", "alt", "caption", "models", "live"}` or `{"id", "error"}`.
     pub fn draw_page(&self, figures_json: &str) -> Result<String, JsError> {
         let figures: Vec<PageFigure> = parse_json(figures_json, "the page's figures")?;
         let drawn = self.session.draw_page(&figures);
@@ -125,7 +126,7 @@ impl Live {
                     "svg": figure.svg,
                     "alt": figure.alt,
                     "caption": figure.caption,
-                    "model_ids": figure.model_ids,
+                    "models": figure.models,
                     "live": live_json(&figure),
                 }),
                 Err(error) => serde_json::json!({ "id": page.id, "error": error.to_string() }),

@@ -32,6 +32,7 @@ fn prompt(text: &str, generate: usize) -> PromptSpec {
             ..PromptOptions::default()
         },
         model: None,
+        model_name: None,
     }
 }
 

@@ -108,6 +108,7 @@ impl Model {
     pub fn info(&self) -> ModelInfo {
         ModelInfo {
             id: self.files.id.clone(),
+            name: None,
             config: self.config.shape(),
             weights_sha256: self.weights_sha256.clone(),
             weights_dtype: self.weights_dtype.clone(),

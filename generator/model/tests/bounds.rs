@@ -15,6 +15,7 @@ fn traced(model: &Model, precision: Precision) -> Trace {
         text: PROMPT.into(),
         options: PromptOptions::default(),
         model: None,
+        model_name: None,
     };
     let request = TraceRequest {
         name: "robots",

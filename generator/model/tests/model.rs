@@ -19,6 +19,7 @@ fn prompt(text: &str, options: PromptOptions) -> PromptSpec {
         text: text.into(),
         options,
         model: None,
+        model_name: None,
     }
 }
 

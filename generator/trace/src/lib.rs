@@ -16,6 +16,7 @@ pub mod int8;
 mod json_style;
 mod kind;
 mod meta;
+mod model_name;
 mod precision;
 mod prompt;
 mod splitmix;
@@ -40,6 +41,7 @@ pub use meta::{
     BeamNode, BeamTree, Candidate, GenerationStep, Merge, ModelInfo, ModelShape, Token, TraceMeta,
     TraceOptions, TrainingSummary, WeightHistory, WordMerges, DEFAULT_TOP_K,
 };
+pub use model_name::{folder_name, model_label, same_model_id};
 pub use precision::{ParsePrecisionError, Precision};
 pub use prompt::{PromptOptions, PromptSpec, MAX_BEAMS, MAX_BEAM_NODES};
 pub use splitmix::SplitMix64;

@@ -42,6 +42,11 @@ fn is_f32(name: &String) -> bool {
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
 pub struct ModelInfo {
     pub id: String,
+    /// What readers are shown (`[model] name`, or a prompt's `name` beside its own `model`;
+    /// without one, a folder model's folder name). Absent in traces written before it, which
+    /// are shown by [`crate::model_label`] of the id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
     pub config: ModelShape,
     /// Lowercase hex sha256 of the weights file (of a sharded checkpoint: see
     /// `DigestCache::weights_sha256`).

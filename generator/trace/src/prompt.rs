@@ -101,6 +101,8 @@ pub struct PromptSpec {
     /// The model this prompt is traced with, when it is not the site's `[model] id` (a hub
     /// id or a folder, as `[model] id` is written).
     pub model: Option<String>,
+    /// What readers are shown for that model (the prompt's `name`, beside its `model`).
+    pub model_name: Option<String>,
 }
 
 impl PromptSpec {
@@ -110,6 +112,7 @@ impl PromptSpec {
             text: text.into(),
             options: PromptOptions::default(),
             model: None,
+            model_name: None,
         }
     }
 }
@@ -135,6 +138,9 @@ struct PromptTable {
     beams: Option<usize>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     model: Option<String>,
+    /// The name readers are shown for `model`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    name: Option<String>,
 }
 
 impl From<PromptTable> for PromptSpec {
@@ -151,6 +157,7 @@ impl From<PromptTable> for PromptSpec {
                 beams: t.beams,
             },
             model: t.model,
+            model_name: t.name,
         }
     }
 }
@@ -168,6 +175,7 @@ impl Serialize for PromptSpec {
             special_tokens: o.special_tokens,
             beams: o.beams,
             model: self.model.clone(),
+            name: self.model_name.clone(),
         }
         .serialize(serializer)
     }
@@ -187,7 +195,7 @@ impl<'de> Visitor<'de> for PromptVisitor {
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str(
             "a prompt: a string, or a table with `text` and optionally \
-             generate, temperature, top_k, top_p, seed, special_tokens, model",
+             generate, temperature, top_k, top_p, seed, special_tokens, model, name",
         )
     }
 
@@ -199,6 +207,13 @@ impl<'de> Visitor<'de> for PromptVisitor {
         let table = PromptTable::deserialize(de::value::MapAccessDeserializer::new(map))?;
         let spec = PromptSpec::from(table);
         spec.options.validate().map_err(de::Error::custom)?;
+        if spec.model_name.is_some() && spec.model.is_none() {
+            return Err(de::Error::custom(
+                "`name` names the prompt's own `model`, and this prompt has none: add \
+                 `model = \"...\"` beside it, or name the site's model with `name` under \
+                 [model] in tracebook.toml",
+            ));
+        }
         Ok(spec)
     }
 }
@@ -211,6 +226,17 @@ mod tests {
     fn a_string_is_a_prompt_with_default_options() {
         let spec: PromptSpec = serde_json::from_str("\"The robots will bring\"").unwrap();
         assert_eq!(spec, PromptSpec::new("The robots will bring"));
+    }
+
+    #[test]
+    fn a_prompts_model_has_a_name_only_beside_its_model() {
+        let json = r#"{"text":"Hi","generate":0,"model":"models/x","name":"X"}"#;
+        let spec: PromptSpec = serde_json::from_str(json).unwrap();
+        assert_eq!(spec.model_name.as_deref(), Some("X"));
+        assert_eq!(serde_json::to_string(&spec).unwrap(), json);
+        let alone = serde_json::from_str::<PromptSpec>(r#"{"text":"Hi","name":"X"}"#);
+        let message = alone.unwrap_err().to_string();
+        assert!(message.contains("add `model"), "{message}");
     }
 
     #[test]

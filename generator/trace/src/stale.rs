@@ -1,6 +1,7 @@
 //! Whether a trace still matches what the site asks for, and if not, why.
 
 use crate::meta::TraceOptions;
+use crate::model_name::{model_label, same_model_id};
 use crate::prompt::PromptSpec;
 use crate::trace::Trace;
 
@@ -22,20 +23,32 @@ impl Trace {
     pub fn stale_reason(&self, expected: &Expected) -> Option<String> {
         let meta = &self.meta;
         let mut reasons = Vec::new();
-        if meta.model.id != expected.model_id {
-            reasons.push(format!(
-                "made by model {}, but this prompt uses {}",
-                meta.model.id, expected.model_id
-            ));
-        } else if let Some(sha) = expected.weights_sha256 {
-            if !sha.eq_ignore_ascii_case(&meta.model.weights_sha256) {
-                reasons.push(format!(
-                    "the weights of model {} changed (sha256 {} in the trace, {} on this machine)",
-                    meta.model.id,
-                    short_hash(&meta.model.weights_sha256),
-                    short_hash(sha)
-                ));
+        // The weights decide where they are on this machine, however the folder's path is
+        // written or wherever it moved; elsewhere the folder's (or hub id's) last name.
+        match expected.weights_sha256 {
+            Some(sha) if !sha.eq_ignore_ascii_case(&meta.model.weights_sha256) => {
+                reasons.push(if same_model_id(&meta.model.id, expected.model_id) {
+                    format!(
+                        "the weights of model {} changed (sha256 {} in the trace, {} on this \
+                         machine)",
+                        model_label(expected.model_id),
+                        short_hash(&meta.model.weights_sha256),
+                        short_hash(sha)
+                    )
+                } else {
+                    format!(
+                        "made by model {}, but this prompt uses {} (other weights)",
+                        model_label(&meta.model.id),
+                        model_label(expected.model_id)
+                    )
+                })
             }
+            None if !same_model_id(&meta.model.id, expected.model_id) => reasons.push(format!(
+                "made by model {}, but this prompt uses {}",
+                model_label(&meta.model.id),
+                model_label(expected.model_id)
+            )),
+            _ => {}
         }
         if meta.prompt.text != expected.prompt.text {
             reasons.push(format!(

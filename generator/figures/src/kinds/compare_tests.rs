@@ -98,14 +98,11 @@ fn one_prompt_on_two_models_credits_both() {
     )
     .unwrap();
     let own = trace_of(&[10]).meta.model.id;
+    assert_eq!(figure.models, [own.clone(), "openai-community/gpt2".into()]);
     assert_eq!(
-        figure.model_ids,
-        [own.clone(), "openai-community/gpt2".into()]
-    );
-    assert_eq!(
-        figure.source.sentence(&figure.model_ids),
+        figure.source.sentence(&figure.models),
         format!("Traced with <code>{own}</code> and <code>openai-community/gpt2</code>.")
     );
     let same = draw("other = \"peace\"").unwrap();
-    assert_eq!(same.model_ids, [own]);
+    assert_eq!(same.models, [own]);
 }

@@ -70,7 +70,7 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
         width: WIDTH,
         height: last + 8.0,
         title: "Gradient descent, step by step".to_string(),
-        desc: describe(run, &prompt.trace.meta.model.id),
+        desc: describe(run, &prompt.trace.meta.model.shown()),
         css: Css::default(),
     };
     Ok(Figure::new(canvas, body, caption, &prompt).with_source(Source::TrainingLog))

@@ -54,7 +54,7 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
     let config = block.prompt.config();
     refuse_other_activations(
         &config.activation_function,
-        &block.prompt.trace.meta.model.id,
+        &block.prompt.trace.meta.model.shown(),
     )?;
     let layer = block.layer(KIND, block.options.layer)?;
     let t = block.token(block.options.token)?.0;

@@ -278,7 +278,7 @@ mod tests {
             assert!(root.children().any(|n| n.has_tag_name("title")), "{kind}");
             assert_eq!(desc(&figure.svg), figure.alt, "{kind}");
             assert!(figure.alt.len() > 40, "{kind}: {}", figure.alt);
-            assert_eq!(figure.model_ids, ["test/tiny-gpt2"]);
+            assert_eq!(figure.models, ["test/tiny-gpt2"]);
             let again = render(kind, &options, &traces).unwrap();
             assert_eq!(figure.svg, again.svg, "{kind} is not deterministic");
         }

@@ -121,7 +121,7 @@ fn alt_text_lists_the_tokens_and_the_model_is_named() {
     assert!(figure
         .svg
         .contains(&format!(">{}</desc>", figure.alt.replace('&', "&amp;"))));
-    assert_eq!(figure.model_ids, ["test/tiny-gpt2"]);
+    assert_eq!(figure.models, ["test/tiny-gpt2"]);
 }
 
 #[test]

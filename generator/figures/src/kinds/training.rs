@@ -75,7 +75,7 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
         width: WIDTH,
         height: last + 8.0,
         title: "Training loss".to_string(),
-        desc: describe(run, &prompt.trace.meta.model.id),
+        desc: describe(run, &prompt.trace.meta.model.shown()),
         css: Css::default(),
     };
     Ok(Figure::new(canvas, body, caption, &prompt).with_source(Source::TrainingLog))
@@ -90,7 +90,8 @@ pub(super) fn recorded_run<'p>(prompt: &'p Prompt<'_>) -> Result<&'p TrainingSum
             format!(
                 "the trace of \"{}\" records no training run: its model, {}, has no \
                  training_log.json beside its weights",
-                prompt.name, meta.model.id
+                prompt.name,
+                meta.model.shown()
             ),
         )
         .with_hint(

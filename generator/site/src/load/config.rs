@@ -128,6 +128,10 @@ pub enum ClaimPolicy {
 pub struct ModelSettings {
     /// A local folder (config.json, model.safetensors, tokenizer.json) or a hub id.
     pub id: String,
+    /// What captions and credits call the model ("GPT-2 small"); without it a folder model
+    /// is shown by its folder's name, a hub model by its id.
+    #[serde(default)]
+    pub name: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -170,7 +174,9 @@ const TOP_KEYS: &[&str] = &[
     "offline",
     "live",
 ];
-const MODEL_KEYS: &[&str] = &["id"];
+/// The top-level keys that are tables themselves.
+const TABLES: &[&str] = &["model", "trace", "prompts", "check", "words", "live"];
+const MODEL_KEYS: &[&str] = &["id", "name"];
 const TRACE_KEYS: &[&str] = &["precision", "top_k"];
 const CHECK_KEYS: &[&str] = &["claims", "claim_markers"];
 const LIVE_KEYS: &[&str] = &["enabled", "precision", "offer"];
@@ -239,10 +245,42 @@ fn check_sections(doc: &TomlDoc<'_>, out: &mut Diagnostics) {
     ] {
         if let Some((_, value)) = entry(table, section) {
             if let Some(inner) = value.get_ref().as_table() {
-                doc.check_keys(inner, keys, &format!("[{section}]"), out);
+                let misplaced = top_level_keys_in(doc, inner, section, keys, out);
+                let allowed: Vec<&str> = keys.iter().copied().chain(misplaced).collect();
+                doc.check_keys(inner, &allowed, &format!("[{section}]"), out);
             }
         }
     }
+}
+
+/// Top-level keys written after `[section]` (so TOML puts them in it), each reported as such;
+/// returns their names, which need no second report as unknown keys.
+fn top_level_keys_in<'k>(
+    doc: &TomlDoc<'_>,
+    inner: &'k toml::de::DeTable<'_>,
+    section: &str,
+    keys: &[&str],
+    out: &mut Diagnostics,
+) -> Vec<&'k str> {
+    let mut found = Vec::new();
+    for key in inner.keys() {
+        let name: &str = key.get_ref().as_ref();
+        if keys.contains(&name) || !TOP_KEYS.contains(&name) || TABLES.contains(&name) {
+            continue;
+        }
+        out.push(
+            doc.error(
+                key.span(),
+                format!("`{name}` is a top-level key, but here it is read as part of [{section}]"),
+            )
+            .with_hint(format!(
+                "move `{name} = ...` above the first table of the file: in TOML every key after \
+                 a `[{section}]` line belongs to that table, up to the next one"
+            )),
+        );
+        found.push(name);
+    }
+    found
 }
 
 /// A missing required key has no span in toml's error; say which key and where it goes.
@@ -348,14 +386,14 @@ mod tests {
     #[test]
     fn reports_unknown_keys_in_every_section_at_once() {
         let err =
-            parse_text("titel = \"T\"\n[model]\nname = \"gpt2\"\n[trace]\ntopk = 3\n").unwrap_err();
+            parse_text("titel = \"T\"\n[model]\nif = \"gpt2\"\n[trace]\ntopk = 3\n").unwrap_err();
         assert!(
             err.contains("tracebook.toml:1:1: error: unknown key `titel`"),
             "{err}"
         );
         assert!(err.contains("did you mean `title`?"), "{err}");
         assert!(
-            err.contains("tracebook.toml:3:1: error: unknown key `name` in [model]"),
+            err.contains("tracebook.toml:3:1: error: unknown key `if` in [model]"),
             "{err}"
         );
         assert!(
@@ -363,6 +401,27 @@ mod tests {
             "{err}"
         );
         assert!(err.contains("did you mean `top_k`?"), "{err}");
+    }
+
+    #[test]
+    fn a_top_level_key_after_a_table_is_told_where_it_belongs() {
+        let err = parse_text(
+            "title = \"T\"\n[model]\nid = \"gpt2\"\nextra_css = [\"a.css\"]\n[trace]\ntopk = 3\n",
+        )
+        .unwrap_err();
+        assert!(
+            err.contains(
+                "tracebook.toml:4:1: error: `extra_css` is a top-level key, but here it is read \
+                 as part of [model]"
+            ),
+            "{err}"
+        );
+        assert!(
+            err.contains("move `extra_css = ...` above the first table"),
+            "{err}"
+        );
+        assert!(!err.contains("unknown key `extra_css`"), "{err}");
+        assert!(err.contains("unknown key `topk` in [trace]"), "{err}");
     }
 
     #[test]

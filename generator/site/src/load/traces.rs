@@ -73,6 +73,22 @@ impl TraceSet {
         &self.live
     }
 
+    /// The site's model as readers are shown it: `[model] name`, else the name a trace of it
+    /// recorded (its folder's name, taken where the folder was), else its id as
+    /// [`tracebook_trace::model_label`] shows it.
+    pub fn site_model_shown(&self, site: &Site) -> String {
+        if let Some(name) = site.config.model.name.as_deref() {
+            if !name.trim().is_empty() {
+                return name.to_string();
+            }
+        }
+        site.prompts
+            .iter()
+            .filter(|p| p.spec.model.is_none())
+            .find_map(|p| self.ready(p.name.as_str())?.meta.model.name.clone())
+            .unwrap_or_else(|| tracebook_trace::model_label(&site.config.model.id))
+    }
+
     /// The trace of `name` when it exists and is up to date.
     pub fn ready(&self, name: &str) -> Option<&Trace> {
         match self.entries.get(name) {
@@ -145,8 +161,25 @@ fn read_one(
     };
     match trace.stale_reason(&expected) {
         Some(reason) => TraceStatus::Stale(reason),
-        None => TraceStatus::Ready(Box::new(trace)),
+        None => {
+            let mut trace = trace;
+            if let Some(name) = given_name(site, prompt) {
+                trace.meta.model.name = Some(name.to_string());
+            }
+            TraceStatus::Ready(Box::new(trace))
+        }
     }
+}
+
+/// The name the site gives the model of `prompt`: the prompt's own `name` beside its
+/// `model`, else `[model] name`. It wins over the name the trace recorded, so renaming a
+/// model needs no new traces.
+fn given_name<'s>(site: &'s Site, prompt: &'s NamedPrompt) -> Option<&'s str> {
+    let name = match &prompt.spec.model {
+        Some(_) => prompt.spec.model_name.as_deref(),
+        None => site.config.model.name.as_deref(),
+    };
+    name.filter(|n| !n.trim().is_empty())
 }
 
 /// The reader's errors read "path: message\n  hint: ..."; keep the message, path relative.

@@ -14,8 +14,11 @@ pub struct SiteContext {
     pub title: String,
     pub description: String,
     pub base_url: Option<String>,
-    /// The model named in tracebook.toml.
+    /// The model named in tracebook.toml (`[model] id`, as written).
     pub model_id: String,
+    /// The site's model as readers are shown it (`[model] name`, else its folder's name or
+    /// hub id): what the model credit says.
+    pub model_name: String,
     /// Extra style sheets, relative to the output root (`extra_css` in tracebook.toml).
     pub extra_css: Vec<String>,
     /// Raw HTML for every page's head (`extra_head`).
@@ -28,12 +31,13 @@ pub struct SiteContext {
 }
 
 impl SiteContext {
-    pub fn new(config: &SiteConfig) -> SiteContext {
+    pub fn new(config: &SiteConfig, model_name: String) -> SiteContext {
         SiteContext {
             title: config.title.clone(),
             description: config.description.clone(),
             base_url: config.base_url.clone(),
             model_id: config.model.id.clone(),
+            model_name,
             extra_css: config.extra_css.clone(),
             extra_head: config.extra_head.clone(),
             words: config.words.clone(),

@@ -61,7 +61,7 @@ impl<'a> LivePage<'a> {
         let Some(trace) = asked.inner.get(prompt) else {
             return false;
         };
-        if trace.meta.model.id != self.model_id {
+        if !tracebook_trace::same_model_id(&trace.meta.model.id, self.model_id) {
             return false;
         }
         self.prompts

@@ -86,7 +86,7 @@ pub fn render(
         tokenizer: LazyTokenizer::new(site.root.join(&site.config.model.id)),
         math: MathRenderer::new(),
         page_index: page_index(site),
-        site_context: SiteContext::new(&site.config),
+        site_context: SiteContext::new(&site.config, traces.site_model_shown(site)),
         series: site.articles().collect(),
         articles_use_pages: templates.mention("pages", &pages::WHOLE_SERIES),
     };

@@ -224,7 +224,7 @@ pub fn not_found(env: &RenderEnv<'_>) -> PageOutput {
     let mut cx = context(
         &env.site_context,
         &root,
-        std::slice::from_ref(&env.site_context.model_id),
+        std::slice::from_ref(&env.site_context.model_name),
         &series,
     );
     let words = &env.site_context.words;
@@ -301,10 +301,10 @@ fn models(
     models.extend(
         used.iter()
             .filter_map(|name| env.traces.ready(name))
-            .map(|t| t.meta.model.id.clone()),
+            .map(|t| t.meta.model.shown()),
     );
     if models.is_empty() {
-        models.insert(env.site_context.model_id.clone());
+        models.insert(env.site_context.model_name.clone());
     }
     models.into_iter().collect()
 }

@@ -66,6 +66,7 @@ fn meta(
         name: name.into(),
         model: ModelInfo {
             id: model_id.into(),
+            name: None,
             config: ModelShape {
                 n_layer: N_LAYER,
                 n_head: N_HEAD,

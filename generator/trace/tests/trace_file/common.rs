@@ -55,6 +55,7 @@ impl Rng {
 pub fn model() -> ModelInfo {
     ModelInfo {
         id: "openai-community/gpt2".to_string(),
+        name: None,
         config: ModelShape {
             n_layer: 12,
             n_head: 12,

@@ -50,8 +50,38 @@ fn another_model_is_named() {
     };
     assert_eq!(
         trace.stale_reason(&expected).unwrap(),
-        "made by model openai-community/gpt2, but this prompt uses ./models/tiny"
+        "made by model openai-community/gpt2, but this prompt uses tiny (other weights)"
     );
+    let unknown = Expected {
+        model_id: "distilgpt2",
+        weights_sha256: None,
+        ..expected
+    };
+    assert_eq!(
+        trace.stale_reason(&unknown).unwrap(),
+        "made by model openai-community/gpt2, but this prompt uses distilgpt2"
+    );
+}
+
+#[test]
+fn a_folder_is_the_same_model_however_its_path_is_written_or_wherever_it_moved() {
+    let (mut trace, prompt, options) = fixture();
+    trace.meta.model.id = "models/tiny".into();
+    let sha = trace.meta.model.weights_sha256.clone();
+    for (id, sha) in [
+        ("./models/tiny/", Some(sha.as_str())),
+        ("/home/author/site/models/tiny", Some(sha.as_str())),
+        ("../elsewhere/renamed", Some(sha.as_str())),
+        ("/srv/ci/models/tiny", None),
+    ] {
+        let expected = Expected {
+            model_id: id,
+            prompt: &prompt,
+            options: &options,
+            weights_sha256: sha,
+        };
+        assert_eq!(trace.stale_reason(&expected), None, "{id}");
+    }
 }
 
 #[test]
@@ -82,6 +112,7 @@ fn prompt_text_and_options_changes_say_what_changed() {
             ..PromptOptions::default()
         },
         model: None,
+        model_name: None,
     };
     assert_eq!(
         reason(&trace, &generate, &options, None).unwrap(),

@@ -194,7 +194,7 @@ fn render(
     match drawn {
         Ok(mut figure) => {
             stats.count += 1;
-            stats.models.extend(figure.model_ids.iter().cloned());
+            stats.models.extend(figure.models.iter().cloned());
             let file = format!("{}.figure-{}.svg", stats.page_stem, stats.count);
             let href = file.rsplit('/').next().unwrap_or(&file).to_string();
             if let Some(panels) = figure.deferred.take() {
@@ -324,7 +324,7 @@ fn wrap(
     figure: &tracebook_figures::Figure,
     placed: FigureContext,
 ) -> Result<String, Diagnostic> {
-    let models: Vec<String> = figure.model_ids.iter().map(|m| escape::html(m)).collect();
+    let models: Vec<String> = figure.models.iter().map(|m| escape::html(m)).collect();
     let placed = FigureContext {
         alt: figure.alt.clone(),
         svg: figure.svg.clone(),
@@ -378,7 +378,7 @@ struct FigureContext {
 fn standalone(figure: &tracebook_figures::Figure) -> String {
     let credit = figure
         .source
-        .sentence(&figure.model_ids)
+        .sentence(&figure.models)
         .replace("<code>", "")
         .replace("</code>", "");
     let text = match figure.caption.as_deref() {

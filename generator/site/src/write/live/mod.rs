@@ -52,7 +52,9 @@ const MODULE: [(&str, &[u8]); 2] = [
 /// `live/manifest.json`: what the loader fetches and how to start the session.
 #[derive(Serialize)]
 struct Manifest<'a> {
-    /// The model id the session gives its traces (the site's `[model] id`).
+    /// The model as readers are shown it (`[model] name`, else its folder's name or hub id,
+    /// never a path of the author's machine): the id the session gives its traces, and what
+    /// the live caption names.
     model_id: &'a str,
     precision: &'static str,
     /// The model's context length (the longest prompt plus generated tokens).
@@ -90,10 +92,11 @@ pub fn files(site: &Site, traces: &TraceSet) -> Result<Vec<(String, Vec<u8>)>, D
         .prompts
         .iter()
         .filter_map(|p| traces.ready(p.name.as_str()))
-        .filter(|t| t.meta.model.id == config.model.id)
+        .filter(|t| tracebook_trace::same_model_id(&t.meta.model.id, &config.model.id))
         .find_map(|t| t.meta.training.as_ref());
+    let shown = traces.site_model_shown(site);
     let manifest = Manifest {
-        model_id: &config.model.id,
+        model_id: &shown,
         precision: config.live.precision.name(),
         context,
         trace_options: &config.trace,

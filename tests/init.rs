@@ -107,6 +107,25 @@ fn the_pages_workflow_builds_from_traces_and_deploys() {
         steps[build].get("run").str()
     );
     assert!(!text.contains("@TRACEBOOK"), "placeholders filled in");
+    assert!(!text.contains("YOUR-ORG"), "nothing to fill in");
+    // This very version, installed by name; cached by version, so a second run compiles nothing.
+    let env = doc.get("env");
+    assert_eq!(
+        env.get("TRACEBOOK_VERSION").str(),
+        env!("CARGO_PKG_VERSION")
+    );
+    assert!(
+        install_line.contains(
+            "cargo install tracebook --version \"$TRACEBOOK_VERSION\" --locked --no-default-features"
+        ),
+        "{install_line}"
+    );
+    let key = steps[cache].get("with").get("key").str();
+    assert!(key.contains("${{ env.TRACEBOOK_VERSION }}"), "{key}");
+    assert!(
+        !key.contains("run_id"),
+        "a key per run is never reused: {key}"
+    );
     assert_eq!(steps[upload].get("with").get("path").str(), "public");
     assert!(
         !text.contains("tracebook trace"),
@@ -339,4 +358,182 @@ fn a_build_only_tracebook_builds_the_new_site_as_the_workflow_does() {
         "{}",
         text(&out.stderr)
     );
+}
+
+/// A one-file HTTP server on 127.0.0.1 that answers `path` with `body`, anything else 404;
+/// returns its address.
+fn serve_one(path: String, body: Vec<u8>) -> String {
+    use std::io::{BufRead, BufReader, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    std::thread::spawn(move || {
+        for mut stream in listener.incoming().flatten() {
+            let mut line = String::new();
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            reader.read_line(&mut line).unwrap();
+            while reader.read_line(&mut String::new()).unwrap_or(0) > 2 {}
+            let asked = line.split_whitespace().nth(1).unwrap_or("");
+            let (status, bytes) = if asked == path {
+                ("200 OK", body.as_slice())
+            } else {
+                ("404 Not Found", &b""[..])
+            };
+            let head = format!(
+                "HTTP/1.1 {status}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                bytes.len()
+            );
+            let _ = stream.write_all(head.as_bytes());
+            let _ = stream.write_all(bytes);
+        }
+    });
+    url
+}
+
+/// The workflow's install step, run as GitHub runs it (`bash -e`) in a home of its own, with a
+/// `cargo` that logs its arguments and installs this tracebook; returns its stdout.
+fn run_install_step(step: &str, home: &Path, releases: &str) -> String {
+    let stubs = home.join("stubs");
+    std::fs::create_dir_all(&stubs).unwrap();
+    std::fs::create_dir_all(home.join(".cargo/bin")).unwrap();
+    let cargo = format!(
+        "#!/bin/sh\necho \"$*\" >> \"$HOME/cargo.log\"\ncp {} \"$HOME/.cargo/bin/tracebook\"\n",
+        env!("CARGO_BIN_EXE_tracebook")
+    );
+    std::fs::write(stubs.join("cargo"), cargo).unwrap();
+    Command::new("chmod")
+        .arg("+x")
+        .arg(stubs.join("cargo"))
+        .status()
+        .unwrap();
+    let path = format!(
+        "{}:{}:/usr/bin:/bin",
+        stubs.display(),
+        home.join(".cargo/bin").display()
+    );
+    let out = Command::new("bash")
+        .args(["-e", "-c", step])
+        .env_clear()
+        .env("HOME", home)
+        .env("PATH", path)
+        .env("TRACEBOOK_VERSION", env!("CARGO_PKG_VERSION"))
+        .env("TRACEBOOK_RELEASES", releases)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    text(&out.stdout)
+}
+
+#[test]
+fn the_install_step_compiles_once_then_takes_the_cache_or_the_release_binary() {
+    let temp = tempfile::tempdir().unwrap();
+    assert!(init(temp.path()).status.success());
+    let text = std::fs::read_to_string(temp.path().join(".github/workflows/pages.yml")).unwrap();
+    let doc = yaml::parse(&text);
+    let steps = doc.get("jobs").get("build").get("steps").seq();
+    let step = steps
+        .iter()
+        .find(|s| s.has("run") && s.get("run").str().contains("cargo install"))
+        .unwrap()
+        .get("run")
+        .str()
+        .to_string();
+    let version = format!("tracebook {}", env!("CARGO_PKG_VERSION"));
+
+    // Cold: no binary, no release: cargo installs this version by name, build-only.
+    let home = temp.path().join("home");
+    let cold = run_install_step(&step, &home, "");
+    let log = std::fs::read_to_string(home.join("cargo.log")).unwrap();
+    assert_eq!(
+        log.trim(),
+        format!(
+            "install tracebook --version {} --locked --no-default-features",
+            env!("CARGO_PKG_VERSION")
+        )
+    );
+    assert!(cold.trim_end().ends_with(&version), "{cold}");
+
+    // Warm: the cache restored the binary; nothing is compiled.
+    let warm = run_install_step(&step, &home, "");
+    assert!(warm.contains("from the cache"), "{warm}");
+    let log = std::fs::read_to_string(home.join("cargo.log")).unwrap();
+    assert_eq!(log.lines().count(), 1, "cargo ran again: {log}");
+
+    // A release: its binary is downloaded, cargo never runs.
+    let archive = temp.path().join("tracebook.tar.gz");
+    let bin = Path::new(env!("CARGO_BIN_EXE_tracebook"));
+    let packed = Command::new("tar")
+        .arg("-czf")
+        .arg(&archive)
+        .arg("-C")
+        .arg(bin.parent().unwrap())
+        .arg("tracebook")
+        .status()
+        .unwrap();
+    assert!(packed.success());
+    let releases = serve_one(
+        format!(
+            "/download/v{}/tracebook-x86_64-unknown-linux-gnu.tar.gz",
+            env!("CARGO_PKG_VERSION")
+        ),
+        std::fs::read(&archive).unwrap(),
+    );
+    let fresh = temp.path().join("fresh");
+    let released = run_install_step(&step, &fresh, &releases);
+    assert!(released.contains("the release binary"), "{released}");
+    assert!(released.trim_end().ends_with(&version), "{released}");
+    assert!(!fresh.join("cargo.log").exists(), "cargo ran");
+}
+
+#[test]
+fn the_release_workflow_builds_linux_macos_and_windows_on_a_tag_as_binstall_and_pages_expect() {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(repo.join(".github/workflows/release.yml")).unwrap();
+    let doc = yaml::parse(&text);
+    let tags = doc.get("on").get("push").get("tags").seq();
+    assert_eq!(tags[0].str(), "v*");
+    let job = doc.get("jobs").get("binaries");
+    let targets: Vec<&str> = job
+        .get("strategy")
+        .get("matrix")
+        .get("include")
+        .seq()
+        .iter()
+        .map(|m| m.get("target").str())
+        .collect();
+    assert_eq!(
+        targets,
+        [
+            "x86_64-unknown-linux-gnu",
+            "aarch64-apple-darwin",
+            "x86_64-pc-windows-msvc"
+        ]
+    );
+    // The binaries know their releases, so the workflow `init` writes with them downloads.
+    assert!(job
+        .get("env")
+        .get("TRACEBOOK_RELEASES")
+        .str()
+        .ends_with("/${{ github.repository }}/releases"));
+    let runs: String = job
+        .get("steps")
+        .seq()
+        .iter()
+        .filter(|s| s.has("run"))
+        .map(|s| s.get("run").str())
+        .collect();
+    assert!(runs.contains("cargo build --release --locked"), "{runs}");
+    assert!(
+        runs.contains("tracebook-${{ matrix.target }}.tar.gz"),
+        "{runs}"
+    );
+    assert!(runs.contains("gh release upload"), "{runs}");
+    // cargo-binstall and the Pages workflow look for the same archive name.
+    let manifest = std::fs::read_to_string(repo.join("Cargo.toml")).unwrap();
+    assert!(manifest.contains(
+        "pkg-url = \"{ repo }/releases/download/v{ version }/tracebook-{ target }{ archive-suffix }\""
+    ));
+    let pages = std::fs::read_to_string(repo.join("generator/cmd/init/pages.yml")).unwrap();
+    assert!(pages.contains(
+        "$TRACEBOOK_RELEASES/download/v$TRACEBOOK_VERSION/tracebook-x86_64-unknown-linux-gnu.tar.gz"
+    ));
 }

@@ -24,25 +24,16 @@ const WORKFLOW: &str = include_str!("init/pages.yml");
 /// Where the workflow goes, relative to the site folder.
 pub const WORKFLOW_PATH: &str = ".github/workflows/pages.yml";
 
-/// The git repository this tracebook was built from, when whoever built it said so
-/// (`TRACEBOOK_GIT=... cargo install ...`) or the package names one; the workflow `init` writes
-/// installs the same tracebook from there.
-const SOURCE_GIT: Option<&str> = match option_env!("TRACEBOOK_GIT") {
-    Some(url) => Some(url),
-    None => match env!("CARGO_PKG_REPOSITORY").len() {
-        0 => None,
-        _ => Some(env!("CARGO_PKG_REPOSITORY")),
-    },
-};
-/// The revision to pin alongside (`TRACEBOOK_REV` at compile time), if known.
-const SOURCE_REV: Option<&str> = option_env!("TRACEBOOK_REV");
-const UNKNOWN_GIT: &str = "https://github.com/YOUR-ORG/tracebook";
+/// Where this tracebook's release binaries are, when its release workflow built it (it sets
+/// `TRACEBOOK_RELEASES` at compile time, e.g. `https://github.com/OWNER/tracebook/releases`).
+const RELEASES: Option<&str> = option_env!("TRACEBOOK_RELEASES");
 
-/// The workflow with tracebook's source filled in where it is known.
+/// The workflow, installing this very version of tracebook (and its release binary, where
+/// this tracebook knows its releases).
 fn workflow() -> String {
     WORKFLOW
-        .replace("@TRACEBOOK_GIT@", SOURCE_GIT.unwrap_or(UNKNOWN_GIT))
-        .replace("@TRACEBOOK_REV@", SOURCE_REV.unwrap_or(""))
+        .replace("@TRACEBOOK_VERSION@", env!("CARGO_PKG_VERSION"))
+        .replace("@TRACEBOOK_RELEASES@", RELEASES.unwrap_or(""))
 }
 
 pub fn run(ui: &Ui, args: Args) -> anyhow::Result<()> {
@@ -69,10 +60,10 @@ pub fn run(ui: &Ui, args: Args) -> anyhow::Result<()> {
         "created a tracebook site in {}: tracebook.toml, content/, traces/robots.json, .gitignore, {WORKFLOW_PATH}",
         dir.display()
     ));
-    let publishing = match SOURCE_GIT {
-        Some(_) => format!("{WORKFLOW_PATH} publishes it with GitHub Pages on every push"),
-        None => format!("before publishing, set TRACEBOOK_GIT in {WORKFLOW_PATH} (this tracebook does not know its repository)"),
-    };
+    let publishing = format!(
+        "{WORKFLOW_PATH} publishes it with GitHub Pages on every push (tracebook {})",
+        env!("CARGO_PKG_VERSION")
+    );
     ui.say(format!(
         "next: `cd {}` then `tracebook serve`; {publishing}",
         dir.display()

@@ -11,7 +11,8 @@
 //! the loader `tracebook-live.js`; nothing else is fetched until the reader asks.
 
 pub mod browser_model;
-pub mod builtin;
+/// The model built into tracebook, embedded.
+pub use tracebook_tiny_en as builtin;
 mod cache;
 
 use crate::base::diagnostic::Diagnostic;
@@ -38,16 +39,7 @@ pub const WORKER: (&str, &str) = (
 );
 
 /// The module `generator/live/build.sh` built: the wasm and wasm-bindgen's ES-module glue.
-const MODULE: [(&str, &[u8]); 2] = [
-    (
-        "tracebook_live_bg.wasm",
-        include_bytes!("../../../../live/dist/tracebook_live_bg.wasm"),
-    ),
-    (
-        "tracebook_live.js",
-        include_bytes!("../../../../live/dist/tracebook_live.js"),
-    ),
-];
+use tracebook_live_dist::MODULE;
 
 /// `live/manifest.json`: what the loader fetches and how to start the session.
 #[derive(Serialize)]

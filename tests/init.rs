@@ -537,3 +537,19 @@ fn the_release_workflow_builds_linux_macos_and_windows_on_a_tag_as_binstall_and_
         "$TRACEBOOK_RELEASES/download/v$TRACEBOOK_VERSION/tracebook-x86_64-unknown-linux-gnu.tar.gz"
     ));
 }
+
+#[test]
+fn help_lists_every_command_an_author_may_need_dev_included() {
+    let temp = tempfile::tempdir().unwrap();
+    let out = cli::command(temp.path()).arg("--help").output().unwrap();
+    let help = text(&out.stdout);
+    for command in [
+        "init", "new", "trace", "build", "check", "serve", "inspect", "dev",
+    ] {
+        assert!(
+            help.lines()
+                .any(|l| l.trim_start().starts_with(&format!("{command} "))),
+            "`{command}` is not in --help:\n{help}"
+        );
+    }
+}

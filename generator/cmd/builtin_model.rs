@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use tracebook_model::{resolve, ModelFiles};
 // The embedded files, by name, as the model folder holds them: the site builder embeds them
 // (to write a browser model from them), and one copy serves both.
-use tracebook_site::live::builtin::FILES;
+use tracebook_site::live::builtin::files;
 use tracebook_trace::{user_cache_dir, TINY_MODEL_ID, TINY_MODEL_SHA256};
 
 /// Resolve `spec` as the site names a model: a folder, the built-in name, or a hub id.
@@ -32,7 +32,7 @@ fn materialize() -> anyhow::Result<PathBuf> {
     let dir = base
         .join("models")
         .join(format!("{TINY_MODEL_ID}-{}", &TINY_MODEL_SHA256[..12]));
-    if FILES.iter().all(|(name, bytes)| {
+    if files().iter().all(|(name, bytes)| {
         std::fs::metadata(dir.join(name)).is_ok_and(|m| m.len() == bytes.len() as u64)
     }) {
         return Ok(dir);
@@ -44,7 +44,7 @@ fn materialize() -> anyhow::Result<PathBuf> {
         .prefix(".tracebook-tiny-en-")
         .tempdir_in(parent)
         .with_context(|| format!("cannot write into {}", parent.display()))?;
-    for (name, bytes) in FILES {
+    for (name, bytes) in files() {
         let path = staging.path().join(name);
         std::fs::write(&path, bytes).with_context(|| format!("cannot write {}", path.display()))?;
     }

@@ -2,7 +2,7 @@
 
 use super::ui::Ui;
 use std::path::Path;
-use tracebook_site::{ClaimPolicy, Overrides};
+use tracebook_site::{ClaimPolicy, ClaimsListFormat, Overrides};
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -11,8 +11,25 @@ pub struct Args {
     /// `[check] claims`.
     #[arg(long, value_name = "MODE")]
     pub claims: Option<ClaimsMode>,
+    /// How `--claims list` prints: text (for a terminal), json (for tools) or markdown (a
+    /// table per page, for a pull request's review comment).
+    #[arg(
+        long,
+        value_name = "FORMAT",
+        default_value = "text",
+        requires = "claims"
+    )]
+    pub format: ListFormat,
     #[command(flatten)]
     pub external: super::external::ExternalArgs,
+}
+
+/// `--format` of `check --claims list`.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ListFormat {
+    Text,
+    Json,
+    Markdown,
 }
 
 /// `--claims` of `check`.
@@ -36,7 +53,12 @@ pub fn run(root: &Path, ui: &Ui, args: Args) -> anyhow::Result<()> {
     let checked = tracebook_site::check_with(root, &overrides);
     match super::external::with_external(checked, root, ui, &args.external) {
         Ok(report) if list => {
-            println!("{}", tracebook_site::claims_list(&report.claims));
+            let format = match args.format {
+                ListFormat::Text => ClaimsListFormat::Text,
+                ListFormat::Json => ClaimsListFormat::Json,
+                ListFormat::Markdown => ClaimsListFormat::Markdown,
+            };
+            super::ui::print_out(&tracebook_site::claims_list_as(&report.claims, format))?;
             let false_claims = report.claims.iter().filter(|c| c.fails()).count();
             if false_claims > 0 {
                 anyhow::bail!(

@@ -1,7 +1,6 @@
 //! `tracebook inspect`: list a trace's tensors, or print one as plain JSON numbers. Token ids
 //! (the `*_ids` tensors) print as integers, with each id's token text beside it.
 
-use std::io::Write;
 use std::path::PathBuf;
 use tracebook_trace::{TensorKind, Trace};
 
@@ -44,11 +43,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         None if args.json => listing_json(&trace).to_string(),
         None => listing_text(&trace),
     };
-    // A reader that stops early (`inspect FILE | head`) is not an error, nor a panic.
-    match writeln!(std::io::stdout().lock(), "{out}") {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
-        _ => Ok(()),
-    }
+    super::ui::print_out(&out)
 }
 
 fn listing_json(trace: &Trace) -> serde_json::Value {

@@ -74,9 +74,9 @@ pub enum Command {
     Inspect(inspect::Args),
     /// Train a small GPT-2-architecture model on a text file.
     Train(Box<train::Args>),
-    /// Developer helpers (test models).
+    /// Make GPT-2-architecture model folders with random weights, to try a site or tracebook
+    /// itself on any model size without downloading one (`dev test-model DIR --shape small`).
     #[cfg(feature = "trace")]
-    #[command(hide = true)]
     Dev(dev::Args),
 }
 

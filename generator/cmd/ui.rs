@@ -91,3 +91,13 @@ pub enum Style {
     Good,
     Dim,
 }
+
+/// Prints a command's output (a listing, a tensor) to stdout: a reader that stops early
+/// (`... | head`) is neither an error nor a panic.
+pub fn print_out(text: &str) -> anyhow::Result<()> {
+    use std::io::Write;
+    match writeln!(std::io::stdout().lock(), "{text}") {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
+        _ => Ok(()),
+    }
+}

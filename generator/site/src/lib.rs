@@ -47,7 +47,9 @@ pub use load::prompts::{NamedPrompt, PromptScope};
 pub use load::site::SitePrompts;
 pub use load::templates::DEFAULTS as DEFAULT_TEMPLATES;
 pub use render::GENERATOR;
-pub use resolve::claim_report::{list as claims_list, ClaimRecord};
+pub use resolve::claim_report::{
+    list as claims_list, list_as as claims_list_as, ClaimRecord, ListFormat as ClaimsListFormat,
+};
 pub use resolve::inline::Outcome as ClaimOutcome;
 pub use write::external::{
     check_external, ExternalOptions, ExternalReport, CACHE_FILE as EXTERNAL_LINKS_CACHE,

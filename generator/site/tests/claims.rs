@@ -5,7 +5,7 @@
 mod support;
 
 use support::{sites_dir, TempSite};
-use tracebook_site::{ClaimOutcome, ClaimPolicy, Overrides};
+use tracebook_site::{ClaimOutcome, ClaimPolicy, ClaimsListFormat, Overrides};
 
 fn warn() -> Overrides {
     Overrides {
@@ -64,6 +64,29 @@ fn check_lists_every_claim_with_its_verdict() {
          5:45     holds     {{ claim robots token(0) == \"The\" }}\n           \"The\" == \"The\"\n  \
          6:25     FALSE     {{ claim robots token(1) == \" cats\" }}\n           `token(1)` is \" robots\", not \" cats\"\n\
          2 claims: 1 hold, 1 false, 0 not checked"
+    );
+
+    // For tools: every claim with its place and verdict.
+    let json = tracebook_site::claims_list_as(&report.claims, ClaimsListFormat::Json);
+    let value: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(value["false"], 1);
+    assert_eq!(value["held"], 1);
+    let second = &value["claims"][1];
+    assert_eq!(second["file"], "content/a.md");
+    assert_eq!(second["line"], 6);
+    assert_eq!(second["column"], 25);
+    assert_eq!(second["verdict"], "false");
+    assert_eq!(second["claim"], "token(1) == \" cats\"");
+    assert_eq!(second["detail"], "`token(1)` is \" robots\", not \" cats\"");
+
+    // For a pull request's review: a table per page, the false claim first.
+    let markdown = tracebook_site::claims_list_as(&report.claims, ClaimsListFormat::Markdown);
+    assert_eq!(
+        markdown,
+        "**2 claims**: 1 hold, 1 false, 0 not checked\n\n### `content/a.md`\n\n\
+         | line | verdict | claim | values |\n|---:|---|---|---|\n\
+         | 6 | ❌ **false** | `{{ claim robots token(1) == \" cats\" }}` | `token(1)` is \" robots\", not \" cats\" |\n\
+         | 5 | ✅ holds | `{{ claim robots token(0) == \"The\" }}` | \"The\" == \"The\" |\n"
     );
 }
 

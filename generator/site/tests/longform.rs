@@ -153,3 +153,38 @@ fn display_equations_with_an_id_are_numbered_and_referred_to() {
         "{b}"
     );
 }
+
+#[test]
+fn a_heading_is_referred_to_by_its_automatic_id_here_on_its_page_or_by_page() {
+    let site = TempSite::new(&sites_dir().join("valid/longform"));
+    let append = |file: &str, text: &str| {
+        let path = site.root().join("content").join(file);
+        let mut body = std::fs::read_to_string(&path).unwrap();
+        body.push_str(text);
+        std::fs::write(&path, body).unwrap();
+    };
+    append("a.md", "\n## Zusammenfassung\n\nKurz.\n");
+    append(
+        "b.md",
+        "\n## Zusammenfassung\n\nSiehe {{ ref listen }}, {{ ref a#zusammenfassung }} \
+         und {{ ref zusammenfassung }}.\n",
+    );
+    // The build checks every anchor: the ids refs computed are the ones the pages render.
+    tracebook_site::build(site.root(), None).unwrap_or_else(|d| panic!("{d}"));
+    let files = read_tree(&site.root().join("public"));
+    let b = text(&files, "b.html");
+    assert!(b.contains("href=\"a.html#listen\""), "{b}");
+    assert!(b.contains("href=\"a.html#zusammenfassung\""), "{b}");
+    assert!(
+        b.contains("<a class=\"tb-ref\" href=\"#zusammenfassung\">"),
+        "the same page's heading first: {b}"
+    );
+
+    append("b.md", "\nNoch {{ ref zusamenfassung }}.\n");
+    let err = tracebook_site::check(site.root()).unwrap_err().to_string();
+    assert!(
+        err.contains("no figure, heading or equation has the id `zusamenfassung`"),
+        "{err}"
+    );
+    assert!(err.contains("did you mean `zusammenfassung`?"), "{err}");
+}

@@ -153,8 +153,59 @@ impl Diagnostics {
                 .then_with(|| a.hint.cmp(&b.hint))
         });
         self.0.dedup();
+        self.fold_repeats();
         self
     }
+
+    /// One problem repeated at several places of a file (a misspelt prompt in 29 figures) is
+    /// told once, at its first place, with the count and the other lines.
+    fn fold_repeats(&mut self) {
+        let mut folded: Vec<(Diagnostic, Vec<usize>)> = Vec::new();
+        for diagnostic in std::mem::take(&mut self.0) {
+            let same = |d: &Diagnostic| {
+                d.file == diagnostic.file
+                    && d.message == diagnostic.message
+                    && d.hint == diagnostic.hint
+                    && d.warning == diagnostic.warning
+                    && d.position.is_some()
+                    && diagnostic.position.is_some()
+            };
+            match folded.iter_mut().find(|(d, _)| same(d)) {
+                Some((_, lines)) => lines.extend(diagnostic.position.map(|p| p.line)),
+                None => folded.push((diagnostic, Vec::new())),
+            }
+        }
+        self.0 = folded
+            .into_iter()
+            .map(|(mut first, more)| {
+                if !more.is_empty() {
+                    first.message = format!("{} ({})", first.message, more_places(&more));
+                }
+                first
+            })
+            .collect();
+    }
+}
+
+/// "and 2 more times in this file, at lines 9 and 13" (the first 8 lines named).
+fn more_places(lines: &[usize]) -> String {
+    const NAMED: usize = 8;
+    let mut named: Vec<String> = lines.iter().take(NAMED).map(|l| l.to_string()).collect();
+    if lines.len() > NAMED {
+        named.push("…".to_string());
+    }
+    let list = match named.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        _ => named.join(""),
+    };
+    let (times, at) = match lines.len() {
+        1 => ("time", "line"),
+        _ => ("times", "lines"),
+    };
+    format!(
+        "and {} more {times} in this file, at {at} {list}",
+        lines.len()
+    )
 }
 
 impl From<Diagnostic> for Diagnostics {
@@ -221,7 +272,9 @@ mod tests {
     #[test]
     fn diagnostics_sort_by_file_then_position_and_dedup() {
         let mut all = Diagnostics::new();
-        let at = |file: &str, line| Diagnostic::at(file, Position { line, column: 1 }, "m");
+        let at = |file: &str, line| {
+            Diagnostic::at(file, Position { line, column: 1 }, format!("m{line}"))
+        };
         all.push(at("b.md", 1));
         all.push(at("a.md", 9));
         all.push(at("a.md", 2));
@@ -232,5 +285,38 @@ mod tests {
             .map(|d| (d.file.as_str(), d.position.unwrap().line))
             .collect();
         assert_eq!(order, vec![("a.md", 2), ("a.md", 9), ("b.md", 1)]);
+    }
+
+    #[test]
+    fn one_problem_at_many_places_of_a_file_is_told_once_with_the_count() {
+        let mut all = Diagnostics::new();
+        let unknown = |file: &str, line| {
+            Diagnostic::at(file, Position { line, column: 1 }, "unknown prompt `q`")
+                .with_hint("did you mean `p`?")
+        };
+        for line in [13, 6, 9, 30, 31, 32, 33, 34, 35, 36, 37] {
+            all.push(unknown("a.md", line));
+        }
+        all.push(unknown("b.md", 4));
+        all.push(unknown("a.md", 40).with_hint("another hint"));
+        let told: Vec<String> = all.finish().iter().map(|d| d.message.clone()).collect();
+        assert_eq!(
+            told,
+            [
+                "unknown prompt `q` (and 10 more times in this file, at lines 9, 13, 30, 31, \
+                 32, 33, 34, 35 and …)",
+                "unknown prompt `q`",
+                "unknown prompt `q`",
+            ]
+        );
+        let mut two = Diagnostics::new();
+        two.push(unknown("a.md", 2));
+        two.push(unknown("a.md", 5));
+        let once = two.finish();
+        assert_eq!(once.len(), 1);
+        assert_eq!(
+            once.iter().next().unwrap().message,
+            "unknown prompt `q` (and 1 more time in this file, at line 5)"
+        );
     }
 }

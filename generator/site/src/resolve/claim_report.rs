@@ -61,6 +61,111 @@ pub fn report(
     }
 }
 
+/// How `check --claims list` prints the list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ListFormat {
+    /// For a terminal: grouped by file, one claim and its values per two lines.
+    #[default]
+    Text,
+    /// For tools: `{"claims": [{file, line, column, prompt, claim, verdict, detail}], "held",
+    /// "false", "unchecked"}`.
+    Json,
+    /// For a pull request's review comment: a table per page, false claims first.
+    Markdown,
+}
+
+/// Every claim with its verdict in `format`.
+pub fn list_as(claims: &[ClaimRecord], format: ListFormat) -> String {
+    match format {
+        ListFormat::Text => list(claims),
+        ListFormat::Json => list_json(claims),
+        ListFormat::Markdown => list_markdown(claims),
+    }
+}
+
+/// A claim's verdict word and its values.
+fn verdict(claim: &ClaimRecord) -> (&'static str, &str) {
+    match &claim.outcome {
+        Outcome::Holds(d) => ("holds", d),
+        Outcome::Fails(d) => ("false", d),
+        Outcome::Unchecked(d) => ("unchecked", d),
+    }
+}
+
+/// How many claims hold, are false, and were not checked.
+fn counts(claims: &[ClaimRecord]) -> [usize; 3] {
+    ["holds", "false", "unchecked"].map(|v| claims.iter().filter(|c| verdict(c).0 == v).count())
+}
+
+fn list_json(claims: &[ClaimRecord]) -> String {
+    let items: Vec<serde_json::Value> = claims
+        .iter()
+        .map(|claim| {
+            let (verdict, detail) = verdict(claim);
+            let position = claim.diagnostic.position;
+            serde_json::json!({
+                "file": claim.diagnostic.file,
+                "line": position.map(|p| p.line),
+                "column": position.map(|p| p.column),
+                "prompt": claim.prompt,
+                "claim": claim.source,
+                "verdict": verdict,
+                "detail": detail,
+            })
+        })
+        .collect();
+    let [held, failed, unchecked] = counts(claims);
+    let all = serde_json::json!({
+        "claims": items,
+        "held": held,
+        "false": failed,
+        "unchecked": unchecked,
+    });
+    serde_json::to_string_pretty(&all).expect("JSON values serialize")
+}
+
+fn list_markdown(claims: &[ClaimRecord]) -> String {
+    let [held, failed, unchecked] = counts(claims);
+    let mut out = format!(
+        "**{} claims**: {held} hold, {failed} false, {unchecked} not checked\n",
+        claims.len()
+    );
+    let mut files: Vec<&str> = claims.iter().map(|c| c.diagnostic.file.as_str()).collect();
+    files.dedup();
+    let cell = |text: &str| text.replace('|', "\\|").replace('\n', " ");
+    for file in files {
+        let _ = write!(
+            out,
+            "\n### `{file}`\n\n| line | verdict | claim | values |\n|---:|---|---|---|\n"
+        );
+        let mut rows: Vec<&ClaimRecord> = claims
+            .iter()
+            .filter(|c| c.diagnostic.file == file)
+            .collect();
+        rows.sort_by_key(|c| !c.fails());
+        for claim in rows {
+            let (verdict, detail) = verdict(claim);
+            let mark = match verdict {
+                "holds" => "✅ holds",
+                "false" => "❌ **false**",
+                _ => "⚪ not checked",
+            };
+            let line = claim
+                .diagnostic
+                .position
+                .map_or(String::new(), |p| p.line.to_string());
+            let _ = writeln!(
+                out,
+                "| {line} | {mark} | `{{{{ claim {} {} }}}}` | {} |",
+                cell(&claim.prompt),
+                cell(&claim.source),
+                cell(detail)
+            );
+        }
+    }
+    out
+}
+
 /// Every claim with its verdict, grouped by file, for an author reviewing prose (after a
 /// model switch, say): `content/a.md:12:5  false  argmax(...) == 6 — argmax(...) is 4`.
 pub fn list(claims: &[ClaimRecord]) -> String {

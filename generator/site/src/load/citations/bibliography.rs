@@ -5,18 +5,39 @@ use super::settings::BibFormat;
 use crate::base::diagnostic::Diagnostic;
 use crate::base::source::SourceFile;
 use hayagriva::io::BibLaTeXError;
+use hayagriva::types::{EntryType, Publisher};
 use hayagriva::Library;
 
 /// Every entry of `file`, or every problem found in it.
 pub fn parse(file: &SourceFile, format: BibFormat) -> Result<Library, Vec<Diagnostic>> {
     match format {
         BibFormat::BibLaTeX => hayagriva::io::from_biblatex_str(&file.text)
+            .map(institutions_publish)
             .map_err(|errors| errors.iter().map(|e| biblatex_error(file, e)).collect()),
         BibFormat::Yaml => hayagriva::io::from_yaml_str(&file.text).map_err(|e| {
             let place = e.location().map(|l| (l.line(), l.column()));
             vec![yaml_error(file, &e.to_string(), place)]
         }),
     }
+}
+
+/// A BibTeX `@techreport`'s `institution` is who published the report: hayagriva (0.10)
+/// reads it as the entry's organization, which CSL styles show as the authority, if at all
+/// (APA prints none), so it becomes the publisher where the entry names no other.
+fn institutions_publish(library: Library) -> Library {
+    let mut out = Library::new();
+    for entry in library.iter() {
+        let mut entry = entry.clone();
+        let unpublished = entry.publisher().and_then(Publisher::name).is_none();
+        if *entry.entry_type() == EntryType::Report && unpublished {
+            if let Some(organization) = entry.organization().cloned() {
+                let location = entry.publisher().and_then(Publisher::location).cloned();
+                entry.set_publisher(Publisher::new(Some(organization), location));
+            }
+        }
+        out.push(&entry);
+    }
+    out
 }
 
 fn biblatex_error(file: &SourceFile, error: &BibLaTeXError) -> Diagnostic {

@@ -68,11 +68,23 @@ impl Bibliography {
                 write_child(first, None, &mut items);
                 items.push_str("</span> ");
             }
-            write_children(&item.content, None, &mut items);
+            let mut entry = String::new();
+            write_children(&item.content, None, &mut entry);
+            items.push_str(&without_dangling_delimiters(&entry));
             items.push_str("</li>\n");
         }
         PageReferences { cited, items }
     }
+}
+
+/// An entry without a delimiter left before a closing bracket: hayagriva (0.10) keeps the
+/// comma of APA's "(2020, May 4)" when an entry has a year alone, giving "(2020,)".
+fn without_dangling_delimiters(entry: &str) -> String {
+    let mut out = entry.to_string();
+    for dangling in [", )", ",)", ", ]", ",]"] {
+        out = out.replace(dangling, &dangling[dangling.len() - 1..]);
+    }
+    out
 }
 
 /// The references list of a page: a heading (with `id`, as the page's other headings have)

@@ -4,6 +4,7 @@
 use super::Spanned;
 use crate::base::escape;
 use crate::base::problem::Problem;
+use crate::load::body::{slug, unique};
 use pulldown_cmark::{CowStr, Event, HeadingLevel, Tag, TagEnd};
 use serde::Serialize;
 use std::collections::BTreeSet;
@@ -113,37 +114,6 @@ fn plain_text(events: &[Spanned<'_>]) -> String {
             _ => None,
         })
         .collect()
-}
-
-/// Lowercase letters and digits, words joined by `-`: "Self-attention, step 1" → "self-attention-step-1".
-pub fn slug(title: &str) -> String {
-    let mut out = String::new();
-    for c in title.chars().flat_map(char::to_lowercase) {
-        if c.is_alphanumeric() {
-            out.push(c);
-        } else if (c.is_whitespace() || c == '-' || c == '_')
-            && !out.ends_with('-')
-            && !out.is_empty()
-        {
-            out.push('-');
-        }
-    }
-    let out = out.trim_end_matches('-').to_string();
-    if out.is_empty() {
-        "section".to_string()
-    } else {
-        out
-    }
-}
-
-fn unique(base: String, taken: &BTreeSet<String>) -> String {
-    if !taken.contains(&base) {
-        return base;
-    }
-    (1..)
-        .map(|n| format!("{base}-{n}"))
-        .find(|c| !taken.contains(c))
-        .expect("some suffix is free")
 }
 
 #[cfg(test)]

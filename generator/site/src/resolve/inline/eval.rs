@@ -7,7 +7,7 @@ use crate::load::citations::Citations;
 use crate::load::lazy_tokenizer::LazyTokenizer;
 use crate::load::words::Words;
 use crate::resolve::claims::{decide, Decoded, Evaluator, Vocabulary};
-use crate::resolve::refs::{RefIndex, RefKind};
+use crate::resolve::refs::{RefIndex, RefKind, RefMiss};
 use crate::resolve::scope::PromptScopeView;
 use crate::suggest;
 use std::cell::RefCell;
@@ -175,16 +175,38 @@ fn reference(id: &Arg, cx: &EvalContext<'_>) -> Result<Value, Problem> {
     let Some(refs) = cx.refs else {
         return Err(Problem::new(id.span.clone(), "`ref` is not available here"));
     };
-    let Some(target) = refs.index.get(&id.text) else {
-        let ids: Vec<&str> = refs.index.ids().collect();
-        let hint = suggest::hint(&id.text, &ids, "ids are").unwrap_or_else(|| {
-            "give the figure an id (`id = \"fig-heads\"` in its block), the heading one (`## Scores {#scores}`) or the equation one (`$$ ... $$ {#eq-softmax}`)".into()
-        });
-        return Err(Problem::new(
-            id.span.clone(),
-            format!("no figure, heading or equation has the id `{}`", id.text),
-        )
-        .with_hint(hint));
+    let target = match refs.index.find(&id.text, refs.page) {
+        Ok(target) => target,
+        Err(RefMiss::Ambiguous(forms)) => {
+            return Err(Problem::new(
+                id.span.clone(),
+                format!(
+                    "headings of {} pages have the id `{}`",
+                    forms.len(),
+                    id.text
+                ),
+            )
+            .with_hint(format!(
+                "name the page: {}",
+                forms
+                    .iter()
+                    .map(|f| format!("{{{{ ref {f} }}}}"))
+                    .collect::<Vec<_>>()
+                    .join(" or ")
+            )))
+        }
+        Err(RefMiss::Unknown) => {
+            let ids = refs.index.ids();
+            let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
+            let hint = suggest::hint(&id.text, &ids, "ids are").unwrap_or_else(|| {
+                "give the figure an id (`id = \"fig-heads\"` in its block); a heading is named by its id, written (`## Scores {#scores}`) or automatic (`## Attention scores` is `attention-scores`, and `page#attention-scores` from another page), an equation by its own (`$$ ... $$ {#eq-softmax}`)".into()
+            });
+            return Err(Problem::new(
+                id.span.clone(),
+                format!("no figure, heading or equation has the id `{}`", id.text),
+            )
+            .with_hint(hint));
+        }
     };
     let words = refs.words;
     let (name, name_html) = match &target.kind {

@@ -27,6 +27,12 @@ const BIB: &str = r#"
   date = {2020-08-31},
   url = {https://www.lesswrong.com/posts/AcKRB8wDpdaN6v6ru/interpreting-gpt-the-logit-lens},
 }
+@online{karpathy2020,
+  title = {minGPT},
+  author = {Karpathy, Andrej},
+  year = {2020},
+  url = {https://github.com/karpathy/minGPT},
+}
 @article{ba2016,
   title = {Layer Normalization},
   author = {Ba, Jimmy Lei and Kiros, Jamie Ryan and Hinton, Geoffrey E.},
@@ -90,6 +96,23 @@ fn the_list_holds_only_cited_works_in_the_styles_order_escaped() {
         page.items
             .contains("(2020, August 31). <i>interpreting GPT: the logit lens</i>. LessWrong."),
         "{}",
+        page.items
+    );
+}
+
+#[test]
+fn an_online_work_of_a_year_alone_and_a_reports_institution_read_as_apa_asks() {
+    let page =
+        bibliography("apa", "en").format_page(&[keys(&["karpathy2020"]), keys(&["radford2019"])]);
+    assert!(
+        page.items.contains("Karpathy, A. (2020). <i>minGPT</i>."),
+        "no comma left before the bracket: {}",
+        page.items
+    );
+    assert!(
+        page.items
+            .contains("Multitask Learners</i> [Technical report]. OpenAI. <a"),
+        "the institution publishes the report: {}",
         page.items
     );
 }

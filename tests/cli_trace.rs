@@ -74,12 +74,35 @@ fn ad_hoc_trace_then_inspect_prints_exact_f32_values() {
             out.to_str().unwrap(),
             "--tensor",
             "blocks.0.ln1.std",
+            "--json",
         ],
         dir.path(),
     );
-    let values: Vec<f32> = serde_json::from_slice(&o.stdout).unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let values = json["data"].as_array().unwrap();
     assert_eq!(values.len(), 4);
-    assert!(values.iter().all(|v| *v > 0.0));
+    assert!(values.iter().all(|v| v.as_f64().unwrap() > 0.0));
+    // For a person: the tokens and their positions, then a table, a block per head.
+    let file = out.to_str().unwrap();
+    let listing = String::from_utf8(run(&["inspect", file], dir.path()).stdout).unwrap();
+    assert!(
+        listing.contains("tokens    4: 0 \"The\"  1 \" robots\""),
+        "{listing}"
+    );
+    let o = run(
+        &["inspect", file, "--tensor", "blocks.1.attn.pattern"],
+        dir.path(),
+    );
+    let table = String::from_utf8(o.stdout).unwrap();
+    assert!(
+        table.starts_with("blocks.1.attn.pattern  4×4×4 (heads × tokens × tokens)\n"),
+        "{table}"
+    );
+    assert_eq!(table.matches("\nhead ").count(), 4, "{table}");
+    assert!(
+        table.contains("\n  0 \"The\"           1.000          0"),
+        "{table}"
+    );
 
     // Ids print as integers with their token text, one row per position.
     let file = out.to_str().unwrap();

@@ -1,4 +1,5 @@
-//! `tracebook inspect`: list a trace's tensors, or print one as plain JSON numbers. Token ids
+//! `tracebook inspect`: list a trace's tokens (with their positions) and tensors, or print one
+//! as a table labelled with the tokens and heads (`--json`: its numbers for tools). Token ids
 //! (the `*_ids` tensors) print as integers, with each id's token text beside it.
 
 use std::path::PathBuf;
@@ -8,7 +9,8 @@ use tracebook_trace::{TensorKind, Trace};
 pub struct Args {
     /// The trace file.
     pub file: PathBuf,
-    /// Print this tensor's values instead of the list.
+    /// Print this tensor's values instead of the list: a table, rows labelled with the
+    /// prompt's tokens, a block per head.
     #[arg(long)]
     pub tensor: Option<String>,
     /// Machine-readable output: the listing, or the tensor, as JSON.
@@ -37,7 +39,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                         .to_string()
                 }
                 (false, true) => id_rows(&trace, &tensor.shape, &tensor.data),
-                (false, false) => serde_json::to_string(&data)?,
+                (false, false) => super::inspect_table::table(&trace, name, &tensor),
             }
         }
         None if args.json => listing_json(&trace).to_string(),
@@ -71,11 +73,17 @@ fn listing_json(trace: &Trace) -> serde_json::Value {
 fn listing_text(trace: &Trace) -> String {
     let meta = &trace.meta;
     let mut out = format!(
-        "prompt    {:?}\nmodel     {} (weights sha256 {})\ntokens    {}\nprecision {}\n\n",
+        "prompt    {:?}\nmodel     {} (weights sha256 {})\ntokens    {}: {}\nprecision {}\n\n",
         meta.prompt.text,
-        meta.model.id,
+        meta.model.shown(),
         &meta.model.weights_sha256[..meta.model.weights_sha256.len().min(12)],
         meta.tokens.len(),
+        meta.tokens
+            .iter()
+            .enumerate()
+            .map(|(i, t)| format!("{i} {:?}", t.text))
+            .collect::<Vec<_>>()
+            .join("  "),
         meta.options.precision,
     );
     let width = trace.tensor_names().map(str::len).max().unwrap_or(0);

@@ -11,6 +11,7 @@ mod external;
 mod figures;
 mod init;
 mod inspect;
+mod inspect_table;
 #[cfg(not(feature = "trace"))]
 mod model_free;
 mod new;
@@ -70,7 +71,7 @@ pub enum Command {
     EjectTemplates(eject::Args),
     /// List the figure kinds, or print one kind's options, defaults and an example block.
     Figures(figures::Args),
-    /// List a trace's tensors, or print one as JSON numbers.
+    /// List a trace's tokens and tensors, or print one as a table of tokens and heads.
     Inspect(inspect::Args),
     /// Train a small GPT-2-architecture model on a text file.
     Train(Box<train::Args>),

@@ -402,3 +402,48 @@ fn figures_that_name_one_scale_share_its_limits_and_say_so() {
         assert!(plain.contains(line), "{line} in {figure}");
     }
 }
+
+#[test]
+fn a_number_is_written_in_the_format_its_author_asks() {
+    let site = TempSite::new(&support::sites_dir().join("valid/minimal"));
+    let root = site.root();
+    let config = std::fs::read_to_string(root.join("tracebook.toml")).unwrap();
+    std::fs::write(
+        root.join("tracebook.toml"),
+        format!("{config}\n[prompts]\ncats = \"I like cats and\"\n"),
+    )
+    .unwrap();
+    let site = TempSite::new(root);
+    let trace = tracebook_trace::Trace::read(&site.root().join("traces/cats.json")).unwrap();
+    let pattern = trace.tensor("blocks.0.attn.pattern").unwrap();
+    let n = pattern.shape[1];
+    // Head 0, the last query, the first key.
+    let x = f64::from(pattern.data[(n - 1) * n]);
+    let article = "+++\ntitle = \"P\"\n+++\n\n\
+        [{{ value cats blocks.0.attn.pattern[0,-1,0] | percent }}] \
+        [{{ value cats blocks.0.attn.pattern[0,-1,0] | digits(2) }}] \
+        [{{ value cats blocks.0.attn.pattern[0,-1,0] }}]\n";
+    std::fs::write(site.root().join("content/only.md"), article).unwrap();
+    build_into(&site, "public").unwrap_or_else(|d| panic!("{d}"));
+    let html = std::fs::read_to_string(site.root().join("public/only.html")).unwrap();
+    let values: Vec<&str> = html
+        .split("tb-number\"")
+        .skip(1)
+        .map(|s| s.split_once('>').unwrap().1.split('<').next().unwrap())
+        .collect();
+    assert_eq!(values.len(), 3, "{html}");
+    assert_eq!(values[0], tracebook_figures::percent(x), "x = {x}");
+    let decimals = (1 - x.log10().floor() as i64) as usize;
+    assert_eq!(values[1], format!("{x:.decimals$}"), "x = {x}");
+    assert!(values[2].len() > values[1].len(), "{values:?}");
+
+    let wrong = "+++\ntitle = \"P\"\n+++\n\n{{ count cats | percent }} {{ value cats blocks.0.attn.pattern[0,0,0] | digit(2) }}\n";
+    std::fs::write(site.root().join("content/only.md"), wrong).unwrap();
+    let err = tracebook_site::check(site.root()).unwrap_err().to_string();
+    assert!(
+        err.contains("only numbers take a format, and this gives a whole number"),
+        "{err}"
+    );
+    assert!(err.contains("unknown format `digit(2)`"), "{err}");
+    assert!(err.contains("did you mean `digits(3)`?"), "{err}");
+}

@@ -33,6 +33,10 @@ impl Vocabulary for NoVocabulary {
 /// The functions, how each is written, and what it gives (for hints and the docs).
 pub const FUNCTIONS: &[(&str, &str)] = &[
     ("token", "token(i): the text of prompt token i"),
+    (
+        "pos",
+        "pos(\" chef\"): the position of the prompt token with this text (it must be there once)",
+    ),
     ("id", "id(i): the id of prompt token i"),
     ("text", "text(id): the text of vocabulary token id"),
     ("count", "count(): the number of prompt tokens"),
@@ -432,6 +436,48 @@ impl<'a> Evaluator<'a> {
         }
     }
 
+    /// `pos("text")`: the position of the one prompt token whose text is `text`.
+    fn position_of(&self, expr: &Expr) -> Result<Val> {
+        let text = match self.eval(expr)? {
+            Val::Text(text) => text,
+            other => return Err(self.wrong(expr, "a token's \"text\"", &other)),
+        };
+        let tokens = &self.trace.meta.tokens;
+        let at: Vec<usize> = (0..tokens.len())
+            .filter(|&i| tokens[i].text == text)
+            .collect();
+        match at[..] {
+            [one] => Ok(Val::Num {
+                value: one as f64,
+                label: Some(text),
+            }),
+            [] => {
+                let texts: Vec<String> = tokens.iter().map(|t| format!("{:?}", t.text)).collect();
+                let names: Vec<&str> = tokens.iter().map(|t| t.text.as_str()).collect();
+                let hint = crate::suggest::did_you_mean(&text, names.iter().copied())
+                    .map(|near| format!("{near} (a token's text includes its leading space)"))
+                    .unwrap_or_else(|| format!("the prompt's tokens are {}", texts.join(", ")));
+                Err(Problem::new(
+                    expr.span.clone(),
+                    format!("no token of prompt `{}` is {text:?}", self.prompt),
+                )
+                .with_hint(hint))
+            }
+            _ => Err(Problem::new(
+                expr.span.clone(),
+                format!(
+                    "{text:?} is at positions {} of prompt `{}`",
+                    at.iter()
+                        .map(usize::to_string)
+                        .collect::<Vec<_>>()
+                        .join(" and "),
+                    self.prompt
+                ),
+            )
+            .with_hint("write the position you mean as a number")),
+        }
+    }
+
     fn integer_value(&self, value: f64, expr: &Expr) -> Result<i64> {
         if value.fract() != 0.0 || !value.is_finite() || value.abs() > 1e12 {
             return Err(Problem::new(expr.span.clone(), "expected a whole number"));
@@ -556,6 +602,7 @@ impl<'a> Evaluator<'a> {
                 })
             }
             "count" => Ok(Val::num(self.tokens() as f64)),
+            "pos" => self.position_of(&args[0]),
             "top" => {
                 let k = self.integer(&args[0])?;
                 let last = self.last_logits(span)?;

@@ -260,3 +260,21 @@ fn share_counts_the_values_a_comparison_holds_for() {
     let e = error("share(blocks.1.mlp.post[3]) > 0.5");
     assert!(e.message.contains("needs a comparison"), "{}", e.message);
 }
+
+#[test]
+fn pos_finds_a_token_by_its_text() {
+    // "The robots will bring": " will" is token 2.
+    assert!(holds("pos(\" will\") == 2"));
+    assert!(holds("token(pos(\" robots\")) == \" robots\""));
+    assert!(holds("blocks.0.attn.pattern[0, pos(\" will\"), 0] > 0"));
+    let absent = error("pos(\"will\") == 2");
+    assert_eq!(absent.message, "no token of prompt `robots` is \"will\"");
+    assert!(
+        absent
+            .hint
+            .as_deref()
+            .unwrap()
+            .contains("did you mean ` will`?"),
+        "{absent:?}"
+    );
+}

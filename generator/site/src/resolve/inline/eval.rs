@@ -1,7 +1,7 @@
 //! Computes an inline value from its prompt's trace; every error points at the argument at fault.
 
-use super::format::{CheckedClaim, Outcome, Value};
-use super::parse::{Arg, Call, Index, Query};
+use super::format::{significant, CheckedClaim, Outcome, Value};
+use super::parse::{Arg, Call, Format, Index, Query};
 use crate::base::problem::Problem;
 use crate::load::citations::Citations;
 use crate::load::lazy_tokenizer::LazyTokenizer;
@@ -89,8 +89,49 @@ struct LastLogits {
     log_sum_exp: f32,
 }
 
-/// The value, or None when the prompt's trace is unavailable (reported at its declaration).
+/// The value in the call's format, or None when the prompt's trace is unavailable (reported
+/// at its declaration).
 pub fn evaluate(call: &Call, cx: &EvalContext<'_>) -> Result<Option<Value>, Problem> {
+    let value = evaluate_as_is(call, cx)?;
+    match (call.format, value) {
+        (Some(format), Some(value)) => formatted(value, format, call).map(Some),
+        (_, value) => Ok(value),
+    }
+}
+
+/// `value` written in `format`: a number or probability as a percentage, or with so many
+/// significant digits; anything else is an error at the format.
+fn formatted(value: Value, format: Format, call: &Call) -> Result<Value, Problem> {
+    let number = match &value {
+        Value::Number(x) => Some((f64::from(*x), false)),
+        Value::Probability(p) => Some((*p, true)),
+        _ => None,
+    };
+    let Some((x, probability)) = number else {
+        return Err(Problem::new(
+            call.range.clone(),
+            format!(
+                "only numbers take a format, and this gives {}",
+                value.kind()
+            ),
+        )
+        .with_hint(
+            "a format follows `value`, `prob`, `top_prob`: `{{ value p x[0] | digits(3) }}`",
+        ));
+    };
+    let text = match format {
+        Format::Percent => tracebook_figures::percent(x),
+        Format::Digits(n) if probability => format!("{}%", significant(x * 100.0, n as i32)),
+        Format::Digits(n) => significant(x, n as i32),
+    };
+    Ok(Value::Formatted {
+        text,
+        inner: Box::new(value),
+    })
+}
+
+/// The value as the function gives it.
+fn evaluate_as_is(call: &Call, cx: &EvalContext<'_>) -> Result<Option<Value>, Problem> {
     if let Query::Ref = call.query {
         return reference(&call.prompt, cx).map(Some);
     }

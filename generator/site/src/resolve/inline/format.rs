@@ -28,6 +28,11 @@ pub enum Value {
     Sum(Vec<f32>),
     /// A claim, checked: shows no text, only a marker.
     Claim(CheckedClaim),
+    /// A number in the format the author asked for (`| percent`, `| digits(3)`).
+    Formatted {
+        text: String,
+        inner: Box<Value>,
+    },
 }
 
 /// A claim of the prose and what the trace said to it.
@@ -65,6 +70,7 @@ impl Value {
             Value::Claim(_) => String::new(),
             Value::Sum(terms) => worked_sum(terms),
             Value::Ref { text, .. } | Value::Cite { text, .. } => text.clone(),
+            Value::Formatted { text, .. } => text.clone(),
             Value::Shape(dims) => dims
                 .iter()
                 .map(|&d| tracebook_figures::thousands(d))
@@ -76,9 +82,27 @@ impl Value {
     /// A CSS class naming the kind of value.
     pub fn class(&self) -> &'static str {
         match self {
+            Value::Formatted { inner, .. } => inner.class(),
             Value::Token(_) => "tb-value tb-token",
             Value::Sum(_) => "tb-value tb-number tb-sum",
             _ => "tb-value tb-number",
+        }
+    }
+}
+
+impl Value {
+    /// What kind of value this is, in words, for messages.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Value::Integer(_) => "a whole number",
+            Value::Token(_) => "a token",
+            Value::Probability(_) => "a probability",
+            Value::Number(_) | Value::Formatted { .. } => "a number",
+            Value::Shape(_) => "a shape",
+            Value::Ref { .. } => "a reference",
+            Value::Cite { .. } => "a citation",
+            Value::Sum(_) => "a worked sum",
+            Value::Claim(_) => "a claim",
         }
     }
 }

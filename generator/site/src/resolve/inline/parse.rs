@@ -58,7 +58,21 @@ pub struct Call {
     pub range: Range<usize>,
     pub prompt: Arg,
     pub query: Query,
+    /// How the number is written, when the author said (`| percent`, `| digits(3)`).
+    pub format: Option<Format>,
 }
+
+/// A number's format, written after ` | ` at the end of an inline value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// As a percentage, rounded as every percentage of the site.
+    Percent,
+    /// With this many significant digits (1 to 8).
+    Digits(usize),
+}
+
+/// The formats, for hints.
+const FORMATS: &str = "`| percent` or `| digits(N)` (N from 1 to 8)";
 
 /// The functions and how each is written, for hints.
 pub const FUNCTIONS: &[(&str, &str)] = &[
@@ -103,9 +117,67 @@ pub fn find(text: &str, literal: impl Fn(usize) -> bool) -> Vec<Result<Range<usi
     found
 }
 
-/// Parses the inline value at `range` of `text` (a range that [`find`] returned).
+/// Parses the inline value at `range` of `text` (a range that [`find`] returned), with its
+/// format if it ends in ` | percent` or ` | digits(N)`.
 pub fn parse(text: &str, range: Range<usize>) -> Result<Call, Problem> {
     let inner = range.start + 2..range.end - 2;
+    let args = lex(text, inner.clone())?;
+    let Some(pipe) = args.iter().position(|a| a.text == "|" && !a.quoted) else {
+        return parse_inner(text, range, inner);
+    };
+    let is_claim = args.first().is_some_and(|f| f.text == "claim");
+    if is_claim {
+        return parse_inner(text, range, inner);
+    }
+    let format = match &args[pipe + 1..] {
+        [word] => format(word)?,
+        _ => {
+            return Err(error(
+                args[pipe].span.clone(),
+                "a format is one word after `|`",
+                Some(format!("write {FORMATS}")),
+            ))
+        }
+    };
+    let mut call = parse_inner(text, range, inner.start..args[pipe].span.start)?;
+    if matches!(call.query, Query::Ref | Query::Cite(_)) {
+        return Err(error(
+            args[pipe].span.clone(),
+            "only numbers take a format",
+            Some("`ref` and `cite` write their own words".into()),
+        ));
+    }
+    call.format = Some(format);
+    Ok(call)
+}
+
+/// `percent` or `digits(N)`.
+fn format(word: &Arg) -> Result<Format, Problem> {
+    if word.text == "percent" {
+        return Ok(Format::Percent);
+    }
+    let digits = word
+        .text
+        .strip_prefix("digits(")
+        .and_then(|r| r.strip_suffix(')'))
+        .and_then(|n| n.trim().parse::<usize>().ok())
+        .filter(|n| (1..=8).contains(n));
+    match digits {
+        Some(n) => Ok(Format::Digits(n)),
+        None => {
+            let hint = suggest::did_you_mean(&word.text, ["percent", "digits(3)"])
+                .unwrap_or_else(|| format!("write {FORMATS}"));
+            Err(error(
+                word.span.clone(),
+                format!("unknown format `{}`", word.text),
+                Some(hint),
+            ))
+        }
+    }
+}
+
+/// Parses the inline value whose words are `text[inner]`, `range` being the whole `{{ ... }}`.
+fn parse_inner(text: &str, range: Range<usize>, inner: Range<usize>) -> Result<Call, Problem> {
     let mut args = lex(text, inner.clone())?;
     if args.is_empty() {
         return Err(error(range, "empty inline value", Some(usage_list())));
@@ -138,6 +210,7 @@ pub fn parse(text: &str, range: Range<usize>) -> Result<Call, Problem> {
             range,
             prompt: id,
             query: Query::Ref,
+            format: None,
         });
     }
     if name == "cite" {
@@ -158,6 +231,7 @@ pub fn parse(text: &str, range: Range<usize>) -> Result<Call, Problem> {
         range,
         prompt,
         query,
+        format: None,
     })
 }
 
@@ -198,6 +272,7 @@ fn claim(
         range,
         prompt,
         query: Query::Claim { expr, source },
+        format: None,
     })
 }
 
@@ -221,6 +296,7 @@ fn cite(range: Range<usize>, args: Vec<Arg>, usage: &str) -> Result<Call, Proble
         range,
         prompt: first,
         query: Query::Cite(args),
+        format: None,
     })
 }
 
@@ -247,6 +323,7 @@ fn sum(range: Range<usize>, mut args: Vec<Arg>, usage: &str) -> Result<Call, Pro
         range,
         prompt,
         query: Query::Sum(terms),
+        format: None,
     })
 }
 

@@ -20,6 +20,9 @@ awk '/- name: Install tracebook$/ {f=1; next} f && /run: \|/ {r=1; next}
      r && /^      - name:/ {exit} r {sub(/^          /, ""); print}' "$workflow" >"$work/install.sh"
 mkdir -p "$work/home/.cargo/bin" "$work/stubs"
 real_cargo=$(command -v cargo)
+# The step runs in a home of its own; the toolchain stays where it is.
+cargo_home="${CARGO_HOME:-$HOME/.cargo}"
+rustup_home="${RUSTUP_HOME:-$HOME/.rustup}"
 cat >"$work/stubs/cargo" <<STUB
 #!/bin/sh
 # install tracebook --version V --locked --no-default-features -> the same, from the repository
@@ -29,7 +32,7 @@ STUB
 chmod +x "$work/stubs/cargo"
 step() {
   HOME="$work/home" PATH="$work/stubs:$work/home/.cargo/bin:/usr/bin:/bin" \
-    CARGO_HOME="${CARGO_HOME:-$HOME/.cargo}" RUSTUP_HOME="${RUSTUP_HOME:-$HOME/.rustup}" \
+    CARGO_HOME="$cargo_home" RUSTUP_HOME="$rustup_home" \
     TRACEBOOK_VERSION="$version" TRACEBOOK_RELEASES="" bash -e "$work/install.sh"
 }
 if [ "${1:-}" = --warm-only ]; then

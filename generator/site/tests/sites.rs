@@ -314,8 +314,8 @@ fn a_build_from_another_folder_uses_the_root_given() {
 
 /// `prob` agrees with `top_prob` for the likeliest token (found from the trace's own texts),
 /// and for any other token equals the softmax of the trace's last logits at its id.
-#[test]
-fn probabilities_match_the_trace() {
+/// The minimal fixture with the prompt `cats` (its trace is in the fixture's traces/).
+fn minimal_with_cats() -> TempSite {
     let site = TempSite::new(&support::sites_dir().join("valid/minimal"));
     let root = site.root();
     let config = std::fs::read_to_string(root.join("tracebook.toml")).unwrap();
@@ -324,7 +324,20 @@ fn probabilities_match_the_trace() {
         format!("{config}\n[prompts]\ncats = \"I like cats and\"\n"),
     )
     .unwrap();
-    let site = TempSite::new(root);
+    TempSite::new(root)
+}
+
+/// The text of every number an article prints, in order.
+fn printed_numbers(html: &str) -> Vec<&str> {
+    html.split("tb-number\"")
+        .skip(1)
+        .map(|s| s.split_once('>').unwrap().1.split('<').next().unwrap())
+        .collect()
+}
+
+#[test]
+fn probabilities_match_the_trace() {
+    let site = minimal_with_cats();
     let trace = tracebook_trace::Trace::read(&site.root().join("traces/cats.json")).unwrap();
     let ids = trace.tensor("logits.topk_ids").unwrap();
     let k = ids.shape[1];
@@ -335,11 +348,7 @@ fn probabilities_match_the_trace() {
     std::fs::write(site.root().join("content/only.md"), article).unwrap();
     build_into(&site, "public").unwrap_or_else(|d| panic!("{d}"));
     let html = std::fs::read_to_string(site.root().join("public/only.html")).unwrap();
-    let values: Vec<&str> = html
-        .split("tb-number\"")
-        .skip(1)
-        .map(|s| s.split_once('>').unwrap().1.split('<').next().unwrap())
-        .collect();
+    let values = printed_numbers(&html);
     assert_eq!(values.len(), 3, "{html}");
     assert_eq!(values[0], values[1]);
     let logits = trace.tensor("logits.last").unwrap().data;
@@ -405,15 +414,7 @@ fn figures_that_name_one_scale_share_its_limits_and_say_so() {
 
 #[test]
 fn a_number_is_written_in_the_format_its_author_asks() {
-    let site = TempSite::new(&support::sites_dir().join("valid/minimal"));
-    let root = site.root();
-    let config = std::fs::read_to_string(root.join("tracebook.toml")).unwrap();
-    std::fs::write(
-        root.join("tracebook.toml"),
-        format!("{config}\n[prompts]\ncats = \"I like cats and\"\n"),
-    )
-    .unwrap();
-    let site = TempSite::new(root);
+    let site = minimal_with_cats();
     let trace = tracebook_trace::Trace::read(&site.root().join("traces/cats.json")).unwrap();
     let pattern = trace.tensor("blocks.0.attn.pattern").unwrap();
     let n = pattern.shape[1];
@@ -426,11 +427,7 @@ fn a_number_is_written_in_the_format_its_author_asks() {
     std::fs::write(site.root().join("content/only.md"), article).unwrap();
     build_into(&site, "public").unwrap_or_else(|d| panic!("{d}"));
     let html = std::fs::read_to_string(site.root().join("public/only.html")).unwrap();
-    let values: Vec<&str> = html
-        .split("tb-number\"")
-        .skip(1)
-        .map(|s| s.split_once('>').unwrap().1.split('<').next().unwrap())
-        .collect();
+    let values = printed_numbers(&html);
     assert_eq!(values.len(), 3, "{html}");
     assert_eq!(values[0], tracebook_figures::percent(x), "x = {x}");
     let decimals = (1 - x.log10().floor() as i64) as usize;

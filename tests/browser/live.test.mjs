@@ -168,7 +168,8 @@ test("the author's prompt typed by the reader redraws every figure as the build 
   }
   // Captions say whose prompt it is; the prose says its numbers are the author's.
   const caption = await page.locator(`#${live[0]} .tb-live-caption`).textContent();
-  assert.match(caption, /Your prompt, traced in your browser by models\/tracebook-tiny-en \(int8 weights\)/);
+  // The model as the pages name it: a folder model by its folder's name, never its path.
+  assert.match(caption, /Your prompt, traced in your browser by tracebook-tiny-en \(int8 weights\)/);
   assert.match(await page.locator('.tb-live-prose').textContent(), /about the author’s prompt “The robots will bring”/);
   assert.deepEqual(problems, []);
   await context.close();

@@ -146,17 +146,14 @@ fn row(values: &[f32]) -> String {
     text
 }
 
-/// `v` with 4 significant digits, as the site prints numbers.
+/// `v` with 4 significant digits, as the site prints numbers; very large and very small
+/// ones in exponent form, to keep the columns narrow.
 fn number(v: f32) -> String {
     let v = f64::from(v);
-    if v == 0.0 {
-        return "0".into();
-    }
-    let digits = (3 - v.abs().log10().floor() as i32).clamp(0, 8) as usize;
-    if v.abs() >= 1e5 || v.abs() < 1e-4 {
+    if v != 0.0 && (v.abs() >= 1e5 || v.abs() < 1e-4) {
         format!("{v:.3e}")
     } else {
-        format!("{v:.digits$}")
+        tracebook_site::significant(v, 4)
     }
 }
 

@@ -131,11 +131,11 @@ fn trace_with(
     let (mut written, mut bytes) = (0, 0);
     for (prompt, path, reason) in &todo {
         bar.set_message(format!("{} ({reason})", prompt.name));
-        let explicit = match &prompt.spec.model {
-            Some(_) => prompt.spec.model_name.as_deref(),
-            None if model_spec == site.config.model.id => site.config.model.name.as_deref(),
-            None => None,
-        };
+        // `--model` other than the site's: the site's name is not this model's.
+        let overridden = prompt.spec.model.is_none() && model_spec != site.config.model.id;
+        let explicit = (!overridden)
+            .then(|| site.config.model_name_for(&prompt.spec))
+            .flatten();
         let shown = shown_name(explicit, model_spec, root);
         match write_one(
             &model,

@@ -23,7 +23,7 @@ pub fn load_model(root: &Path, spec: &str, offline: bool) -> anyhow::Result<Mode
 /// site's name for it if it gave one, else a folder's own name (never the path on this
 /// machine), else nothing (a hub id or the built-in model is shown as it is written).
 pub fn shown_name(explicit: Option<&str>, spec: &str, root: &Path) -> Option<String> {
-    if let Some(name) = explicit.filter(|n| !n.trim().is_empty()) {
+    if let Some(name) = explicit {
         return Some(name.to_string());
     }
     let dir = root.join(spec);

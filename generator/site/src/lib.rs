@@ -50,6 +50,8 @@ pub use render::GENERATOR;
 pub use resolve::claim_report::{
     list as claims_list, list_as as claims_list_as, ClaimRecord, ListFormat as ClaimsListFormat,
 };
+/// A number with so many significant digits, as the site's prose prints numbers.
+pub use resolve::inline::significant;
 pub use resolve::inline::Outcome as ClaimOutcome;
 pub use write::external::{
     check_external, ExternalOptions, ExternalReport, CACHE_FILE as EXTERNAL_LINKS_CACHE,

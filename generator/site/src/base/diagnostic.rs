@@ -1,5 +1,6 @@
 //! Errors for authors: `file:line:col: error: message`, the offending line with a caret, a hint.
 
+use std::collections::BTreeMap;
 use std::fmt;
 
 /// A 1-based line and column (columns count characters, not bytes).
@@ -161,18 +162,25 @@ impl Diagnostics {
     /// told once, at its first place, with the count and the other lines.
     fn fold_repeats(&mut self) {
         let mut folded: Vec<(Diagnostic, Vec<usize>)> = Vec::new();
+        // (file, message, hint, warning) of a placed problem → its entry in `folded`.
+        let mut first: BTreeMap<(String, String, Option<String>, bool), usize> = BTreeMap::new();
         for diagnostic in std::mem::take(&mut self.0) {
-            let same = |d: &Diagnostic| {
-                d.file == diagnostic.file
-                    && d.message == diagnostic.message
-                    && d.hint == diagnostic.hint
-                    && d.warning == diagnostic.warning
-                    && d.position.is_some()
-                    && diagnostic.position.is_some()
+            let Some(position) = diagnostic.position else {
+                folded.push((diagnostic, Vec::new()));
+                continue;
             };
-            match folded.iter_mut().find(|(d, _)| same(d)) {
-                Some((_, lines)) => lines.extend(diagnostic.position.map(|p| p.line)),
-                None => folded.push((diagnostic, Vec::new())),
+            let key = (
+                diagnostic.file.clone(),
+                diagnostic.message.clone(),
+                diagnostic.hint.clone(),
+                diagnostic.warning,
+            );
+            match first.get(&key) {
+                Some(&at) => folded[at].1.push(position.line),
+                None => {
+                    first.insert(key, folded.len());
+                    folded.push((diagnostic, Vec::new()));
+                }
             }
         }
         self.0 = folded

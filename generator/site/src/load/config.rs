@@ -8,7 +8,7 @@ use crate::load::toml_doc::{entry, TomlDoc};
 use crate::load::words::Words;
 use serde::Deserialize;
 use std::path::Path;
-use tracebook_trace::TraceOptions;
+use tracebook_trace::{PromptSpec, TraceOptions};
 
 /// The config file's name, at the site root.
 pub const CONFIG_FILE: &str = "tracebook.toml";
@@ -132,6 +132,27 @@ pub struct ModelSettings {
     /// is shown by its folder's name, a hub model by its id.
     #[serde(default)]
     pub name: Option<String>,
+}
+
+impl ModelSettings {
+    /// `name`, unless it is missing or empty.
+    pub fn given_name(&self) -> Option<&str> {
+        self.name.as_deref().filter(|n| !n.trim().is_empty())
+    }
+}
+
+impl SiteConfig {
+    /// The name the site gives the model `prompt` is traced with: the prompt's own `name`
+    /// beside its `model`, else `[model] name`; None when it gives none (or an empty one).
+    pub fn model_name_for<'s>(&'s self, prompt: &'s PromptSpec) -> Option<&'s str> {
+        match &prompt.model {
+            Some(_) => prompt
+                .model_name
+                .as_deref()
+                .filter(|n| !n.trim().is_empty()),
+            None => self.model.given_name(),
+        }
+    }
 }
 
 #[derive(Deserialize)]

@@ -77,10 +77,8 @@ impl TraceSet {
     /// recorded (its folder's name, taken where the folder was), else its id as
     /// [`tracebook_trace::model_label`] shows it.
     pub fn site_model_shown(&self, site: &Site) -> String {
-        if let Some(name) = site.config.model.name.as_deref() {
-            if !name.trim().is_empty() {
-                return name.to_string();
-            }
+        if let Some(name) = site.config.model.given_name() {
+            return name.to_string();
         }
         site.prompts
             .iter()
@@ -163,23 +161,14 @@ fn read_one(
         Some(reason) => TraceStatus::Stale(reason),
         None => {
             let mut trace = trace;
-            if let Some(name) = given_name(site, prompt) {
+            // The site's name wins over the one the trace recorded, so renaming a model
+            // needs no new traces.
+            if let Some(name) = site.config.model_name_for(&prompt.spec) {
                 trace.meta.model.name = Some(name.to_string());
             }
             TraceStatus::Ready(Box::new(trace))
         }
     }
-}
-
-/// The name the site gives the model of `prompt`: the prompt's own `name` beside its
-/// `model`, else `[model] name`. It wins over the name the trace recorded, so renaming a
-/// model needs no new traces.
-fn given_name<'s>(site: &'s Site, prompt: &'s NamedPrompt) -> Option<&'s str> {
-    let name = match &prompt.spec.model {
-        Some(_) => prompt.spec.model_name.as_deref(),
-        None => site.config.model.name.as_deref(),
-    };
-    name.filter(|n| !n.trim().is_empty())
 }
 
 /// The reader's errors read "path: message\n  hint: ..."; keep the message, path relative.

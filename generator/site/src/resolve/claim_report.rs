@@ -94,7 +94,15 @@ fn verdict(claim: &ClaimRecord) -> (&'static str, &str) {
 
 /// How many claims hold, are false, and were not checked.
 fn counts(claims: &[ClaimRecord]) -> [usize; 3] {
-    ["holds", "false", "unchecked"].map(|v| claims.iter().filter(|c| verdict(c).0 == v).count())
+    let mut counts = [0; 3];
+    for claim in claims {
+        counts[match claim.outcome {
+            Outcome::Holds(_) => 0,
+            Outcome::Fails(_) => 1,
+            Outcome::Unchecked(_) => 2,
+        }] += 1;
+    }
+    counts
 }
 
 fn list_json(claims: &[ClaimRecord]) -> String {
@@ -144,11 +152,11 @@ fn list_markdown(claims: &[ClaimRecord]) -> String {
             .collect();
         rows.sort_by_key(|c| !c.fails());
         for claim in rows {
-            let (verdict, detail) = verdict(claim);
-            let mark = match verdict {
-                "holds" => "✅ holds",
-                "false" => "❌ **false**",
-                _ => "⚪ not checked",
+            let (_, detail) = verdict(claim);
+            let mark = match claim.outcome {
+                Outcome::Holds(_) => "✅ holds",
+                Outcome::Fails(_) => "❌ **false**",
+                Outcome::Unchecked(_) => "⚪ not checked",
             };
             let line = claim
                 .diagnostic
@@ -171,7 +179,6 @@ fn list_markdown(claims: &[ClaimRecord]) -> String {
 pub fn list(claims: &[ClaimRecord]) -> String {
     let mut out = String::new();
     let mut file = "";
-    let (mut held, mut failed, mut unchecked) = (0, 0, 0);
     for claim in claims {
         if claim.diagnostic.file != file {
             file = &claim.diagnostic.file;
@@ -181,26 +188,16 @@ pub fn list(claims: &[ClaimRecord]) -> String {
             .diagnostic
             .position
             .map_or(String::new(), |p| format!("{}:{}", p.line, p.column));
-        let (verdict, detail) = match &claim.outcome {
-            Outcome::Holds(d) => {
-                held += 1;
-                ("holds", d)
-            }
-            Outcome::Fails(d) => {
-                failed += 1;
-                ("FALSE", d)
-            }
-            Outcome::Unchecked(d) => {
-                unchecked += 1;
-                ("unchecked", d)
-            }
-        };
+        let (verdict, detail) = verdict(claim);
+        // A false claim stands out in the column.
+        let verdict = if claim.fails() { "FALSE" } else { verdict };
         let _ = writeln!(
             out,
             "  {at:<8} {verdict:<9} {{{{ claim {} {} }}}}\n           {detail}",
             claim.prompt, claim.source
         );
     }
+    let [held, failed, unchecked] = counts(claims);
     let _ = write!(
         out,
         "{} claims: {held} hold, {failed} false, {unchecked} not checked",

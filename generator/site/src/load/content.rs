@@ -3,6 +3,7 @@
 use crate::base::diagnostic::{Diagnostic, Diagnostics};
 use crate::base::source::{display_name, SourceFile};
 use crate::load::front_matter;
+use crate::load::parts::{self, PART_INDEX};
 use crate::load::prompts::{parse_prompt_table, NamedPrompt, PromptScope};
 use crate::load::toml_doc::{entry, TomlDoc};
 use serde::Deserialize;
@@ -41,12 +42,32 @@ pub struct Page {
     pub body: Range<usize>,
     /// Output path relative to the output root, with `/` separators (`attention.html`).
     pub output: String,
+    /// What the file is to the site: an article, the home page's introduction, or a part's.
+    pub kind: PageKind,
+    /// The part the page belongs to: the folder under content/ that holds it and a
+    /// `_index.md` (`01-basics`), if it is in one. Set by [`parts::assign`].
+    pub part: Option<String>,
+}
+
+/// What a markdown file of content/ is to the site.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PageKind {
+    /// A page of the series.
+    Article,
+    /// `content/index.md`: the home page's introduction.
+    Home,
+    /// `content/PART/_index.md`: a part's title, weight and introduction.
+    Part,
 }
 
 impl Page {
     /// `content/index.md` is the home page's introduction, not an article.
     pub fn is_index(&self) -> bool {
-        self.output == "index.html"
+        self.kind == PageKind::Home
+    }
+
+    pub fn is_article(&self) -> bool {
+        self.kind == PageKind::Article
     }
 }
 
@@ -84,6 +105,7 @@ pub fn load(root: &Path, out: &mut Diagnostics) -> Content {
             }
         }
     }
+    parts::assign(&mut content.pages, out);
     content
 }
 
@@ -146,12 +168,24 @@ pub fn load_page(
                 .with_hint("write it unquoted, e.g. date = 2026-11-25"),
         );
     }
-    let output = output_path(relative);
+    let kind = if relative.file_name().is_some_and(|f| f == PART_INDEX) {
+        PageKind::Part
+    } else if relative == Path::new("index.md") {
+        PageKind::Home
+    } else {
+        PageKind::Article
+    };
+    let output = match kind {
+        PageKind::Part => display_name(&relative.with_file_name("index.html")),
+        _ => output_path(relative),
+    };
     content.pages.push(Page {
         source,
         meta,
         body: parts.body,
         output,
+        kind,
+        part: None,
     });
 }
 
@@ -179,15 +213,11 @@ fn output_path(relative: &Path) -> String {
     display_name(&relative.with_extension("html"))
 }
 
-/// Publishing order: weight, then title, then path, so the order never depends on the disk.
+/// Publishing order: parts and the articles outside them by weight, then title, then path (so
+/// the order never depends on the disk); each part's articles after its `_index.md`, in the
+/// same order among themselves.
 pub fn sort_pages(pages: &mut [Page]) {
-    pages.sort_by(|a, b| {
-        (a.meta.weight, &a.meta.title, &a.source.name).cmp(&(
-            b.meta.weight,
-            &b.meta.title,
-            &b.source.name,
-        ))
-    });
+    parts::sort(pages);
 }
 
 #[cfg(test)]

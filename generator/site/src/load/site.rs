@@ -3,7 +3,7 @@
 use crate::base::diagnostic::Diagnostics;
 use crate::load::citations::{self, Citations};
 use crate::load::config::{self, SiteConfig};
-use crate::load::content::{self, Page};
+use crate::load::content::{self, Page, PageKind};
 use crate::load::prompts::{self, NamedPrompt};
 use std::path::{Path, PathBuf};
 
@@ -49,9 +49,19 @@ impl Site {
         Ok((site, out))
     }
 
-    /// The pages that are published (drafts left out), in order; the index page is not among them.
+    /// The pages that are published (drafts left out), in order; the index page and the parts'
+    /// introductions are not among them.
     pub fn articles(&self) -> impl Iterator<Item = &Page> {
-        self.pages.iter().filter(|p| !p.meta.draft && !p.is_index())
+        self.pages
+            .iter()
+            .filter(|p| !p.meta.draft && p.is_article())
+    }
+
+    /// The parts' introductions (`_index.md`) that are published, in series order.
+    pub fn parts(&self) -> impl Iterator<Item = &Page> {
+        self.pages
+            .iter()
+            .filter(|p| !p.meta.draft && p.kind == PageKind::Part)
     }
 
     pub fn prompt(&self, name: &str) -> Option<&NamedPrompt> {

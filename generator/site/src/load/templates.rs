@@ -1,4 +1,4 @@
-//! Tera templates: base.html, index.html, article.html, 404.html, print.html and the partials
+//! Tera templates: base.html, index.html, article.html, part.html, 404.html, print.html and the partials
 //! (search box, model credit, footer, sidebar, a figure, a code block) are built in, and any
 //! file in the site's templates/ replaces the built-in one of the same name or adds a partial.
 
@@ -24,6 +24,10 @@ pub const DEFAULTS: &[(&str, &str)] = &[
     (
         "article.html",
         include_str!("../../defaults/templates/article.html"),
+    ),
+    (
+        "part.html",
+        include_str!("../../defaults/templates/part.html"),
     ),
     (
         "404.html",

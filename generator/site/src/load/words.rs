@@ -1,5 +1,5 @@
 //! The theme's words in the site's language: every word the built-in templates, figures'
-//! captions, callouts and claim markers show readers ("Contents", "Part 3 of 15", "Note",
+//! captions, callouts and claim markers show readers ("Contents", "Chapter 3 of 15", "Note",
 //! "Download SVG"...). Built-in tables for English and German (defaults/words/*.toml); a site
 //! picks one with `language = "de"` and changes any word under `[words]` in tracebook.toml. A
 //! language without a built-in table must give every word.
@@ -219,7 +219,7 @@ mod tests {
         assert_eq!(de.get("contents"), "Übersicht");
         assert_eq!(
             de.fill("part", &[("n", "2"), ("total", "5")]),
-            "Teil 2 von 5"
+            "Kapitel 2 von 5"
         );
         assert_eq!(words("").unwrap().get("note"), "Note");
     }

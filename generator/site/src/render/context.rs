@@ -67,6 +67,19 @@ pub struct PageLink {
     pub url: String,
     /// Whether this is the page the link appears on.
     pub current: bool,
+    /// The part this article opens, when it is the first of one in the series: lists put the
+    /// part's heading before it.
+    pub starts_part: Option<PartLink>,
+}
+
+/// A link to a part's page (`01-basics/index.html`), relative to the page it appears on.
+#[derive(Debug, Clone, Serialize)]
+pub struct PartLink {
+    pub title: String,
+    pub description: String,
+    pub url: String,
+    /// Whether this is the page the link appears on.
+    pub current: bool,
 }
 
 /// Series longer than this show a window of the sidebar (see [`sidebar`]).
@@ -149,7 +162,7 @@ pub struct ArticleContext {
     pub toc: Vec<TocEntry>,
     /// 1-based position in the series.
     pub number: usize,
-    /// "Part 3 of 15", in the site's language.
+    /// "Chapter 3 of 15", in the site's language.
     pub part: String,
     pub previous: Option<PageLink>,
     pub next: Option<PageLink>,
@@ -159,6 +172,23 @@ pub struct ArticleContext {
     pub edit_url: Option<String>,
     /// With `[live]`, when the page has figures a reader may redraw for their own prompt.
     pub live: Option<LiveContext>,
+    /// The part the article is in, if any.
+    pub in_part: Option<PartLink>,
+}
+
+/// `page` in part.html: a part's introduction (its `_index.md`) and its articles.
+#[derive(Debug, Clone, Serialize)]
+pub struct PartContext {
+    pub title: String,
+    pub description: String,
+    /// The rendered introduction (HTML; write it with `| safe`).
+    pub content: String,
+    /// The part's articles, in series order.
+    pub articles: Vec<PageLink>,
+    /// The series number of its first article (lists number on from it).
+    pub first: usize,
+    /// This page's path relative to the output root.
+    pub path: String,
 }
 
 /// `page.live`: what article.html hands `tracebook.js` and `tracebook-live.js`.
@@ -213,6 +243,7 @@ mod tests {
             description: String::new(),
             url: format!("a{}.html", i + 1),
             current: false,
+            starts_part: None,
         }
     }
 

@@ -48,6 +48,8 @@ pub struct RenderEnv<'a> {
     pub site_context: SiteContext,
     /// Published articles in series order.
     pub series: Vec<&'a Page>,
+    /// Published parts' introductions (`_index.md`), by folder.
+    pub parts: BTreeMap<String, &'a Page>,
     /// A template that renders articles names `pages` (the built-in ones do not).
     pub articles_use_pages: bool,
 }
@@ -88,6 +90,10 @@ pub fn render(
         page_index: page_index(site),
         site_context: SiteContext::new(&site.config, traces.site_model_shown(site)),
         series: site.articles().collect(),
+        parts: site
+            .parts()
+            .filter_map(|p| Some((p.part.clone()?, p)))
+            .collect(),
         articles_use_pages: templates.mention("pages", &pages::WHOLE_SERIES),
     };
     let intro = site.pages.iter().find(|p| p.is_index() && !p.meta.draft);
@@ -95,8 +101,15 @@ pub fn render(
         .into_par_iter()
         .map(|n| pages::article(&env, n))
         .collect();
+    let parts: Vec<PageOutput> = site
+        .parts()
+        .collect::<Vec<_>>()
+        .into_par_iter()
+        .map(|page| pages::part(&env, page))
+        .collect();
     // Only the articles are in `outputs` yet, in series order.
-    outputs.push(pages::print(&env, &outputs[..env.series.len()]));
+    outputs.push(pages::print(&env, &outputs, &parts));
+    outputs.extend(parts);
     outputs.push(pages::index(&env, intro));
     outputs.push(pages::not_found(&env));
     let mut out = Diagnostics::new();
@@ -124,7 +137,7 @@ pub fn render(
             rendered.files.insert(path, png);
         }
     }
-    rendered.pages = env.series.len() + 1;
+    rendered.pages = env.series.len() + env.parts.len() + 1;
     (rendered, out)
 }
 

@@ -1,6 +1,9 @@
 //! Renders articles and the home page: markdown, then the page template around it.
 
-use super::context::{context, ArticleContext, LiveContext, PageLink, SeriesContext, ShareContext};
+use super::context::{
+    context, ArticleContext, LiveContext, PageLink, PartContext, PartLink, SeriesContext,
+    ShareContext,
+};
 use super::print;
 use super::RenderEnv;
 use crate::base::diagnostic::Diagnostic;
@@ -86,6 +89,11 @@ pub fn article(env: &RenderEnv<'_>, n: usize) -> PageOutput {
             )),
             per_figure: env.site.config.live.offer == LiveOffer::Figure,
         }),
+        in_part: page
+            .part
+            .as_ref()
+            .and_then(|folder| env.parts.get(folder))
+            .map(|part| part_link(&page.output, part)),
     };
     let share = share(env, page, &mut out);
     if let Some(json) = &body.live {
@@ -129,6 +137,44 @@ fn share(env: &RenderEnv<'_>, page: &Page, out: &mut PageOutput) -> Option<Share
     })
 }
 
+/// A part's page (`01-basics/index.html`): its introduction from `_index.md`, then its articles.
+pub fn part(env: &RenderEnv<'_>, page: &Page) -> PageOutput {
+    let (body, mut out) = body(env, page);
+    out.search = Some(SearchEntry::new(
+        &page.meta.title,
+        &page.output,
+        &body.toc,
+        &body.html,
+    ));
+    out.body = Some(body.html.clone());
+    let members: Vec<usize> = (0..env.series.len())
+        .filter(|&i| env.series[i].part == page.part)
+        .collect();
+    let part = PartContext {
+        title: page.meta.title.clone(),
+        description: page.meta.description.clone(),
+        content: body.html,
+        articles: members
+            .iter()
+            .map(|&i| link_from(&page.output, env.series[i]))
+            .collect(),
+        first: members.first().map_or(1, |i| i + 1),
+        path: page.output.clone(),
+    };
+    let share = share(env, page, &mut out);
+    out.models = models(env, &out.used, &body.models);
+    let mut cx = context(
+        &env.site_context,
+        &paths::root_prefix(&page.output),
+        &out.models,
+        &series(env, &page.output, None, env.articles_use_pages),
+    );
+    cx.insert("page", &part);
+    cx.insert("share", &share);
+    finish(env, "part.html", &cx, &mut out);
+    out
+}
+
 /// `index.html`: the series, under the introduction from content/index.md if there is one.
 pub fn index(env: &RenderEnv<'_>, intro: Option<&Page>) -> PageOutput {
     let (intro_html, mut out, models_used) = match intro {
@@ -164,26 +210,37 @@ pub fn index(env: &RenderEnv<'_>, intro: Option<&Page>) -> PageOutput {
     out
 }
 
-/// `print.html`: every article of the series on one page, in order (`bodies` by article).
-pub fn print(env: &RenderEnv<'_>, articles_out: &[PageOutput]) -> PageOutput {
+/// `print.html`: every article of the series on one page, in order, each part's introduction
+/// before its first article (`articles_out` by article, `parts_out` by output path).
+pub fn print(
+    env: &RenderEnv<'_>,
+    articles_out: &[PageOutput],
+    parts_out: &[PageOutput],
+) -> PageOutput {
     let anchors: BTreeMap<String, String> = env
         .series
         .iter()
+        .chain(env.parts.values())
         .map(|p| (p.output.clone(), print::anchor(&p.output)))
         .collect();
-    let articles: Vec<print::PrintArticle> = env
-        .series
-        .iter()
-        .zip(articles_out)
-        .map(|(page, out)| print::PrintArticle {
-            title: page.meta.title.clone(),
-            description: page.meta.description.clone(),
-            anchor: anchors[&page.output].clone(),
-            content: print::rebase(
-                out.body.as_deref().unwrap_or_default(),
-                &page.output,
-                &anchors,
-            ),
+    let entry = |page: &Page, out: Option<&PageOutput>| print::PrintArticle {
+        title: page.meta.title.clone(),
+        description: page.meta.description.clone(),
+        anchor: anchors[&page.output].clone(),
+        content: print::rebase(
+            out.and_then(|o| o.body.as_deref()).unwrap_or_default(),
+            &page.output,
+            &anchors,
+        ),
+        starts_part: None,
+    };
+    let articles: Vec<print::PrintArticle> = (0..env.series.len())
+        .map(|i| print::PrintArticle {
+            starts_part: part_start(env, i).map(|part| {
+                let out = parts_out.iter().find(|o| o.path == part.output);
+                Box::new(entry(part, out))
+            }),
+            ..entry(env.series[i], articles_out.get(i))
         })
         .collect();
     let models: Vec<String> = articles_out
@@ -217,9 +274,16 @@ pub const WHOLE_SERIES: [&str; 3] = ["index.html", "404.html", PRINT_PAGE];
 /// `404.html`: served by hosts at any depth, so its links start at base_url when there is one.
 pub fn not_found(env: &RenderEnv<'_>) -> PageOutput {
     let root = env.site_context.base_url.clone().unwrap_or_default();
-    let series = SeriesContext::new(env.series.len(), None, true, |i| PageLink {
-        url: format!("{root}{}", paths::encode(&env.series[i].output)),
-        ..link_from("", env.series[i])
+    let series = SeriesContext::new(env.series.len(), None, true, |i| {
+        let absolute = |output: &str| format!("{root}{}", paths::encode(output));
+        PageLink {
+            url: absolute(&env.series[i].output),
+            starts_part: part_start(env, i).map(|part| PartLink {
+                url: absolute(&part.output),
+                ..part_link("", part)
+            }),
+            ..link_from("", env.series[i])
+        }
     });
     let mut cx = context(
         &env.site_context,
@@ -310,10 +374,21 @@ fn models(
 }
 
 /// The series seen from page `from`, the `current` article if it is one; `pages` too when `all`.
+/// Each part's heading comes with its first article.
 fn series(env: &RenderEnv<'_>, from: &str, current: Option<usize>, all: bool) -> SeriesContext {
-    SeriesContext::new(env.series.len(), current, all, |i| {
-        link_from(from, env.series[i])
+    SeriesContext::new(env.series.len(), current, all, |i| PageLink {
+        starts_part: part_start(env, i).map(|part| part_link(from, part)),
+        ..link_from(from, env.series[i])
     })
+}
+
+/// The part whose first article is article `i` of the series, if it opens one.
+fn part_start<'a>(env: &RenderEnv<'a>, i: usize) -> Option<&'a Page> {
+    let folder = env.series[i].part.as_ref()?;
+    let continues = i > 0 && env.series[i - 1].part.as_ref() == Some(folder);
+    (!continues)
+        .then(|| env.parts.get(folder).copied())
+        .flatten()
 }
 
 fn link_from(from: &str, page: &Page) -> PageLink {
@@ -322,5 +397,15 @@ fn link_from(from: &str, page: &Page) -> PageLink {
         description: page.meta.description.clone(),
         url: paths::relative(paths::parent(from), &page.output),
         current: page.output == from,
+        starts_part: None,
+    }
+}
+
+fn part_link(from: &str, part: &Page) -> PartLink {
+    PartLink {
+        title: part.meta.title.clone(),
+        description: part.meta.description.clone(),
+        url: paths::relative(paths::parent(from), &part.output),
+        current: part.output == from,
     }
 }

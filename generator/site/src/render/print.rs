@@ -19,6 +19,8 @@ pub struct PrintArticle {
     pub anchor: String,
     /// Its body, rebased (HTML).
     pub content: String,
+    /// The part this article opens, with its introduction, printed before it.
+    pub starts_part: Option<Box<PrintArticle>>,
 }
 
 /// The print anchor of an article's output path: `more/deep.html` → `more-deep`.

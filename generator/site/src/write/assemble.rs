@@ -40,16 +40,27 @@ pub fn assemble(site: &Site, rendered: &mut RenderedSite, live: LiveFiles, out: 
     }
     if let Some(base_url) = &site.config.base_url {
         let series: Vec<_> = site.articles().collect();
-        let pages: Vec<&str> = series.iter().map(|p| p.output.as_str()).collect();
+        let parts: Vec<_> = site.parts().collect();
+        // Articles and parts' pages, in series order.
+        let pages: Vec<&str> = site
+            .pages
+            .iter()
+            .filter(|p| !p.meta.draft && !p.is_index())
+            .map(|p| p.output.as_str())
+            .collect();
         rendered.files.insert(
             "sitemap.xml".into(),
             files::sitemap(base_url, &pages).into_bytes(),
         );
         let config = &site.config;
-        rendered.files.insert(
-            "atom.xml".into(),
-            feed::atom(base_url, &config.title, &config.description, &series).into_bytes(),
+        let feed = feed::atom(
+            base_url,
+            &config.title,
+            &config.description,
+            &series,
+            &parts,
         );
+        rendered.files.insert("atom.xml".into(), feed.into_bytes());
     }
     match live {
         Some(Ok(made)) => rendered.files.extend(made),

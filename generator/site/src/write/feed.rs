@@ -1,5 +1,5 @@
 //! `atom.xml`, with `base_url` set: the series as an Atom feed, one entry per article in series
-//! order, each dated by its front matter's `date` (the newest date where an article has none).
+//! order (an article in a part with the part's title as its category), each dated by its front matter's `date` (the newest date where an article has none).
 //! The feed's own date is its newest entry's; with no dates at all, the build's time
 //! (`SOURCE_DATE_EPOCH` when set, for reproducible builds).
 
@@ -7,8 +7,15 @@ use crate::base::escape;
 use crate::base::paths;
 use crate::load::content::Page;
 
-/// The feed of `pages` (in series order) published under `base_url`.
-pub fn atom(base_url: &str, title: &str, description: &str, pages: &[&Page]) -> String {
+/// The feed of `pages` (in series order) published under `base_url`; an article in one of
+/// `parts` carries the part's title as its category.
+pub fn atom(
+    base_url: &str,
+    title: &str,
+    description: &str,
+    pages: &[&Page],
+    parts: &[&Page],
+) -> String {
     let newest = pages
         .iter()
         .filter_map(|p| p.meta.date.as_ref().and_then(rfc3339))
@@ -51,6 +58,15 @@ pub fn atom(base_url: &str, title: &str, description: &str, pages: &[&Page]) -> 
             "    <updated>{}</updated>\n",
             escape::html(&updated)
         ));
+        let part = parts
+            .iter()
+            .find(|p| p.part.is_some() && p.part == page.part);
+        if let Some(part) = part {
+            xml.push_str(&format!(
+                "    <category term=\"{}\"/>\n",
+                escape::html(&part.meta.title)
+            ));
+        }
         if !page.meta.description.is_empty() {
             xml.push_str(&format!(
                 "    <summary>{}</summary>\n",

@@ -190,14 +190,48 @@ fn new_adds_an_article_after_the_last_and_refuses_to_overwrite() {
         std::fs::read_to_string(site.join("content/attention-heads.md")).unwrap(),
         article
     );
-    for bad in ["Attention", "../escape", "a b"] {
+    for bad in ["Attention", "../escape", "a b", "part/a/b"] {
         let out = tracebook(site, &["new", bad]);
         assert!(!out.status.success(), "{bad} was accepted");
-        assert!(
-            text(&out.stderr).contains("cannot name an article"),
-            "{bad}"
-        );
+        assert!(text(&out.stderr).contains("cannot name"), "{bad}");
     }
+}
+
+#[test]
+fn new_starts_a_part_and_adds_its_articles_in_order() {
+    let temp = tempfile::tempdir().unwrap();
+    let site = temp.path();
+    assert!(init(site).status.success());
+    let out = tracebook(site, &["new", "02-inside/attention"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let said = text(&out.stdout) + &text(&out.stderr);
+    assert!(
+        said.contains("content/02-inside/_index.md (the part \"Inside\", weight 20)"),
+        "{said}"
+    );
+    let out = tracebook(site, &["new", "02-inside/mlp"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let mlp = std::fs::read_to_string(site.join("content/02-inside/mlp.md")).unwrap();
+    assert!(mlp.contains("weight = 20"), "after attention's 10: {mlp}");
+    // A top-level article goes after the part, not after the part's articles.
+    let out = tracebook(site, &["new", "coda"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let coda = std::fs::read_to_string(site.join("content/coda.md")).unwrap();
+    assert!(coda.contains("weight = 30"), "{coda}");
+    let out = tracebook(site, &["build"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let part = std::fs::read_to_string(site.join("public/02-inside/index.html")).unwrap();
+    assert!(part.contains("<h1>Inside</h1>"), "{part}");
+    let sidebar = std::fs::read_to_string(site.join("public/coda.html")).unwrap();
+    let order: Vec<usize> = ["Inside</a>", "Attention</a>", "Mlp</a>", "Coda</a>"]
+        .iter()
+        .map(|t| {
+            sidebar
+                .find(t)
+                .unwrap_or_else(|| panic!("{t} not in\n{sidebar}"))
+        })
+        .collect();
+    assert!(order.windows(2).all(|w| w[0] < w[1]), "{order:?}");
 }
 
 #[test]

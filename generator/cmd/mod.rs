@@ -57,7 +57,7 @@ pub struct Cli {
 pub enum Command {
     /// Create a new site in DIR that builds at once (a sample article, its trace, a Pages workflow).
     Init(init::Args),
-    /// Add an article, content/NAME.md, after the last one.
+    /// Add an article, content/NAME.md, after the last one (PART/NAME: in a part, started if new).
     New(new::Args),
     /// Build, serve public/ on 127.0.0.1, rebuild on every edit and reload the browser.
     Serve(serve::Args),

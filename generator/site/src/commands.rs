@@ -115,7 +115,14 @@ fn description_warnings(site: &Site, out: &mut Diagnostics) {
         };
         out.push(
             page.source
-                .error(span, "this article's description is empty")
+                .error(
+                    span,
+                    if page.is_article() {
+                        "this article's description is empty"
+                    } else {
+                        "this part's description is empty"
+                    },
+                )
                 .with_hint(
                     "write one sentence in `description = \"...\"`: it is the page's summary \
                      for search engines and link previews, and its line on the home page",

@@ -22,6 +22,7 @@ pub mod sampler;
 mod shared;
 mod strip;
 mod svg;
+mod theme;
 mod token_text;
 
 // The synthetic traces of the tests, also behind the `preview` feature for
@@ -56,6 +57,7 @@ pub mod preview {
     pub use crate::test_traces::TestTraces;
 }
 
+pub use colour::{Colour, DivergingPalette, SequentialPalette};
 pub use error::FigureError;
 pub use figure::{Figure, Source};
 pub use format::{percent, thousands};
@@ -63,6 +65,7 @@ pub use live::LiveCache;
 pub use panels::json_string;
 pub use shared::{Domain, PageFigure, SharedScale};
 pub use svg::unescape_html;
+pub use theme::{Accent, Theme};
 
 /// The traces a figure can draw from, by prompt name.
 pub trait Traces {

@@ -160,6 +160,7 @@ impl Fixture {
             pages: &pages,
             templates: &self.templates,
             live: Some(("fuzz-model", true)),
+            theme: &self.config.theme,
         };
         let (_, diagnostics) = markdown::render(&input);
         for diagnostic in diagnostics {

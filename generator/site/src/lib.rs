@@ -42,7 +42,7 @@ pub use load::config::{
     CheckSettings, ClaimPolicy, LiveOffer, LivePrecision, LiveSettings, ModelSettings, SiteConfig,
     CONFIG_FILE,
 };
-pub use load::parts::PART_INDEX;
+pub use load::content::PART_INDEX;
 pub use load::prompt_name::{InvalidPromptName, PromptName};
 pub use load::prompts::{NamedPrompt, PromptScope};
 pub use load::site::SitePrompts;

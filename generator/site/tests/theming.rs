@@ -207,3 +207,105 @@ fn a_broken_figure_partial_is_an_error_in_its_file() {
     assert!(err.contains("templates/partials/figure.html:1:"), "{err}");
     assert!(err.contains("`nope` is not defined"), "{err}");
 }
+
+/// The scales fixture (figures on the signed and the unit ramp), with `base_url` for preview
+/// images and `theme` (a `[theme]` table's lines) when given.
+fn scales_site(theme: Option<&str>) -> TempSite {
+    let site = TempSite::new(&support::sites_dir().join("valid/scales"));
+    let config = std::fs::read_to_string(site.root().join("tracebook.toml")).unwrap();
+    let mut config = config.replacen(
+        "\n[model]",
+        "base_url = \"https://example.org/scales/\"\n\n[model]",
+        1,
+    );
+    if let Some(theme) = theme {
+        config.push_str(&format!("\n[theme]\n{theme}\n"));
+    }
+    write(&site, "tracebook.toml", &config);
+    tracebook_site::build(site.root(), None).unwrap_or_else(|d| panic!("{d}"));
+    site
+}
+
+fn figure_files(site: &TempSite) -> Vec<(String, String)> {
+    let mut files: Vec<(String, String)> = std::fs::read_dir(site.root().join("public"))
+        .unwrap()
+        .filter_map(|e| {
+            let name = e.unwrap().file_name().to_string_lossy().to_string();
+            name.ends_with(".svg")
+                .then(|| (name.clone(), page(site, &name)))
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn a_theme_colours_inline_figures_downloads_previews_and_the_page_alike() {
+    let site = scales_site(Some(
+        "accent = \"#b5472d\"\nsequential = \"greens\"\ndiverging = \"purple-orange\"",
+    ));
+    let html = page(&site, "shared.html");
+    assert!(
+        html.contains("<style>:root{--accent:#b5472d;--figure-accent:#b5472d;--figure-seq-0:#"),
+        "the page's custom properties: live figures and links follow them"
+    );
+    let files = figure_files(&site);
+    assert!(files.len() >= 4, "{files:?}");
+    let mut signed = 0;
+    for (name, svg) in &files {
+        assert!(
+            svg.contains("--tbf-accent:var(--figure-accent,#b5472d)"),
+            "{name}"
+        );
+        // The default accent and the default ramps' ends are gone.
+        for default in ["#2f6bd8", "#6f9ff0", "#2166ac", "#edf5fc"] {
+            assert!(!svg.contains(default), "{name} keeps {default}");
+        }
+        if svg.contains(".tbf-v0{") {
+            signed += 1;
+            // ColorBrewer PuOr's purple end for the most negative bin.
+            assert!(
+                svg.contains(".tbf .tbf-v0{fill:var(--figure-div-0,#542788)"),
+                "{name}"
+            );
+        }
+        // The inline figure is the same drawing as the download.
+        let style = &svg[svg.find("<style>").unwrap()..svg.find("</style>").unwrap()];
+        assert!(html.contains(style), "{name}'s style is not the page's");
+    }
+    assert!(signed > 0, "no figure used the diverging palette");
+    let plain = scales_site(None);
+    let preview =
+        |site: &TempSite| std::fs::read(site.root().join("public/shared.preview.png")).unwrap();
+    assert_ne!(
+        preview(&site),
+        preview(&plain),
+        "the preview image follows the theme"
+    );
+    assert!(
+        !page(&plain, "shared.html").contains("<style>:root"),
+        "no theme, no style"
+    );
+}
+
+#[test]
+fn a_misspelt_palette_stops_the_build_at_its_value() {
+    let site = TempSite::new(&support::sites_dir().join("valid/minimal"));
+    let config = std::fs::read_to_string(site.root().join("tracebook.toml")).unwrap();
+    write(
+        &site,
+        "tracebook.toml",
+        &format!("{config}\n[theme]\nsequential = \"viridis\"\n"),
+    );
+    let errors = tracebook_site::build(site.root(), None)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        errors.contains("tracebook.toml:7:14: error: there is no sequential palette \"viridis\""),
+        "{errors}"
+    );
+    assert!(
+        errors.contains("`blues`, `greens`, `purples`, `oranges`, `greys`"),
+        "{errors}"
+    );
+}

@@ -3,10 +3,12 @@
 //! in value look like equal steps in colour.
 
 mod oklab;
+mod palettes;
 mod scale;
 
 pub use oklab::Oklab;
-pub use scale::{Diverging, Sequential};
+pub use palettes::{DivergingPalette, SequentialPalette};
+pub use scale::{for_dark_page, Diverging, Sequential};
 
 /// An 8-bit sRGB colour.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -29,6 +31,23 @@ impl Colour {
     /// Lower-case `#rrggbb`, the form written into SVG.
     pub fn hex(self) -> String {
         format!("#{:02x}{:02x}{:02x}", self.r, self.g, self.b)
+    }
+
+    /// `#rrggbb` or `#rgb` (either case), as written in CSS and tracebook.toml.
+    pub fn parse_hex(text: &str) -> Option<Colour> {
+        let digits = text.strip_prefix('#')?;
+        if !digits.chars().all(|c| c.is_ascii_hexdigit()) {
+            return None;
+        }
+        let value = u32::from_str_radix(digits, 16).ok()?;
+        match digits.len() {
+            6 => Some(Colour::from_hex(value)),
+            3 => {
+                let [r, g, b] = [value >> 8, (value >> 4) & 0xf, value & 0xf].map(|v| v * 17);
+                Some(Colour::from_hex((r << 16) | (g << 8) | b))
+            }
+            _ => None,
+        }
     }
 
     /// Perceived lightness (Oklab L, 0 = black, 1 = white).

@@ -2,54 +2,70 @@
 //! signed values), each a list of colour-blind-safe anchor colours interpolated in Oklab.
 
 use super::{Colour, Oklab};
+use std::borrow::Cow;
 
 /// Maps `t` in `[0, 1]` to a colour whose lightness changes monotonically.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Sequential {
-    stops: &'static [Colour],
+    stops: Cow<'static, [Colour]>,
 }
 
 impl Sequential {
     /// Pale to deep blue (ColorBrewer Blues anchors): low values fade into a light page.
     pub const BLUES: Sequential = Sequential {
-        stops: &[
+        stops: Cow::Borrowed(&[
             Colour::from_hex(0xf7fbff),
             Colour::from_hex(0xc6dbef),
             Colour::from_hex(0x6baed6),
             Colour::from_hex(0x2171b5),
             Colour::from_hex(0x08306b),
-        ],
+        ]),
     };
 
     /// For dark pages: from near the page's own colour up to pale blue, so low values
     /// fade into the background as [`Sequential::BLUES`] does on a light page.
     pub const BLUES_DARK: Sequential = Sequential {
-        stops: &[
+        stops: Cow::Borrowed(&[
             Colour::from_hex(0x1c2330),
             Colour::from_hex(0x1d3b62),
             Colour::from_hex(0x2b66aa),
             Colour::from_hex(0x5e9fe3),
             Colour::from_hex(0xc4e0ff),
-        ],
+        ]),
     };
+
+    /// A scale through `stops`, from the lowest value's colour to the highest's.
+    pub const fn new(stops: &'static [Colour]) -> Sequential {
+        Sequential {
+            stops: Cow::Borrowed(stops),
+        }
+    }
 
     /// The colour at `t`, clamped to `[0, 1]`; NaN counts as 0.
     pub fn at(&self, t: f64) -> Colour {
-        interpolate(self.stops, t)
+        interpolate(&self.stops, t)
+    }
+
+    /// The scale for dark pages: each anchor's hue with its lightness turned over (see
+    /// [`for_dark_page`]), so low values fade into a dark page as they do into a light one.
+    pub fn for_dark_pages(&self) -> Sequential {
+        Sequential {
+            stops: self.stops.iter().map(|&c| for_dark_page(c)).collect(),
+        }
     }
 }
 
 /// Maps a signed value to one of two hues, with a neutral centre at zero.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Diverging {
     /// From the most negative colour through the neutral centre to the most positive.
-    stops: &'static [Colour],
+    stops: Cow<'static, [Colour]>,
 }
 
 impl Diverging {
     /// Blue (negative) to red (positive) through near-white (ColorBrewer RdBu anchors).
     pub const BLUE_RED: Diverging = Diverging {
-        stops: &[
+        stops: Cow::Borrowed(&[
             Colour::from_hex(0x2166ac),
             Colour::from_hex(0x67a9cf),
             Colour::from_hex(0xd1e5f0),
@@ -57,12 +73,12 @@ impl Diverging {
             Colour::from_hex(0xfddbc7),
             Colour::from_hex(0xef8a62),
             Colour::from_hex(0xb2182b),
-        ],
+        ]),
     };
 
     /// For dark pages: the same hues brightening away from a dark neutral centre.
     pub const BLUE_RED_DARK: Diverging = Diverging {
-        stops: &[
+        stops: Cow::Borrowed(&[
             Colour::from_hex(0x6aaaf2),
             Colour::from_hex(0x3a6fa8),
             Colour::from_hex(0x26384f),
@@ -70,7 +86,7 @@ impl Diverging {
             Colour::from_hex(0x4f3029),
             Colour::from_hex(0xa4503b),
             Colour::from_hex(0xf2876a),
-        ],
+        ]),
     };
 
     /// The colour for `value` on a symmetric scale from `-limit` to `limit`.
@@ -80,8 +96,35 @@ impl Diverging {
         } else {
             0.5
         };
-        interpolate(self.stops, t)
+        interpolate(&self.stops, t)
     }
+
+    /// A scale through `stops`, from the most negative value's colour to the most positive's.
+    pub const fn new(stops: &'static [Colour]) -> Diverging {
+        Diverging {
+            stops: Cow::Borrowed(stops),
+        }
+    }
+
+    /// The scale for dark pages: a dark neutral centre, the hues brightening away from it.
+    pub fn for_dark_pages(&self) -> Diverging {
+        Diverging {
+            stops: self.stops.iter().map(|&c| for_dark_page(c)).collect(),
+        }
+    }
+}
+
+/// A light page's colour as a dark page shows the same value: the same hue, a little less
+/// chroma, and the lightness turned over about the middle of the two pages' backgrounds
+/// (`L' = 1.24 − L`: white becomes the dark page's own lightness, deep colours bright ones),
+/// which is how the hand-tuned blue scales were made.
+pub fn for_dark_page(colour: Colour) -> Colour {
+    let lab = Oklab::from(colour);
+    Colour::from(Oklab {
+        l: (1.24 - lab.l).clamp(0.0, 1.0),
+        a: lab.a * 0.9,
+        b: lab.b * 0.9,
+    })
 }
 
 fn interpolate(stops: &[Colour], t: f64) -> Colour {

@@ -14,5 +14,5 @@ pub use element::Element;
 pub use escape::unescape_html;
 pub use number::number;
 pub use palette::{Css, Ramp};
-pub use style::CATEGORY_COUNT;
+pub use style::{ACCENT_DARK, ACCENT_LIGHT, CATEGORY_COUNT};
 pub use text_width::{text_width, wide_width, wrap, Font, WIDE_FONT};

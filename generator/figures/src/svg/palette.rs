@@ -6,13 +6,20 @@
 //! An inline `<style>` applies to the whole page, so each ramp has its own class prefix:
 //! two figures on one page that use different ramps cannot restyle each other, and two that
 //! use the same ramp write identical rules.
+//!
+//! Each bin's colour is a CSS custom property of the page with the palette's colour as its
+//! fallback (`fill:var(--figure-seq-3,#a3c9e5)`): a page may set `--figure-seq-0` … `-9` and
+//! `--figure-div-0` … `-10` (light and dark), and a figure on its own (a downloaded SVG)
+//! shows the palette it was drawn with.
 
-use crate::colour::{Colour, Diverging, Sequential};
+use crate::colour::{Colour, DivergingPalette, SequentialPalette};
 
 /// One colour per bin, for light and for dark pages, under a class prefix of its own.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Ramp {
     prefix: &'static str,
+    /// The page's custom property for bin `i` is `--{property}-{i}`.
+    property: &'static str,
     light: Vec<Colour>,
     dark: Vec<Colour>,
 }
@@ -35,26 +42,49 @@ const LIGHT_CELL: f64 = 0.7;
 impl Ramp {
     /// Values from 0 to 1 (probabilities, attention weights) in ten bins of blue.
     pub fn unit() -> Ramp {
-        let at = |i: usize| (i as f64 + 0.5) / 10.0;
-        Ramp {
-            prefix: "tbf-u",
-            light: (0..10).map(|i| Sequential::BLUES.at(at(i))).collect(),
-            dark: (0..10).map(|i| Sequential::BLUES_DARK.at(at(i))).collect(),
-        }
+        Ramp::unit_in(SequentialPalette::default())
     }
 
     /// Values from −1 to 1 in eleven bins, blue below zero, red above, neutral at zero.
     pub fn signed() -> Ramp {
+        Ramp::signed_in(DivergingPalette::default())
+    }
+
+    /// [`Ramp::unit`] in `palette`.
+    pub fn unit_in(palette: SequentialPalette) -> Ramp {
+        let at = |i: usize| (i as f64 + 0.5) / 10.0;
+        let (light, dark) = (palette.light(), palette.dark());
+        Ramp {
+            prefix: "tbf-u",
+            property: "figure-seq",
+            light: (0..10).map(|i| light.at(at(i))).collect(),
+            dark: (0..10).map(|i| dark.at(at(i))).collect(),
+        }
+    }
+
+    /// [`Ramp::signed`] in `palette`.
+    pub fn signed_in(palette: DivergingPalette) -> Ramp {
         let at = |i: usize| (i as f64 - 5.0) / 5.0;
+        let (light, dark) = (palette.light(), palette.dark());
         Ramp {
             prefix: "tbf-v",
-            light: (0..11)
-                .map(|i| Diverging::BLUE_RED.map(at(i), 1.0))
-                .collect(),
-            dark: (0..11)
-                .map(|i| Diverging::BLUE_RED_DARK.map(at(i), 1.0))
-                .collect(),
+            property: "figure-div",
+            light: (0..11).map(|i| light.map(at(i), 1.0)).collect(),
+            dark: (0..11).map(|i| dark.map(at(i), 1.0)).collect(),
         }
+    }
+
+    /// The page's custom properties for every bin, light and dark: `(light, dark)` lists of
+    /// `--figure-seq-0:#rrggbb;` declarations.
+    pub fn page_properties(&self) -> (String, String) {
+        let declare = |colours: &[Colour]| -> String {
+            colours
+                .iter()
+                .enumerate()
+                .map(|(i, c)| format!("--{}-{i}:{};", self.property, c.hex()))
+                .collect()
+        };
+        (declare(&self.light), declare(&self.dark))
     }
 
     pub fn bins(&self) -> usize {
@@ -89,8 +119,15 @@ impl Ramp {
         let mut dark = String::new();
         for (i, (l, d)) in self.light.iter().zip(&self.dark).enumerate() {
             let (class, text) = (self.class(i), self.text_class(i));
-            light.push_str(&format!(".tbf .{class}{{fill:{0};stroke:{0}}}", l.hex()));
-            dark.push_str(&format!(".tbf .{class}{{fill:{0};stroke:{0}}}", d.hex()));
+            let property = format!("--{}-{i}", self.property);
+            let rule = |c: &Colour| {
+                format!(
+                    ".tbf .{class}{{fill:var({property},{0});stroke:var({property},{0})}}",
+                    c.hex()
+                )
+            };
+            light.push_str(&rule(l));
+            dark.push_str(&rule(d));
             let light_text = (l.lightness() < DARK_CELL).then_some("#fff");
             let dark_text = (d.lightness() > LIGHT_CELL).then_some("#15161a");
             if let Some(fill) = light_text {
@@ -151,7 +188,7 @@ mod tests {
             .split_once("@media (prefers-color-scheme:dark){")
             .unwrap();
         for i in 0..10 {
-            let rule = format!(".tbf .{}{{fill:#", ramp.class(i));
+            let rule = format!(".tbf .{}{{fill:var(--figure-seq-{i},#", ramp.class(i));
             assert_eq!(light.matches(&rule).count(), 1);
             assert_eq!(dark.matches(&rule).count(), 1);
         }

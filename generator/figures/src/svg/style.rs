@@ -1,7 +1,9 @@
 //! The style sheet embedded in every figure. Text and rules are drawn in `currentColor`
 //! (with opacity for muted tones) so a figure follows the page's text colour in light and
 //! dark themes; hues are fills over the background at partial opacity, which reads on
-//! either. A site can retune the accent with the `--tbf-accent` custom property.
+//! either. The accent is the page's `--figure-accent` custom property where the page sets
+//! one, else the colour the figure was drawn with ([`ACCENT_LIGHT`], [`ACCENT_DARK`] unless a
+//! theme restyled it).
 //!
 //! An inline `<style>` applies to the whole page, so every rule is scoped under `.tbf`
 //! and every class is prefixed `tbf-`.
@@ -9,10 +11,15 @@
 /// Category hues (Okabe and Ito's colour-blind-safe set), cycled by `tbf-c0`..`tbf-c5`.
 pub const CATEGORY_COUNT: usize = 6;
 
+/// The figures' accent on light pages, unless the page or a theme sets another.
+pub const ACCENT_LIGHT: &str = "#2f6bd8";
+/// The figures' accent on dark pages.
+pub const ACCENT_DARK: &str = "#6f9ff0";
+
 pub const STYLE: &str = concat!(
     "svg.tbf{height:auto;font:14px system-ui,-apple-system,\"Segoe UI\",Roboto,\"Helvetica Neue\",Arial,sans-serif;",
-    "--tbf-accent:#2f6bd8}",
-    "@media (prefers-color-scheme:dark){svg.tbf{--tbf-accent:#6f9ff0}}",
+    "--tbf-accent:var(--figure-accent,#2f6bd8)}",
+    "@media (prefers-color-scheme:dark){svg.tbf{--tbf-accent:var(--figure-accent,#6f9ff0)}}",
     ".tbf text{fill:currentColor}",
     ".tbf .tbf-m{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,\"DejaVu Sans Mono\",\"Liberation Mono\",monospace}",
     ".tbf .tbf-s{font-size:12px}",
@@ -43,7 +50,17 @@ pub const STYLE: &str = concat!(
 
 #[cfg(test)]
 mod tests {
-    use super::{CATEGORY_COUNT, STYLE};
+    use super::{ACCENT_DARK, ACCENT_LIGHT, CATEGORY_COUNT, STYLE};
+
+    #[test]
+    fn the_accent_constants_are_the_style_sheets() {
+        assert!(STYLE.contains(&format!(
+            "--tbf-accent:var(--figure-accent,{ACCENT_LIGHT})}}"
+        )));
+        assert!(STYLE.contains(&format!(
+            "--tbf-accent:var(--figure-accent,{ACCENT_DARK})}}}}"
+        )));
+    }
 
     #[test]
     fn every_rule_is_scoped_to_figures() {

@@ -41,6 +41,8 @@ pub struct SiteConfig {
     pub offline: bool,
     /// `[live]`: readers may trace their own prompt in the browser.
     pub live: LiveSettings,
+    /// `[theme]`: the accent and the figures' palettes.
+    pub theme: tracebook_figures::Theme,
 }
 
 /// `[live]`: whether pages offer "Try your own prompt" (`enabled`), the precision of the
@@ -194,9 +196,12 @@ const TOP_KEYS: &[&str] = &[
     "citation_style",
     "offline",
     "live",
+    "theme",
 ];
 /// The top-level keys that are tables themselves.
-const TABLES: &[&str] = &["model", "trace", "prompts", "check", "words", "live"];
+const TABLES: &[&str] = &[
+    "model", "trace", "prompts", "check", "words", "live", "theme",
+];
 const MODEL_KEYS: &[&str] = &["id", "name"];
 const TRACE_KEYS: &[&str] = &["precision", "top_k"];
 const CHECK_KEYS: &[&str] = &["claims", "claim_markers"];
@@ -230,6 +235,7 @@ pub fn parse(file: &SourceFile) -> Result<(SiteConfig, Vec<NamedPrompt>), Diagno
     let base_url = raw.base_url.map(|url| check_base_url(&doc, url, &mut out));
     let words = crate::load::words::from_config(&doc, &mut out);
     let citations = crate::load::citations::from_config(&doc, &mut out);
+    let theme = crate::load::theme::from_config(&doc, &mut out);
     if let Some(url) = &raw.edit_url {
         check_edit_url(&doc, url, &mut out);
     }
@@ -251,6 +257,7 @@ pub fn parse(file: &SourceFile) -> Result<(SiteConfig, Vec<NamedPrompt>), Diagno
         citations,
         offline: raw.offline,
         live: raw.live,
+        theme,
     };
     out.into_result((config, prompts))
 }
@@ -263,6 +270,7 @@ fn check_sections(doc: &TomlDoc<'_>, out: &mut Diagnostics) {
         ("trace", TRACE_KEYS),
         ("check", CHECK_KEYS),
         ("live", LIVE_KEYS),
+        ("theme", crate::load::theme::THEME_KEYS),
     ] {
         if let Some((_, value)) = entry(table, section) {
             if let Some(inner) = value.get_ref().as_table() {

@@ -3,7 +3,6 @@
 use crate::base::diagnostic::{Diagnostic, Diagnostics};
 use crate::base::source::{display_name, SourceFile};
 use crate::load::front_matter;
-use crate::load::parts::{self, PART_INDEX};
 use crate::load::prompts::{parse_prompt_table, NamedPrompt, PromptScope};
 use crate::load::toml_doc::{entry, TomlDoc};
 use serde::Deserialize;
@@ -12,6 +11,9 @@ use std::path::{Path, PathBuf};
 
 /// The folder articles live in, at the site root.
 pub const CONTENT_DIR: &str = "content";
+
+/// The file that makes its folder a part (see `load::parts`).
+pub const PART_INDEX: &str = "_index.md";
 
 /// An article's front matter, without its prompts (those go to the site's prompt list).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -45,7 +47,7 @@ pub struct Page {
     /// What the file is to the site: an article, the home page's introduction, or a part's.
     pub kind: PageKind,
     /// The part the page belongs to: the folder under content/ that holds it and a
-    /// `_index.md` (`01-basics`), if it is in one. Set by [`parts::assign`].
+    /// `_index.md` (`01-basics`), if it is in one. Set by `load::parts::assign`.
     pub part: Option<String>,
 }
 
@@ -105,7 +107,6 @@ pub fn load(root: &Path, out: &mut Diagnostics) -> Content {
             }
         }
     }
-    parts::assign(&mut content.pages, out);
     content
 }
 
@@ -213,13 +214,6 @@ fn output_path(relative: &Path) -> String {
     display_name(&relative.with_extension("html"))
 }
 
-/// Publishing order: parts and the articles outside them by weight, then title, then path (so
-/// the order never depends on the disk); each part's articles after its `_index.md`, in the
-/// same order among themselves.
-pub fn sort_pages(pages: &mut [Page]) {
-    parts::sort(pages);
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -283,21 +277,5 @@ mod tests {
             errors.contains("content/c.md:1:1: error: an article must start with front matter"),
             "{errors}"
         );
-    }
-
-    #[test]
-    fn pages_sort_by_weight_then_title() {
-        let (_dir, mut content, _) = site(&[
-            ("content/x.md", "+++\ntitle = \"Zeta\"\nweight = 1\n+++\n"),
-            ("content/y.md", "+++\ntitle = \"Alpha\"\nweight = 1\n+++\n"),
-            ("content/z.md", "+++\ntitle = \"First\"\n+++\n"),
-        ]);
-        sort_pages(&mut content.pages);
-        let titles: Vec<_> = content
-            .pages
-            .iter()
-            .map(|p| p.meta.title.as_str())
-            .collect();
-        assert_eq!(titles, ["First", "Alpha", "Zeta"]);
     }
 }

@@ -17,6 +17,7 @@ pub mod prompt_name;
 pub mod prompts;
 pub mod site;
 pub mod templates;
+pub mod theme;
 pub mod toml_doc;
 pub mod traces;
 pub mod words;

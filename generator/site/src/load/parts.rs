@@ -4,11 +4,8 @@
 //! `index.html`. Parts do not nest: only a folder directly under content/ is one.
 
 use crate::base::diagnostic::Diagnostics;
-use crate::load::content::{Page, PageKind, CONTENT_DIR};
+use crate::load::content::{Page, PageKind, CONTENT_DIR, PART_INDEX};
 use std::collections::BTreeMap;
-
-/// The file that makes its folder a part.
-pub const PART_INDEX: &str = "_index.md";
 
 /// Checks where each `_index.md` is and gives every page in a part its `part`; a part whose
 /// `_index.md` is a draft leaves out its articles too. A misplaced `_index.md` is reported and
@@ -120,7 +117,8 @@ mod tests {
         }
         let mut out = Diagnostics::new();
         let mut content = content::load(dir.path(), &mut out);
-        content::sort_pages(&mut content.pages);
+        assign(&mut content.pages, &mut out);
+        sort(&mut content.pages);
         (content.pages, out.to_string())
     }
 
@@ -164,6 +162,17 @@ mod tests {
         let basics = pages.iter().find(|p| p.meta.title == "Basics").unwrap();
         assert_eq!(basics.output, "01-basics/index.html");
         assert_eq!(basics.kind, PageKind::Part);
+    }
+
+    #[test]
+    fn pages_sort_by_weight_then_title() {
+        let (pages, _) = load(&[
+            ("content/x.md", &page("Zeta", 1)),
+            ("content/y.md", &page("Alpha", 1)),
+            ("content/z.md", &page("First", 0)),
+        ]);
+        let titles: Vec<_> = pages.iter().map(|p| p.meta.title.as_str()).collect();
+        assert_eq!(titles, ["First", "Alpha", "Zeta"]);
     }
 
     #[test]

@@ -4,6 +4,7 @@ use crate::base::diagnostic::Diagnostics;
 use crate::load::citations::{self, Citations};
 use crate::load::config::{self, SiteConfig};
 use crate::load::content::{self, Page, PageKind};
+use crate::load::parts;
 use crate::load::prompts::{self, NamedPrompt};
 use std::path::{Path, PathBuf};
 
@@ -35,7 +36,8 @@ impl Site {
         let (config, shared) = config::load(root)?;
         let mut out = Diagnostics::new();
         let mut content = content::load(root, &mut out);
-        content::sort_pages(&mut content.pages);
+        parts::assign(&mut content.pages, &mut out);
+        parts::sort(&mut content.pages);
         let prompts = prompts::merge(shared.into_iter().chain(content.prompts), &mut out);
         let citations = citations::load(root, &config.citations, &config.words.language, &mut out);
         let site = Site {

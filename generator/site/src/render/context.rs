@@ -28,6 +28,8 @@ pub struct SiteContext {
     pub words: Words,
     /// Whether pages register the offline reader (`offline = true`).
     pub offline: bool,
+    /// `[theme]` as the page's custom properties (a style sheet; empty without a theme).
+    pub theme_css: String,
 }
 
 impl SiteContext {
@@ -42,6 +44,7 @@ impl SiteContext {
             extra_head: config.extra_head.clone(),
             words: config.words.clone(),
             offline: config.offline,
+            theme_css: config.theme.page_css(),
         }
     }
 }

@@ -327,6 +327,7 @@ fn body(env: &RenderEnv<'_>, page: &Page) -> (RenderedMarkdown, PageOutput) {
             env.site.config.model.id.as_str(),
             env.site.config.live.offer == LiveOffer::Figure,
         )),
+        theme: &env.site.config.theme,
     };
     let (mut rendered, diagnostics) = markdown::render(&input);
     let out = PageOutput {

@@ -63,11 +63,40 @@ impl Painter {
 }
 
 /// The figure as a rasterizer without a page sees it: a size from its viewBox (not "100%"),
-/// the light colours (CSS custom properties and the dark-mode rule resolved away).
+/// the light colours: the dark-mode rules removed, and CSS custom properties (which resvg
+/// does not read) resolved to the values the figure carries: `var(--x,fallback)` to its
+/// fallback (no page sets `--x` here), `var(--x)` to the figure's own `--x:value`.
 fn for_raster(svg: &str) -> String {
-    let mut out = svg
-        .replacen(" width=\"100%\"", "", 1)
-        .replace("var(--tbf-accent)", LIGHT_ACCENT);
+    let mut out = without_media_rules(&svg.replacen(" width=\"100%\"", "", 1));
+    while let Some(start) = out.find("var(--") {
+        let Some(close) = out[start..].find(')').map(|i| start + i) else {
+            break;
+        };
+        let inside = &out[start + 4..close];
+        let value = match inside.split_once(',') {
+            Some((_, fallback)) => fallback.trim().to_string(),
+            None => declared(&out, inside).unwrap_or_else(|| "currentColor".into()),
+        };
+        out.replace_range(start..=close, &value);
+    }
+    out
+}
+
+/// The value declared for the custom property `name` (`--tbf-accent:#2f6bd8`), resolving a
+/// fallback in it.
+fn declared(css: &str, name: &str) -> Option<String> {
+    let at = css.find(&format!("{name}:"))? + name.len() + 1;
+    let value = &css[at..at + css[at..].find([';', '}'])?];
+    let value = match value.strip_prefix("var(") {
+        Some(inner) => inner.split_once(',')?.1.trim_end_matches(')').trim(),
+        None => value.trim(),
+    };
+    Some(value.to_string())
+}
+
+/// `css` without its `@media` blocks.
+fn without_media_rules(css: &str) -> String {
+    let mut out = css.to_string();
     while let Some(start) = out.find("@media") {
         let Some(open) = out[start..].find('{').map(|i| start + i) else {
             break;
@@ -93,9 +122,6 @@ fn for_raster(svg: &str) -> String {
     out
 }
 
-/// The figures' accent colour in the light theme (`--tbf-accent`).
-const LIGHT_ACCENT: &str = "#2f6bd8";
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -117,5 +143,20 @@ mod tests {
             (0x2f, 0x6b, 0xd8)
         );
         assert!(Painter::default().png("not svg").is_none());
+    }
+
+    #[test]
+    fn custom_properties_resolve_to_the_colours_the_figure_carries() {
+        let svg = "<svg viewBox=\"0 0 10 10\"><style>svg.tbf{--tbf-accent:var(--figure-accent,#b5472d)}\
+                   @media (prefers-color-scheme:dark){svg.tbf{--tbf-accent:var(--figure-accent,#ffaa88)}}\
+                   .tbf .bar{fill:var(--tbf-accent)}.tbf .tbf-u3{fill:var(--figure-seq-3,#74c476);stroke:var(--figure-seq-3,#74c476)}</style></svg>";
+        let raster = for_raster(svg);
+        assert!(!raster.contains("var("), "{raster}");
+        assert!(raster.contains(".tbf .bar{fill:#b5472d}"), "{raster}");
+        assert!(raster.contains("fill:#74c476;stroke:#74c476"), "{raster}");
+        assert!(
+            !raster.contains("#ffaa88"),
+            "the dark colours are gone: {raster}"
+        );
     }
 }

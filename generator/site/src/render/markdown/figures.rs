@@ -34,6 +34,9 @@ pub struct FigureStats<'a> {
     pub live: Option<LivePage<'a>>,
     /// Errors of the `partials/figure.html` template.
     pub template_errors: Vec<Diagnostic>,
+    /// The site's theme: each figure (its panels too) is restyled into it, so the page, the
+    /// downloadable SVG and the preview image show the same colours.
+    pub theme: &'a tracebook_figures::Theme,
 }
 
 /// A figure block as written: its kind, where the info string and the TOML body are.
@@ -193,6 +196,10 @@ fn render(
     };
     match drawn {
         Ok(mut figure) => {
+            if !stats.theme.is_default() {
+                figure.svg = stats.theme.restyle(&figure.svg);
+                figure.deferred = figure.deferred.map(|p| stats.theme.restyle(&p));
+            }
             stats.count += 1;
             stats.models.extend(figure.models.iter().cloned());
             let file = format!("{}.figure-{}.svg", stats.page_stem, stats.count);

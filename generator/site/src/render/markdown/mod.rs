@@ -57,6 +57,8 @@ pub struct MarkdownInput<'a> {
     /// With `[live] enabled`: the site's model id (the browser runs only it) and whether each
     /// figure offers the reader's prompt.
     pub live: Option<(&'a str, bool)>,
+    /// `[theme]`: every figure is restyled into it.
+    pub theme: &'a tracebook_figures::Theme,
 }
 
 /// An article body as HTML, with what the page around it needs.
@@ -109,6 +111,7 @@ pub fn render(input: &MarkdownInput<'_>) -> (RenderedMarkdown, Vec<Diagnostic>) 
             .live
             .map(|(model, per_figure)| LivePage::new(model, per_figure)),
         template_errors: Vec::new(),
+        theme: input.theme,
     };
     let events = figures::rewrite(
         events,

@@ -78,8 +78,8 @@ mkdir -p "$small/content"
 printf 'title = "S"\n[model]\nid = "model"\n[live]\nenabled = true\n' >"$small/tracebook.toml"
 printf '+++\ntitle = "A"\n+++\n\nText.\n' >"$small/content/a.md"
 "$bin" --root "$small" build -q --out "$small/public"
-printf '  %-24s %9d bytes (f32 checkpoint %d)\n' model.safetensors \
-  "$(stat -c %s "$small/public/live/model.safetensors")" "$(stat -c %s "$small/model/model.safetensors")"
+printf '  %-24s %9d bytes (f32 checkpoint %d)\n' 'model.safetensors*' \
+  "$(cat "$small/public/live"/model.safetensors* | wc -c)" "$(stat -c %s "$small/model/model.safetensors")"
 "$bin" dev bench-forward "$small/model" --tokens 16 --runs 11
 (cd "$small/public" && exec python3 -m http.server 0 --bind 127.0.0.1 >"$work/server2.log" 2>&1) &
 server=$!

@@ -100,7 +100,12 @@ impl Weights {
                 return Err(missing(&path, parsed, &name, config));
             };
             let (file, view) = (&paths[i], parsed[i].tensor(&key).expect("found above"));
-            if view.shape() != shape.as_slice() {
+            // An int4 matrix packs two columns in a byte.
+            let stored_shape: Vec<usize> = match (view.dtype(), view.shape()) {
+                (Dtype::U8, [rows, half]) => vec![*rows, half * 2],
+                (_, stored) => stored.to_vec(),
+            };
+            if stored_shape != shape {
                 return Err(ModelError::Weights {
                     path: file.clone(),
                     message: format!(
@@ -112,12 +117,19 @@ impl Weights {
                 });
             }
             let values = tensor_values(&parsed[i], &key, &view).map_err(|message| {
-                let hint = if view.dtype() == Dtype::I8 {
-                    "an int8 matrix needs its F32 row scales beside it; rebuild the browser \
-                     model with `tracebook build`"
-                } else {
-                    "tracebook reads F32, F16 and BF16 weights, and int8 matrices with per-row \
-                     scales (a site's browser model)"
+                let hint = match view.dtype() {
+                    Dtype::I8 => {
+                        "an int8 matrix needs its F32 row scales beside it; rebuild the browser \
+                         model with `tracebook build`"
+                    }
+                    Dtype::U8 => {
+                        "an int4 matrix needs its group codes and row units beside it; rebuild \
+                         the browser model with `tracebook build`"
+                    }
+                    _ => {
+                        "tracebook reads F32, F16 and BF16 weights, and int8 and int4 matrices \
+                         with their scales (a site's browser model)"
+                    }
                 };
                 ModelError::Weights {
                     path: file.clone(),
@@ -127,6 +139,7 @@ impl Weights {
             })?;
             let dtype = match view.dtype() {
                 Dtype::I8 => "int8".to_string(),
+                Dtype::U8 => "int4".to_string(),
                 other => format!("{other:?}").to_lowercase(),
             };
             if !stored.contains(&dtype) {

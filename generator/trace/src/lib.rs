@@ -12,6 +12,7 @@ mod error;
 mod file;
 mod float_json;
 mod folder_swap;
+pub mod int4;
 pub mod int8;
 mod json_style;
 mod kind;

@@ -83,6 +83,15 @@
     });
   }
 
+  // The buffers of the model's parts, joined in order into one.
+  function join(buffers) {
+    if (buffers.length === 1) return buffers[0];
+    var length = buffers.reduce(function (n, b) { return n + b.byteLength; }, 0);
+    var out = new Uint8Array(length), at = 0;
+    buffers.forEach(function (b) { out.set(new Uint8Array(b), at); at += b.byteLength; });
+    return out.buffer;
+  }
+
   // The manifest from the server, or the copy kept with the model when offline.
   function manifestFile() {
     var url = new URL('manifest.json', dir).href;
@@ -132,10 +141,14 @@
     if (starting) return starting;
     starting = manifestFile().then(function (manifest) {
       var total = manifest.weights.bytes + manifest.module.bytes, got = {};
+      // The model comes in parts of at most 16 MiB (static hosts limit a file's size), fetched
+      // at once; one bar counts every byte of them and of the module.
+      var parts = manifest.weights.parts || [{ file: manifest.weights.file, bytes: manifest.weights.bytes }];
       function progress(key) {
         return function (done) {
           got[key] = done;
-          var sum = (got.w || 0) + (got.m || 0);
+          var sum = 0;
+          for (var k in got) sum += got[k];
           ui.bar.max = total;
           ui.bar.value = sum;
           ui.status.textContent = fill(words.loading, { done: size(sum), total: size(total) });
@@ -146,7 +159,9 @@
       // reader who tried once can try again offline.
       return Promise.all([
         cached(manifest.module.file, manifest.module.sha256, progress('m')),
-        cached(manifest.weights.file, manifest.weights.sha256, progress('w')),
+        Promise.all(parts.map(function (part, i) {
+          return cached(part.file, manifest.weights.sha256, progress('w' + i));
+        })).then(join),
         cached(manifest.config, manifest.weights.sha256),
         manifest.tokenizer ? cached(manifest.tokenizer, manifest.weights.sha256) : Promise.resolve(undefined),
         cached(manifest.glue, manifest.module.sha256),

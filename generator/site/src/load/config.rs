@@ -68,6 +68,9 @@ pub enum LivePrecision {
     /// One byte per weight and an f32 scale per row (see `tracebook_trace::int8`).
     #[default]
     Int8,
+    /// Half a byte per weight and a bf16 scale per group of 64 along a row (see
+    /// `tracebook_trace::int4`): for models the size of GPT-2 small.
+    Int4,
 }
 
 impl LivePrecision {
@@ -75,6 +78,7 @@ impl LivePrecision {
         match self {
             LivePrecision::F16 => "f16",
             LivePrecision::Int8 => "int8",
+            LivePrecision::Int4 => "int4",
         }
     }
 }

@@ -15,7 +15,8 @@ use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 use tracebook_trace::weights::tensor_values;
 use tracebook_trace::{
-    int8, weight_files, DigestCache, TINY_MODEL_ID, TINY_MODEL_SHA256, WEIGHTS_FILE, WEIGHTS_INDEX,
+    int4, int8, weight_files, DigestCache, TINY_MODEL_ID, TINY_MODEL_SHA256, WEIGHTS_FILE,
+    WEIGHTS_INDEX,
 };
 
 /// The site's model as found on this machine (its weights are read only to convert them).
@@ -158,7 +159,8 @@ pub fn convert(source: &SourceModel, precision: LivePrecision) -> Result<Vec<u8>
         let parsed = SafeTensors::deserialize(&shard)
             .map_err(|e| bad(format!("cannot read the weights for [live]: {e}")))?;
         for (name, view) in parsed.tensors() {
-            if is_buffer(&name) || name.ends_with(int8::SCALE_SUFFIX) {
+            let scales = [int8::SCALE_SUFFIX, int4::CODE_SUFFIX, int4::UNIT_SUFFIX];
+            if is_buffer(&name) || scales.iter().any(|suffix| name.ends_with(suffix)) {
                 continue;
             }
             let shape = view.shape().to_vec();
@@ -209,7 +211,27 @@ fn convert_one(
             let bytes = bytes.into_iter().map(|b| b as u8).collect();
             out.push((name, owned(Dtype::I8, shape, bytes)));
         }
-        LivePrecision::Int8 => out.push((name, owned(Dtype::F32, shape, f32_bytes(values)))),
+        LivePrecision::Int4 if matrix && shape[1] % 2 == 0 => {
+            let q = int4::quantize(values, shape[1]).expect("even columns");
+            let groups = shape[1].div_ceil(int4::GROUP);
+            out.push((
+                format!("{name}{}", int4::CODE_SUFFIX),
+                owned(Dtype::U8, vec![shape[0], groups], q.codes),
+            ));
+            out.push((
+                format!("{name}{}", int4::UNIT_SUFFIX),
+                owned(Dtype::F32, vec![shape[0]], f32_bytes(&q.units)),
+            ));
+            out.push((
+                name,
+                owned(Dtype::U8, vec![shape[0], shape[1] / 2], q.packed),
+            ));
+        }
+        // A matrix of odd width stays at int8.
+        LivePrecision::Int4 if matrix => convert_one(name, shape, values, LivePrecision::Int8, out),
+        LivePrecision::Int8 | LivePrecision::Int4 => {
+            out.push((name, owned(Dtype::F32, shape, f32_bytes(values))))
+        }
     }
 }
 

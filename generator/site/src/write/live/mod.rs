@@ -57,12 +57,48 @@ struct Manifest<'a> {
     training: Option<&'a TrainingSummary>,
     config: &'static str,
     tokenizer: Option<&'static str>,
-    weights: FileInfo,
+    weights: WeightsInfo,
     module: FileInfo,
     glue: &'static str,
     /// The worker script the session runs in.
     worker: FileInfo,
 }
+
+/// The browser model: one safetensors file (`file`, of `bytes` and `sha256`), written as
+/// `parts` that the loader fetches at once and joins in order.
+#[derive(Serialize)]
+struct WeightsInfo {
+    file: &'static str,
+    bytes: usize,
+    sha256: String,
+    parts: Vec<PartInfo>,
+}
+
+#[derive(Serialize)]
+struct PartInfo {
+    file: String,
+    bytes: usize,
+}
+
+/// The largest file live mode writes: static hosts limit a file's size (Cloudflare Pages to
+/// 25 MiB; GitHub warns from 50 MB), and parts download in parallel.
+pub const PART_BYTES: usize = 16 * 1024 * 1024;
+
+/// The browser model's bytes as the files it is written in: `model.safetensors` when it fits
+/// in [`PART_BYTES`], else `model.safetensors.001`, `.002`, … of that size (the last shorter),
+/// which `cat` joins back (`cat model.safetensors.0* > model.safetensors`).
+pub fn parts(bytes: &[u8]) -> Vec<(String, &[u8])> {
+    if bytes.len() <= PART_BYTES {
+        return vec![(WEIGHTS.to_string(), bytes)];
+    }
+    bytes
+        .chunks(PART_BYTES)
+        .enumerate()
+        .map(|(i, chunk)| (format!("{WEIGHTS}.{:03}", i + 1), chunk))
+        .collect()
+}
+
+const WEIGHTS: &str = "model.safetensors";
 
 #[derive(Serialize)]
 struct FileInfo {
@@ -95,10 +131,17 @@ pub fn files(site: &Site, traces: &TraceSet) -> Result<Vec<(String, Vec<u8>)>, D
         training,
         config: "config.json",
         tokenizer: source.tokenizer_json.as_ref().map(|_| "tokenizer.json"),
-        weights: FileInfo {
-            file: "model.safetensors",
+        weights: WeightsInfo {
+            file: WEIGHTS,
             bytes: weights.bytes.len(),
-            sha256: weights.sha256,
+            sha256: weights.sha256.clone(),
+            parts: parts(&weights.bytes)
+                .into_iter()
+                .map(|(file, bytes)| PartInfo {
+                    file,
+                    bytes: bytes.len(),
+                })
+                .collect(),
         },
         module: FileInfo {
             file: MODULE[0].0,
@@ -118,8 +161,10 @@ pub fn files(site: &Site, traces: &TraceSet) -> Result<Vec<(String, Vec<u8>)>, D
             serde_json::to_vec(&manifest).expect("serializes"),
         ),
         (format!("{DIR}config.json"), source.config_json),
-        (format!("{DIR}model.safetensors"), weights.bytes),
     ];
+    for (file, bytes) in parts(&weights.bytes) {
+        out.push((format!("{DIR}{file}"), bytes.to_vec()));
+    }
     if let Some(tokenizer) = source.tokenizer_json {
         out.push((format!("{DIR}tokenizer.json"), tokenizer));
     }
@@ -129,4 +174,35 @@ pub fn files(site: &Site, traces: &TraceSet) -> Result<Vec<(String, Vec<u8>)>, D
     out.push((format!("{DIR}{}", WORKER.0), WORKER.1.as_bytes().to_vec()));
     out.push((LOADER.0.to_string(), LOADER.1.as_bytes().to_vec()));
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_model_over_16_mib_is_written_in_parts_that_join_back() {
+        let small = vec![7u8; 1000];
+        assert_eq!(
+            parts(&small),
+            vec![("model.safetensors".to_string(), &small[..])]
+        );
+        let exact = vec![1u8; PART_BYTES];
+        assert_eq!(parts(&exact).len(), 1);
+        let big: Vec<u8> = (0..PART_BYTES * 2 + 5).map(|i| (i % 251) as u8).collect();
+        let split = parts(&big);
+        let names: Vec<&str> = split.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "model.safetensors.001",
+                "model.safetensors.002",
+                "model.safetensors.003"
+            ]
+        );
+        assert!(split.iter().all(|(_, b)| b.len() <= PART_BYTES));
+        assert_eq!(split[2].1.len(), 5);
+        let joined: Vec<u8> = split.iter().flat_map(|(_, b)| b.iter().copied()).collect();
+        assert_eq!(joined, big);
+    }
 }

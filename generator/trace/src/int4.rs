@@ -41,7 +41,7 @@ pub struct Int4 {
 /// `values` (row-major, rows of `cols`) at int4; None when `cols` is odd or zero (such a matrix
 /// stays at another precision).
 pub fn quantize(values: &[f32], cols: usize) -> Option<Int4> {
-    if cols == 0 || cols % 2 != 0 || values.len() % cols != 0 {
+    if cols == 0 || !cols.is_multiple_of(2) || !values.len().is_multiple_of(cols) {
         return None;
     }
     let rows = values.len() / cols;
@@ -82,7 +82,7 @@ pub fn quantize(values: &[f32], cols: usize) -> Option<Int4> {
 /// The f32 values of a matrix stored by [`quantize`] with `cols` values per row; None when the
 /// sizes do not fit together.
 pub fn dequantize(packed: &[u8], codes: &[u8], units: &[f32], cols: usize) -> Option<Vec<f32>> {
-    if cols == 0 || cols % 2 != 0 || packed.len() != units.len() * (cols / 2) {
+    if cols == 0 || !cols.is_multiple_of(2) || packed.len() != units.len() * (cols / 2) {
         return None;
     }
     let groups = cols.div_ceil(GROUP);

@@ -211,7 +211,7 @@ fn convert_one(
             let bytes = bytes.into_iter().map(|b| b as u8).collect();
             out.push((name, owned(Dtype::I8, shape, bytes)));
         }
-        LivePrecision::Int4 if matrix && shape[1] % 2 == 0 => {
+        LivePrecision::Int4 if matrix && shape[1].is_multiple_of(2) => {
             let q = int4::quantize(values, shape[1]).expect("even columns");
             let groups = shape[1].div_ceil(int4::GROUP);
             out.push((

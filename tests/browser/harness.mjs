@@ -2,9 +2,10 @@
 // Debian's Chromium through playwright-core, and watch a page for console errors and for
 // requests that leave the site's own files.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, existsSync, statSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join, resolve, extname } from 'node:path';
 import { pathToFileURL, fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 
@@ -57,4 +58,29 @@ export async function open(browser, dir, file, options = {}) {
 /** |a − b| within 1e-9 absolute or 1e-6 relative. */
 export function close(a, b) {
   return Math.abs(a - b) <= 1e-9 + 1e-6 * Math.abs(b);
+}
+
+const TYPES = {
+  '.html': 'text/html', '.css': 'text/css', '.js': 'text/javascript', '.svg': 'image/svg+xml',
+  '.json': 'application/json', '.wasm': 'application/wasm',
+};
+
+/** Serves the folder `dir` on 127.0.0.1 (a free port), as a static host does; resolves to the server. */
+export function serve(dir) {
+  const server = createServer((req, res) => {
+    let path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+    if (path.endsWith('/')) path += 'index.html';
+    // The sites have no favicon; Chromium asks for one anyway.
+    if (path === '/favicon.ico') { res.writeHead(204); res.end(); return; }
+    const file = join(dir, path);
+    if (existsSync(file) && statSync(file).isFile()) {
+      const body = readFileSync(file);
+      res.writeHead(200, { 'content-type': TYPES[extname(file)] || 'application/octet-stream', 'content-length': body.length });
+      res.end(body);
+    } else {
+      res.writeHead(404);
+      res.end();
+    }
+  });
+  return new Promise((ok) => server.listen(0, '127.0.0.1', () => ok(server)));
 }

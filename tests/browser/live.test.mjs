@@ -7,39 +7,15 @@
 // author's own prompt must redraw every figure exactly as `tracebook build` drew it.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer } from 'node:http';
 import { readFileSync, existsSync, statSync, mkdtempSync, cpSync, writeFileSync, rmSync, mkdirSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
-import { join, extname, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { launch, tracebook, here, repo } from './harness.mjs';
+import { launch, tracebook, here, repo, serve } from './harness.mjs';
 
-const TYPES = {
-  '.html': 'text/html', '.css': 'text/css', '.js': 'text/javascript', '.svg': 'image/svg+xml',
-  '.json': 'application/json', '.wasm': 'application/wasm',
-};
 const target = process.env.CARGO_TARGET_DIR ? resolve(process.env.CARGO_TARGET_DIR) : join(repo, 'target');
 const tokenizeReference = join(target, 'release', 'examples', 'tokenize_reference');
-
-function serve(dir) {
-  const server = createServer((req, res) => {
-    let path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
-    if (path.endsWith('/')) path += 'index.html';
-    // The site has no favicon; Chromium asks for one anyway.
-    if (path === '/favicon.ico') { res.writeHead(204); res.end(); return; }
-    const file = join(dir, path);
-    if (existsSync(file) && statSync(file).isFile()) {
-      const body = readFileSync(file);
-      res.writeHead(200, { 'content-type': TYPES[extname(file)] || 'application/octet-stream', 'content-length': body.length });
-      res.end(body);
-    } else {
-      res.writeHead(404);
-      res.end();
-    }
-  });
-  return new Promise((ok) => server.listen(0, '127.0.0.1', () => ok(server)));
-}
 
 const run = (args) => execFileSync(tracebook, args, { stdio: 'pipe', encoding: 'utf8' });
 let work, out, server, origin, browser;

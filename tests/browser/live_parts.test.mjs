@@ -5,14 +5,12 @@
 // must redraw every figure as the build drew it, which only holds if the parts joined right.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer } from 'node:http';
 import { readFileSync, existsSync, statSync, mkdtempSync, cpSync, writeFileSync, rmSync, readdirSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
-import { join, extname } from 'node:path';
-import { launch, tracebook, here } from './harness.mjs';
+import { join } from 'node:path';
+import { launch, tracebook, here, serve } from './harness.mjs';
 
-const TYPES = { '.html': 'text/html', '.css': 'text/css', '.js': 'text/javascript', '.json': 'application/json', '.wasm': 'application/wasm' };
 const run = (args) => execFileSync(tracebook, args, { stdio: 'pipe', encoding: 'utf8' });
 let work, out, server, origin, browser;
 
@@ -28,18 +26,7 @@ before(async () => {
   run(['trace', '--root', site]);
   out = join(work, 'public');
   run(['build', '--root', site, '--out', out]);
-  server = createServer((req, res) => {
-    const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
-    // The site has no favicon; Chromium asks for one anyway.
-    if (path === '/favicon.ico') { res.writeHead(204); res.end(); return; }
-    const file = join(out, path);
-    if (existsSync(file) && statSync(file).isFile()) {
-      const body = readFileSync(file);
-      res.writeHead(200, { 'content-type': TYPES[extname(file)] || 'application/octet-stream', 'content-length': body.length });
-      res.end(body);
-    } else { res.writeHead(404); res.end(); }
-  });
-  await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
+  server = await serve(out);
   origin = `http://127.0.0.1:${server.address().port}`;
   browser = await launch();
 });

@@ -94,24 +94,10 @@ fn list_items(html: &str, class: &str) -> Vec<String> {
             } else {
                 ""
             };
-            let text: String = strip_tags(item.split_once('>').unwrap().1);
+            let text: String = support::strip_tags(item.split_once('>').unwrap().1);
             format!("{kind}{}", text.trim())
         })
         .collect()
-}
-
-fn strip_tags(html: &str) -> String {
-    let mut out = String::new();
-    let mut in_tag = false;
-    for c in html.chars() {
-        match c {
-            '<' => in_tag = true,
-            '>' => in_tag = false,
-            c if !in_tag => out.push(c),
-            _ => {}
-        }
-    }
-    out
 }
 
 #[test]

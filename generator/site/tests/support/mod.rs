@@ -151,3 +151,18 @@ pub fn copy_dir(from: &Path, to: &Path) {
         }
     }
 }
+
+/// The text of `html` without its tags (entities left as written).
+pub fn strip_tags(html: &str) -> String {
+    let mut out = String::new();
+    let mut in_tag = false;
+    for c in html.chars() {
+        match c {
+            '<' => in_tag = true,
+            '>' => in_tag = false,
+            c if !in_tag => out.push(c),
+            _ => {}
+        }
+    }
+    out
+}

@@ -256,6 +256,19 @@ fn quiet_prints_nothing_and_verbose_prints_stage_timings() {
         !stderr.contains('\x1b'),
         "no colour when stderr is not a terminal"
     );
+    // A warning (the new article's empty description) is shown, except under --quiet.
+    assert!(tracebook(site, &["new", "more"]).status.success());
+    for command in ["build", "check"] {
+        let plain = tracebook(site, &[command]);
+        assert!(text(&plain.stderr).contains("warning: this article's description is empty"));
+        let quiet = tracebook(site, &["--quiet", command]);
+        assert!(quiet.status.success());
+        assert_eq!(
+            text(&quiet.stderr),
+            "",
+            "{command} --quiet prints errors only"
+        );
+    }
 }
 
 /// A newcomer's first hour, from an empty folder outside any checkout, with no network (the

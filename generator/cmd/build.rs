@@ -43,9 +43,7 @@ pub fn run(root: &Path, ui: &Ui, args: Args) -> anyhow::Result<()> {
     };
     match tracebook_site::build_at(root, args.out.as_deref(), &overrides) {
         Ok(report) => {
-            if !report.warnings.is_empty() {
-                eprintln!("{}", report.warnings);
-            }
+            ui.warnings(&report.warnings);
             ui.timings("build", &report.timings);
             ui.say(summary(&report));
             Ok(())

@@ -69,9 +69,7 @@ pub fn run(root: &Path, ui: &Ui, args: Args) -> anyhow::Result<()> {
             Ok(())
         }
         Ok(report) => {
-            if !report.warnings.is_empty() {
-                eprintln!("{}", report.warnings);
-            }
+            ui.warnings(&report.warnings);
             ui.timings("check", &report.timings);
             ui.say(&report);
             Ok(())

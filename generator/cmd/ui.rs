@@ -43,6 +43,14 @@ impl Ui {
         }
     }
 
+    /// A build's or check's warnings, on stderr unless `--quiet` (errors only).
+    pub fn warnings(&self, warnings: &impl std::fmt::Display) {
+        let text = warnings.to_string();
+        if self.verbosity >= Verbosity::Normal && !text.is_empty() {
+            eprintln!("{text}");
+        }
+    }
+
     /// Detail for `--verbose`, on stderr.
     pub fn detail(&self, text: impl std::fmt::Display) {
         if self.verbosity == Verbosity::Verbose {

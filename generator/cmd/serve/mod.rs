@@ -105,9 +105,7 @@ fn build(root: &Path, ui: &Ui, live: &Live, changed: &[String]) {
     };
     match tracebook_site::build(root, None) {
         Ok(report) => {
-            if !report.warnings.is_empty() {
-                eprintln!("{}", report.warnings);
-            }
+            ui.warnings(&report.warnings);
             ui.timings("build", &report.timings);
             ui.say(format!(
                 "{} {} pages in {} ms{cause}",

@@ -82,7 +82,8 @@ impl Theme {
     }
 
     /// The page's custom properties for this theme, light and dark: the accent (`--accent`
-    /// for links and controls, `--figure-accent` for figures) and every palette bin
+    /// for links and controls, `--figure-accent` for figures, `--token-bg` a tint of it) and
+    /// every palette bin
     /// (`--figure-seq-N`, `--figure-div-N`). Empty for the default theme.
     pub fn page_css(&self) -> String {
         if self.is_default() {
@@ -90,8 +91,22 @@ impl Theme {
         }
         let (mut light, mut dark) = (String::new(), String::new());
         if let Some(a) = self.accent {
-            light.push_str(&format!("--accent:{0};--figure-accent:{0};", a.light.hex()));
-            dark.push_str(&format!("--accent:{0};--figure-accent:{0};", a.dark.hex()));
+            // Token chips and the current page's sidebar entry: a tint of the accent on the
+            // built-in theme's backgrounds (`--bg`), as its own blue tint is of its blue.
+            let tint = |accent: Colour, page: u32, t: f64| {
+                let page = Oklab::from(Colour::from_hex(page));
+                Colour::from(page.mix(Oklab::from(accent), t)).hex()
+            };
+            light.push_str(&format!(
+                "--accent:{0};--figure-accent:{0};--token-bg:{1};",
+                a.light.hex(),
+                tint(a.light, 0xfdfcfa, 0.12)
+            ));
+            dark.push_str(&format!(
+                "--accent:{0};--figure-accent:{0};--token-bg:{1};",
+                a.dark.hex(),
+                tint(a.dark, 0x16171a, 0.25)
+            ));
         }
         for ramp in [
             Ramp::unit_in(self.sequential),
@@ -202,6 +217,18 @@ mod tests {
             assert!(light.contains(&format!("--figure-div-{i}:#")));
         }
         assert!(!css.contains("--accent"), "no accent was asked for");
+        let accented = Theme {
+            accent: Some(Accent::new(Colour::from_hex(0x0f7b6c), None)),
+            ..Theme::default()
+        }
+        .page_css();
+        let tint = accented.split("--token-bg:").nth(1).unwrap();
+        let tint = Colour::parse_hex(&tint[..7]).unwrap();
+        assert!(
+            tint.lightness() > 0.9 && tint.g > tint.r,
+            "a pale green: {}",
+            tint.hex()
+        );
         assert!(!css.contains(['<', '>', '&']));
     }
 }

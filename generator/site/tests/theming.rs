@@ -246,7 +246,7 @@ fn a_theme_colours_inline_figures_downloads_previews_and_the_page_alike() {
     ));
     let html = page(&site, "shared.html");
     assert!(
-        html.contains("<style>:root{--accent:#b5472d;--figure-accent:#b5472d;--figure-seq-0:#"),
+        html.contains("<style>:root{--accent:#b5472d;--figure-accent:#b5472d;--token-bg:#"),
         "the page's custom properties: live figures and links follow them"
     );
     let files = figure_files(&site);

@@ -84,3 +84,22 @@ export function serve(dir) {
   });
   return new Promise((ok) => server.listen(0, '127.0.0.1', () => ok(server)));
 }
+
+/** The SVG of every figure of the page, by figure id. */
+export async function svgs(page) {
+  return page.evaluate(() => Object.fromEntries(Array.from(document.querySelectorAll('figure'))
+    .map((f) => [f.id, f.querySelector('.tb-figure-art svg')?.outerHTML])));
+}
+
+// Two SVGs agree when their markup is the same and every number is equal or, where wasm and
+// x86 may sum in another order, differs by at most one unit of its last printed digit.
+export function sameDrawing(a, b) {
+  if (a === b) return true;
+  const number = /-?\d+(?:\.\d+)?/g;
+  if (a.replace(number, '#') !== b.replace(number, '#')) return false;
+  const x = a.match(number), y = b.match(number);
+  return x.every((s, i) => {
+    const places = Math.max((s.split('.')[1] || '').length, (y[i].split('.')[1] || '').length);
+    return Math.abs(+s - +y[i]) <= 10 ** -places * 1.0001;
+  });
+}

@@ -12,7 +12,7 @@ import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { launch, tracebook, here, repo, serve } from './harness.mjs';
+import { launch, tracebook, here, repo, serve, svgs, sameDrawing } from './harness.mjs';
 
 const target = process.env.CARGO_TARGET_DIR ? resolve(process.env.CARGO_TARGET_DIR) : join(repo, 'target');
 const tokenizeReference = join(target, 'release', 'examples', 'tokenize_reference');
@@ -73,12 +73,6 @@ async function open(file = 'controls.html', options = {}) {
   return { page, context, problems, requests };
 }
 
-/** The SVG of every figure of the page, by figure id. */
-async function svgs(page) {
-  return page.evaluate(() => Object.fromEntries(Array.from(document.querySelectorAll('figure'))
-    .map((f) => [f.id, f.querySelector('.tb-figure-art svg')?.outerHTML])));
-}
-
 /** The page's live data (PAGE.live.json beside it). */
 async function liveData(page) {
   return page.evaluate(async () => (await fetch(document.querySelector('.tb-live-page').dataset.tbLivePage)).json());
@@ -95,19 +89,6 @@ async function tryPrompt(page, text) {
     const form = document.querySelector('.tb-live-form');
     return form && !form.querySelector('.tb-live-run').disabled && !form.querySelector('progress:not([hidden])');
   }, null, { timeout: 60000 });
-}
-
-// Two SVGs agree when their markup is the same and every number is equal or, where wasm and
-// x86 may sum in another order, differs by at most one unit of its last printed digit.
-function sameDrawing(a, b) {
-  if (a === b) return true;
-  const number = /-?\d+(?:\.\d+)?/g;
-  if (a.replace(number, '#') !== b.replace(number, '#')) return false;
-  const x = a.match(number), y = b.match(number);
-  return x.every((s, i) => {
-    const places = Math.max((s.split('.')[1] || '').length, (y[i].split('.')[1] || '').length);
-    return Math.abs(+s - +y[i]) <= 10 ** -places * 1.0001;
-  });
 }
 
 test('before the reader asks, nothing of live/ is fetched and the button is there', async () => {

@@ -47,15 +47,8 @@ const LIVE_DATA_SUFFIX: &str = ".live.json";
 /// The `n`-th article of the series.
 pub fn article(env: &RenderEnv<'_>, n: usize) -> PageOutput {
     let page = env.series[n];
-    let (body, mut out) = body(env, page);
-    out.search = Some(SearchEntry::new(
-        &page.meta.title,
-        &page.output,
-        &body.toc,
-        &body.html,
-    ));
+    let (body, mut out) = searchable_body(env, page);
     let link = |i: usize| env.series.get(i).map(|p| link_from(&page.output, p));
-    out.body = Some(body.html.clone());
     let article = ArticleContext {
         title: page.meta.title.clone(),
         description: page.meta.description.clone(),
@@ -139,14 +132,7 @@ fn share(env: &RenderEnv<'_>, page: &Page, out: &mut PageOutput) -> Option<Share
 
 /// A part's page (`01-basics/index.html`): its introduction from `_index.md`, then its articles.
 pub fn part(env: &RenderEnv<'_>, page: &Page) -> PageOutput {
-    let (body, mut out) = body(env, page);
-    out.search = Some(SearchEntry::new(
-        &page.meta.title,
-        &page.output,
-        &body.toc,
-        &body.html,
-    ));
-    out.body = Some(body.html.clone());
+    let (body, mut out) = searchable_body(env, page);
     let members: Vec<usize> = (0..env.series.len())
         .filter(|&i| env.series[i].part == page.part)
         .collect();
@@ -307,6 +293,20 @@ pub fn not_found(env: &RenderEnv<'_>) -> PageOutput {
     };
     finish(env, "404.html", &cx, &mut out);
     out
+}
+
+/// [`body`] of a page of the series (an article or a part's page): with its search entry, and
+/// its body HTML kept for print.html.
+fn searchable_body(env: &RenderEnv<'_>, page: &Page) -> (RenderedMarkdown, PageOutput) {
+    let (body, mut out) = body(env, page);
+    out.search = Some(SearchEntry::new(
+        &page.meta.title,
+        &page.output,
+        &body.toc,
+        &body.html,
+    ));
+    out.body = Some(body.html.clone());
+    (body, out)
 }
 
 fn body(env: &RenderEnv<'_>, page: &Page) -> (RenderedMarkdown, PageOutput) {

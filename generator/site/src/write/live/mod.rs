@@ -123,6 +123,7 @@ pub fn files(site: &Site, traces: &TraceSet) -> Result<Vec<(String, Vec<u8>)>, D
         .filter(|t| tracebook_trace::same_model_id(&t.meta.model.id, &config.model.id))
         .find_map(|t| t.meta.training.as_ref());
     let shown = traces.site_model_shown(site);
+    let files = parts(&weights.bytes);
     let manifest = Manifest {
         model_id: &shown,
         precision: config.live.precision.name(),
@@ -135,10 +136,10 @@ pub fn files(site: &Site, traces: &TraceSet) -> Result<Vec<(String, Vec<u8>)>, D
             file: WEIGHTS,
             bytes: weights.bytes.len(),
             sha256: weights.sha256.clone(),
-            parts: parts(&weights.bytes)
-                .into_iter()
+            parts: files
+                .iter()
                 .map(|(file, bytes)| PartInfo {
-                    file,
+                    file: file.clone(),
                     bytes: bytes.len(),
                 })
                 .collect(),
@@ -162,7 +163,7 @@ pub fn files(site: &Site, traces: &TraceSet) -> Result<Vec<(String, Vec<u8>)>, D
         ),
         (format!("{DIR}config.json"), source.config_json),
     ];
-    for (file, bytes) in parts(&weights.bytes) {
+    for (file, bytes) in files {
         out.push((format!("{DIR}{file}"), bytes.to_vec()));
     }
     if let Some(tokenizer) = source.tokenizer_json {

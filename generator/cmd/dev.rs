@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 use tracebook_model::testmodel::{write_test_model, KeyLayout, StoredDtype, TestModelSpec, SHAPES};
-use tracebook_model::{Model, NoRecorder, TensorRecorder};
+use tracebook_model::{Family, Model, NoRecorder, TensorRecorder};
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -13,7 +13,8 @@ pub struct Args {
 
 #[derive(clap::Subcommand, Debug)]
 pub enum DevCommand {
-    /// Write a GPT-2-architecture model folder with deterministic pseudo-random weights.
+    /// Write a model folder (GPT-2 or a Llama-family architecture) with deterministic
+    /// pseudo-random weights.
     TestModel {
         /// Where to write config.json, model.safetensors and tokenizer.json.
         dir: PathBuf,
@@ -21,6 +22,10 @@ pub enum DevCommand {
         /// medium (24×16×1024), large (36×20×1280), xl (48×25×1600).
         #[arg(long, default_value = "tiny")]
         shape: String,
+        /// The architecture: gpt2, or llama, mistral, qwen2, qwen3, gemma (2 layers, 4 query
+        /// heads sharing 2 key/value heads, 64 wide; change any field with --set).
+        #[arg(long, default_value = "gpt2")]
+        arch: String,
         /// Write keys as `h.0...` (bare) or `transformer.h.0...` (save_pretrained).
         #[arg(long, default_value = "transformer")]
         layout: String,
@@ -53,6 +58,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         DevCommand::TestModel {
             dir,
             shape,
+            arch,
             layout,
             seed,
             set,
@@ -63,6 +69,21 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 let names: Vec<&str> = SHAPES.iter().map(|s| s.0).collect();
                 anyhow::bail!("unknown shape {shape:?}: use {}", names.join(", "));
             };
+            if arch != "gpt2" {
+                let Some(family) = Family::from_model_type(&arch) else {
+                    anyhow::bail!(
+                        "unknown architecture {arch:?}: use {}",
+                        tracebook_model::config::supported()
+                    );
+                };
+                if shape != "tiny" {
+                    anyhow::bail!(
+                        "--shape {shape} is GPT-2's; a {arch} test model starts tiny (change its \
+                         sizes with --set hidden_size=... --set num_hidden_layers=...)"
+                    );
+                }
+                spec = TestModelSpec::family(family);
+            }
             for assignment in &set {
                 let (field, value) = assignment
                     .split_once('=')
@@ -110,9 +131,9 @@ fn bench_forward(dir: &Path, tokens: usize, runs: usize) -> anyhow::Result<()> {
             let start = Instant::now();
             if traced {
                 let mut rec = TensorRecorder::default();
-                model.gpt2.forward(&ids, &mut rec)?;
+                model.net.forward(&ids, &mut rec)?;
             } else {
-                model.gpt2.forward(&ids, &mut NoRecorder)?;
+                model.net.forward(&ids, &mut NoRecorder)?;
             }
             ms.push(start.elapsed().as_secs_f64() * 1e3);
         }

@@ -170,6 +170,7 @@ pub fn trace_with(ids: &[u32], precision: Precision) -> Trace {
                 vocab_size: VOCAB,
                 layer_norm_epsilon: 1e-5,
                 activation_function: "gelu_new".into(),
+                ..Default::default()
             },
             weights_sha256: "0".repeat(64),
             weights_dtype: "f32".into(),

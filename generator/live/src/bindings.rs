@@ -155,7 +155,7 @@ impl Live {
 
     /// The model's context length: a prompt and its generated tokens fit in it.
     pub fn context(&self) -> usize {
-        self.session.model().config.n_positions
+        self.session.model().config.n_positions()
     }
 }
 

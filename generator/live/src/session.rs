@@ -154,21 +154,21 @@ impl Session {
     pub fn forward(&self, ids: &[u32]) -> Result<usize, LiveError> {
         // Checked here: candle panics on no tokens, and a panic ends a WebAssembly module.
         let config = &self.model.config;
-        if ids.is_empty() || ids.len() > config.n_positions {
+        if ids.is_empty() || ids.len() > config.n_positions() {
             return Err(LiveError::Prompt(format!(
                 "a forward pass takes 1 to {} tokens, not {}",
-                config.n_positions,
+                config.n_positions(),
                 ids.len()
             )));
         }
-        if let Some(id) = ids.iter().find(|&&id| id as usize >= config.vocab_size) {
+        if let Some(id) = ids.iter().find(|&&id| id as usize >= config.vocab_size()) {
             return Err(LiveError::Prompt(format!(
                 "token id {id} is not in the model's vocabulary of {}",
-                config.vocab_size
+                config.vocab_size()
             )));
         }
         let mut recorder = TensorRecorder::default();
-        self.model.gpt2.forward(ids, &mut recorder)?;
+        self.model.net.forward(ids, &mut recorder)?;
         Ok(recorder.tensors.len())
     }
 

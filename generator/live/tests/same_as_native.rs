@@ -229,7 +229,7 @@ fn a_bare_traced_forward_records_what_the_tracer_records() {
     let model = Model::load(from_dir(ID, dir.path()).unwrap()).unwrap();
     let mut recorder = tracebook_model::TensorRecorder::default();
     model
-        .gpt2
+        .net
         .forward(&[464, 14193, 481], &mut recorder)
         .unwrap();
     assert_eq!(

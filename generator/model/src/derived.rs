@@ -2,9 +2,9 @@
 //! summaries of the logits, per-token loss, and the logit lens.
 
 use crate::error::Result;
-use crate::gpt2::Gpt2;
 use crate::recorder::{NoRecorder, Recorded, TensorRecorder};
 use crate::topk::top_k;
+use crate::transformer::Transformer;
 use candle_core::{Device, Tensor};
 use tracebook_trace::{Derivation, DeriveOp, Precision};
 
@@ -31,7 +31,7 @@ pub struct Derived {
 ///   rows are the model's own (`logits.topk_*`, `logits.lse`), so the lens's last layer and
 ///   the next-token candidates are one set of numbers.
 pub fn derive(
-    model: &Gpt2,
+    model: &Transformer,
     ids: &[u32],
     logits: Tensor,
     rec: &TensorRecorder,
@@ -109,9 +109,14 @@ struct Last<'a> {
     lse: &'a [f32],
 }
 
-fn logit_lens(model: &Gpt2, rec: &TensorRecorder, last: Last, out: &mut Derived) -> Result<()> {
-    let layers = model.config().n_layer;
-    let k = LENS_K.min(model.config().vocab_size);
+fn logit_lens(
+    model: &Transformer,
+    rec: &TensorRecorder,
+    last: Last,
+    out: &mut Derived,
+) -> Result<()> {
+    let layers = model.config().n_layer();
+    let k = LENS_K.min(model.config().vocab_size());
     let (mut ids, mut logits, mut lses) = (Vec::new(), Vec::new(), Vec::new());
     let mut keep = |row: &[(u32, f32)], lse: f32| {
         for &(id, logit) in &row[..k.min(row.len())] {

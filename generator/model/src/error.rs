@@ -9,7 +9,7 @@ pub enum ModelError {
         path: PathBuf,
         source: std::io::Error,
     },
-    #[error("{path}: not a valid GPT-2 config.json: {message}\n  hint: {hint}")]
+    #[error("{path}: not a config.json tracebook can trace: {message}\n  hint: {hint}")]
     Config {
         path: PathBuf,
         message: String,

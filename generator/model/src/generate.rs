@@ -1,9 +1,9 @@
 //! Continuing a prompt token by token with candle-transformers' sampler (plain forward, no recording).
 
 use crate::error::Result;
-use crate::gpt2::Gpt2;
 use crate::recorder::NoRecorder;
 use crate::topk::{softmax, top_k};
+use crate::transformer::Transformer;
 
 use candle_transformers::generation::{LogitsProcessor, Sampling};
 use tracebook_trace::{BeamNode, BeamTree, PromptOptions};
@@ -31,7 +31,7 @@ pub fn sampling(options: &PromptOptions) -> Sampling {
 
 /// Continue `ids` by `options.generate` tokens. Same options and seed, same tokens.
 pub fn generate(
-    model: &Gpt2,
+    model: &Transformer,
     ids: &[u32],
     options: &PromptOptions,
     keep: usize,
@@ -62,7 +62,11 @@ pub fn generate(
 /// The beam-search tree `options` ask for (`beams = N` over `generate` steps): from `ids`,
 /// each node's `N` likeliest next tokens with their log-probabilities, breadth first. A beam
 /// search of any width up to `N` over up to `generate` steps only ever looks at these nodes.
-pub fn beam_tree(model: &Gpt2, ids: &[u32], options: &PromptOptions) -> Result<Option<BeamTree>> {
+pub fn beam_tree(
+    model: &Transformer,
+    ids: &[u32],
+    options: &PromptOptions,
+) -> Result<Option<BeamTree>> {
     let Some(width) = options.beams else {
         return Ok(None);
     };

@@ -1,4 +1,5 @@
-//! GPT-2 in candle: config, memory-mapped weights in either key layout, the forward pass with a
+//! GPT-2 and the Llama family (Llama, Mistral, Qwen2, Qwen3, Gemma) in candle: configs,
+//! memory-mapped weights, one forward pass with a
 //! recorder, generation, model sources (folder, Hugging Face cache, hub) and tracing into traces.
 //!
 //! The `native` feature (on by default) holds what needs an operating system: weights by
@@ -11,7 +12,6 @@ pub mod config;
 pub mod derived;
 pub mod error;
 pub mod generate;
-pub mod gpt2;
 pub mod model;
 pub mod recorder;
 pub mod source;
@@ -20,14 +20,15 @@ pub mod topk;
 pub mod tracer;
 #[cfg(feature = "native")]
 pub mod train;
+pub mod transformer;
 pub mod weights;
 
-pub use config::Gpt2Config;
+pub use config::{DecoderConfig, Family, Gpt2Config, ModelConfig};
 pub use error::{ModelError, Result};
-pub use gpt2::Gpt2;
 pub use model::{Model, ModelBytes};
 pub use recorder::{NoRecorder, Recorder, TensorRecorder};
 #[cfg(feature = "native")]
 pub use source::resolve;
 pub use source::ModelFiles;
 pub use tracer::{trace, TraceRequest};
+pub use transformer::Transformer;

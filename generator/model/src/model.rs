@@ -1,13 +1,13 @@
 //! A loaded checkpoint: config, weights, tokenizer and the identity a trace records.
 
-use crate::config::Gpt2Config;
+use crate::config::ModelConfig;
 #[cfg(feature = "native")]
 use crate::error::ModelError;
 use crate::error::Result;
-use crate::gpt2::Gpt2;
 use crate::source::ModelFiles;
 #[cfg(feature = "native")]
 use crate::train::log::{TrainingLog, LOG_FILE};
+use crate::transformer::Transformer;
 use crate::weights::Weights;
 use std::path::Path;
 use tracebook_tokenizer::Tokenizer;
@@ -17,8 +17,9 @@ use tracebook_trace::{sha256_bytes, ModelInfo, TrainingSummary, WEIGHTS_FILE};
 
 pub struct Model {
     pub files: ModelFiles,
-    pub config: Gpt2Config,
-    pub gpt2: Gpt2,
+    pub config: ModelConfig,
+    /// The forward pass.
+    pub net: Transformer,
     pub tokenizer: Tokenizer,
     pub weights_sha256: String,
     /// How the weights were stored (`f32`, `f16`, `bf16`); tracing computes in f32.
@@ -52,10 +53,10 @@ impl Model {
     /// As `load`, for a caller that already hashed the weights file.
     #[cfg(feature = "native")]
     pub fn load_hashed(files: ModelFiles, weights_sha256: String) -> Result<Model> {
-        let config = Gpt2Config::load(&files.config)?;
+        let config = ModelConfig::load(&files.config)?;
         let weights = Weights::load(&files.weights, &config)?;
         let weights_dtype = weights.stored_dtype();
-        let gpt2 = Gpt2::new(&weights, &config)?;
+        let net = Transformer::new(&weights, &config)?;
         drop(weights);
         let tokenizer = match &files.tokenizer {
             Some(path) => Tokenizer::from_file(path)?,
@@ -65,7 +66,7 @@ impl Model {
         Ok(Model {
             files,
             config,
-            gpt2,
+            net,
             tokenizer,
             weights_sha256,
             weights_dtype,
@@ -84,10 +85,10 @@ impl Model {
             weights: vec![dir.join(WEIGHTS_FILE)],
             tokenizer: bytes.tokenizer_json.map(|_| dir.join("tokenizer.json")),
         };
-        let config = Gpt2Config::parse(bytes.config_json, &files.config)?;
+        let config = ModelConfig::parse(bytes.config_json, &files.config)?;
         let weights = Weights::from_safetensors(bytes.weights, &files.weights[0], &config)?;
         let weights_dtype = weights.stored_dtype();
-        let gpt2 = Gpt2::new(&weights, &config)?;
+        let net = Transformer::new(&weights, &config)?;
         drop(weights);
         let tokenizer = match (bytes.tokenizer_json, &files.tokenizer) {
             (Some(json), Some(path)) => Tokenizer::from_json(json, path)?,
@@ -97,7 +98,7 @@ impl Model {
             weights_sha256: sha256_bytes(bytes.weights),
             files,
             config,
-            gpt2,
+            net,
             tokenizer,
             weights_dtype,
             training: bytes.training.clone(),

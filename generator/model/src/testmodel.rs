@@ -1,9 +1,10 @@
-//! GPT-2-architecture checkpoints with deterministic pseudo-random weights, for tests and CI.
+//! Checkpoints of each architecture tracebook traces (GPT-2 and the Llama family) with
+//! deterministic pseudo-random weights, for tests and CI.
 //!
 //! The folder looks exactly like one `save_pretrained` writes (config.json, model.safetensors,
 //! tokenizer.json), so the same loading code and Python's `transformers` both read it.
 
-use crate::config::Gpt2Config;
+use crate::config::{DecoderConfig, Family, Gpt2Config, ModelConfig};
 use crate::error::{ModelError, Result};
 use crate::weights::expected;
 use safetensors::tensor::{Dtype, TensorView};
@@ -30,7 +31,7 @@ pub enum StoredDtype {
 
 #[derive(Debug, Clone)]
 pub struct TestModelSpec {
-    pub config: Gpt2Config,
+    pub config: ModelConfig,
     pub seed: u64,
     pub layout: KeyLayout,
     pub dtype: StoredDtype,
@@ -63,12 +64,23 @@ impl TestModelSpec {
     pub fn shape(name: &str) -> Option<Self> {
         let &(_, n_layer, n_head, n_embd) = SHAPES.iter().find(|s| s.0 == name)?;
         Some(TestModelSpec {
-            config: Gpt2Config::gpt2(n_layer, n_head, n_embd, 1024),
+            config: Gpt2Config::gpt2(n_layer, n_head, n_embd, 1024).into(),
             seed: 0x7261_6365_626f_6f6b,
             layout: KeyLayout::Transformer,
             dtype: StoredDtype::F32,
             shards: 1,
         })
+    }
+}
+
+impl TestModelSpec {
+    /// The tiny shape (2 layers, 4 query heads sharing 2 key/value heads, 64 wide, heads of
+    /// 16, GPT-2's vocabulary) in `family`'s architecture.
+    pub fn family(family: Family) -> Self {
+        TestModelSpec {
+            config: ModelConfig::Decoder(DecoderConfig::tiny(family)),
+            ..Self::tiny()
+        }
     }
 }
 
@@ -80,15 +92,16 @@ pub fn write_test_model(dir: &Path, spec: &TestModelSpec) -> Result<()> {
         .map_err(|e| ModelError::io(&config_path, e))?;
 
     let mut rng = SplitMix64::new(spec.seed);
-    let prefix = match spec.layout {
-        KeyLayout::Bare => "",
-        KeyLayout::Transformer => "transformer.",
+    // Only GPT-2 checkpoints come in two layouts.
+    let prefix = match (spec.layout, &spec.config) {
+        (KeyLayout::Transformer, ModelConfig::Gpt2(_)) => "transformer.",
+        _ => "",
     };
     let tensors: Vec<(String, Vec<usize>, Vec<u8>)> = expected(&spec.config)
         .into_iter()
         .map(|(name, shape)| {
             let values = init_values(&name, &shape, &spec.config, &mut rng);
-            let key = if name.starts_with("lm_head.") {
+            let key = if name.starts_with("lm_head.") || prefix.is_empty() {
                 name
             } else {
                 format!("{prefix}{name}")
@@ -152,10 +165,21 @@ fn encode(values: &[f32], dtype: StoredDtype) -> Vec<u8> {
 
 /// Values scaled so activations stay O(1) and attention is neither uniform nor one-hot;
 /// LayerNorm gains and all biases are non-trivial so a forward that ignored them would fail.
-fn init_values(name: &str, shape: &[usize], config: &Gpt2Config, rng: &mut SplitMix64) -> Vec<f32> {
+/// Norm gains are 1 ± 0.3 (Gemma stores the gain minus one).
+fn init_values(
+    name: &str,
+    shape: &[usize],
+    config: &ModelConfig,
+    rng: &mut SplitMix64,
+) -> Vec<f32> {
     let n: usize = shape.iter().product();
-    let d = config.n_embd as f32;
+    let d = config.width() as f32;
+    let gemma = matches!(config, ModelConfig::Decoder(c) if c.gemma_norm);
     let (center, spread) = match name.rsplit('.').next() {
+        Some("weight") if name.contains("norm") => (if gemma { 0.0 } else { 1.0 }, 0.3),
+        _ if name.contains("embed_tokens") => (0.0, 0.5),
+        _ if name.contains("q_proj") || name.contains("k_proj") => (0.0, 1.5 / d.sqrt()),
+        _ if name.contains("down_proj") || name.contains("o_proj") => (0.0, 0.5 / (4.0 * d).sqrt()),
         Some("weight") if name.contains("ln_") => (1.0, 0.3),
         Some("bias") if name.contains("ln_") => (0.0, 0.2),
         Some("bias") => (0.0, 0.1),

@@ -39,11 +39,11 @@ pub fn trace(model: &Model, request: &TraceRequest) -> Result<Trace> {
     // Each tensor is encoded as the forward pass records it; only the residual streams the
     // logit lens reads stay as f32.
     let mut recorder = TraceRecorder::new(&mut trace, |name| name.ends_with(".resid_post"));
-    let logits = model.gpt2.forward(&ids, &mut recorder)?;
+    let logits = model.net.forward(&ids, &mut recorder)?;
     let kept = recorder.kept;
     let k = request.options.top_k;
     let derived = derive(
-        &model.gpt2,
+        &model.net,
         &ids,
         logits,
         &kept,
@@ -51,8 +51,8 @@ pub fn trace(model: &Model, request: &TraceRequest) -> Result<Trace> {
         request.options.precision,
     )?;
     drop(kept);
-    let steps = generate(&model.gpt2, &ids, &request.prompt.options, k)?;
-    let beam = beam_tree(&model.gpt2, &ids, &request.prompt.options)?;
+    let steps = generate(&model.net, &ids, &request.prompt.options, k)?;
+    let beam = beam_tree(&model.net, &ids, &request.prompt.options)?;
     let mut texts = BTreeMap::new();
     let mut text_of = |id: u32| -> String {
         texts
@@ -120,7 +120,7 @@ fn tokenize(model: &Model, request: &TraceRequest) -> Result<Vec<Token>> {
     let tokens = model
         .tokenizer
         .encode_as(&request.prompt.text, request.prompt.options.special_tokens)?;
-    let (limit, generate) = (model.config.n_positions, request.prompt.options.generate);
+    let (limit, generate) = (model.config.n_positions(), request.prompt.options.generate);
     if tokens.len() + generate > limit {
         return Err(ModelError::TooLong {
             name,

@@ -1,10 +1,10 @@
-//! Reading a GPT-2 `model.safetensors`: memory-mapped (or from bytes already in memory, as in the
+//! Reading a checkpoint's `model.safetensors` (GPT-2 or the Llama family): memory-mapped (or from bytes already in memory, as in the
 //! browser), either key layout, checked against the config.
 //!
 //! Tensors are copied out of the map one at a time as f32, and each one's pages are released as soon
 //! as it is copied, so peak memory stays near one copy of the weights rather than two.
 
-use crate::config::Gpt2Config;
+use crate::config::{DecoderConfig, Gpt2Config, ModelConfig};
 use crate::error::{ModelError, Result};
 use candle_core::{DType, Device, Shape, Tensor};
 use candle_nn::var_builder::SimpleBackend;
@@ -57,7 +57,7 @@ impl Weights {
     /// Load and check the weights named by `config` from one `model.safetensors` or from the
     /// shards of a sharded checkpoint (every tensor in one of them).
     #[cfg(feature = "native")]
-    pub fn load(paths: &[PathBuf], config: &Gpt2Config) -> Result<Weights> {
+    pub fn load(paths: &[PathBuf], config: &ModelConfig) -> Result<Weights> {
         let shards = paths
             .iter()
             .map(|p| Shard::open(p))
@@ -74,7 +74,7 @@ impl Weights {
     /// Load and check the weights named by `config` from the bytes of one safetensors file
     /// already in memory (the browser downloads the file; there is nothing to map), named
     /// `path` in messages.
-    pub fn from_safetensors(bytes: &[u8], path: &Path, config: &Gpt2Config) -> Result<Weights> {
+    pub fn from_safetensors(bytes: &[u8], path: &Path, config: &ModelConfig) -> Result<Weights> {
         let parsed = SafeTensors::deserialize(bytes).map_err(|e| ModelError::Safetensors {
             path: path.to_path_buf(),
             message: e.to_string(),
@@ -87,11 +87,11 @@ impl Weights {
     fn read(
         parsed: &[SafeTensors],
         paths: &[PathBuf],
-        config: &Gpt2Config,
+        config: &ModelConfig,
         mut copied: impl FnMut(usize, &[u8]),
     ) -> Result<Weights> {
         let path = paths.first().cloned().unwrap_or_default();
-        let prefix = detect_prefix(parsed, &path)?;
+        let prefix = detect_prefix(parsed, &path, config)?;
         let mut tensors = HashMap::new();
         let mut stored = Vec::new();
         for (name, shape) in expected(config) {
@@ -237,8 +237,16 @@ impl SimpleBackend for Backend<'_> {
     }
 }
 
-/// Canonical names and shapes of every tensor a GPT-2 forward pass reads.
-pub fn expected(config: &Gpt2Config) -> Vec<(String, Vec<usize>)> {
+/// Canonical names and shapes of every tensor the forward pass of `config`'s family reads, in
+/// the order test models write them.
+pub fn expected(config: &ModelConfig) -> Vec<(String, Vec<usize>)> {
+    match config {
+        ModelConfig::Gpt2(c) => expected_gpt2(c),
+        ModelConfig::Decoder(c) => expected_decoder(c),
+    }
+}
+
+fn expected_gpt2(config: &Gpt2Config) -> Vec<(String, Vec<usize>)> {
     let (d, inner) = (config.n_embd, config.inner());
     let mut names = vec![
         ("wte.weight".to_string(), vec![config.vocab_size, d]),
@@ -271,6 +279,61 @@ pub fn expected(config: &Gpt2Config) -> Vec<(String, Vec<usize>)> {
     names
 }
 
+fn expected_decoder(config: &DecoderConfig) -> Vec<(String, Vec<usize>)> {
+    let (d, inner, dh) = (
+        config.hidden_size,
+        config.intermediate_size,
+        config.head_dim,
+    );
+    let (q, kv) = (
+        config.num_attention_heads * dh,
+        config.num_key_value_heads * dh,
+    );
+    let mut names = vec![
+        (
+            "model.embed_tokens.weight".to_string(),
+            vec![config.vocab_size, d],
+        ),
+        ("model.norm.weight".to_string(), vec![d]),
+    ];
+    for l in 0..config.num_hidden_layers {
+        let p = format!("model.layers.{l}.");
+        let mut push =
+            |suffix: &str, shape: Vec<usize>| names.push((format!("{p}{suffix}"), shape));
+        push("input_layernorm.weight", vec![d]);
+        for (proj, out) in [("q_proj", q), ("k_proj", kv), ("v_proj", kv)] {
+            push(&format!("self_attn.{proj}.weight"), vec![out, d]);
+            if config.qkv_bias {
+                push(&format!("self_attn.{proj}.bias"), vec![out]);
+            }
+        }
+        if config.qk_norm {
+            push("self_attn.q_norm.weight", vec![dh]);
+            push("self_attn.k_norm.weight", vec![dh]);
+        }
+        push("self_attn.o_proj.weight", vec![d, q]);
+        if config.o_bias {
+            push("self_attn.o_proj.bias", vec![d]);
+        }
+        push("post_attention_layernorm.weight", vec![d]);
+        for (proj, shape) in [
+            ("gate_proj", vec![inner, d]),
+            ("up_proj", vec![inner, d]),
+            ("down_proj", vec![d, inner]),
+        ] {
+            let out = shape[0];
+            push(&format!("mlp.{proj}.weight"), shape);
+            if config.mlp_bias {
+                push(&format!("mlp.{proj}.bias"), vec![out]);
+            }
+        }
+    }
+    if !config.tie_word_embeddings {
+        names.push(("lm_head.weight".to_string(), vec![config.vocab_size, d]));
+    }
+    names
+}
+
 /// The key of canonical tensor `name` in a file whose transformer keys carry `prefix`; the
 /// language-model head sits beside the transformer, so it never carries one.
 fn key_of(prefix: &str, name: &str) -> String {
@@ -281,26 +344,58 @@ fn key_of(prefix: &str, name: &str) -> String {
     }
 }
 
-fn detect_prefix(shards: &[SafeTensors], path: &Path) -> Result<&'static str> {
-    PREFIXES
-        .into_iter()
+/// The prefix of a GPT-2 file's transformer keys (see `PREFIXES`); the Llama family's
+/// checkpoints have one layout, whose keys are the canonical names.
+fn detect_prefix(
+    shards: &[SafeTensors],
+    path: &Path,
+    config: &ModelConfig,
+) -> Result<&'static str> {
+    let (prefixes, embedding, what): (&[&'static str], &str, &str) = match config {
+        ModelConfig::Gpt2(_) => (
+            &PREFIXES,
+            "wte.weight",
+            "GPT2LMHeadModel / GPT2Model weights",
+        ),
+        ModelConfig::Decoder(_) => (
+            &[""],
+            "model.embed_tokens.weight",
+            "the weights of a ForCausalLM model (model.embed_tokens, model.layers.N, lm_head)",
+        ),
+    };
+    prefixes
+        .iter()
+        .copied()
         .find(|p| {
             shards
                 .iter()
-                .any(|st| st.names().iter().any(|n| **n == format!("{p}wte.weight")))
+                .any(|st| st.names().iter().any(|n| **n == format!("{p}{embedding}")))
         })
         .ok_or_else(|| ModelError::Weights {
             path: path.to_path_buf(),
-            message: "no token embedding (wte.weight or transformer.wte.weight) in this file".into(),
-            hint: "is this a GPT-2 family checkpoint? tracebook reads GPT2LMHeadModel / GPT2Model weights"
-                .into(),
+            message: format!(
+                "no token embedding ({}) in this file",
+                prefixes
+                    .iter()
+                    .map(|p| format!("{p}{embedding}"))
+                    .collect::<Vec<_>>()
+                    .join(" or ")
+            ),
+            hint: format!(
+                "is this a {} checkpoint, as its config.json says? tracebook reads {what}",
+                config.model_type()
+            ),
         })
 }
 
-fn missing(path: &Path, shards: &[SafeTensors], name: &str, config: &Gpt2Config) -> ModelError {
+fn missing(path: &Path, shards: &[SafeTensors], name: &str, config: &ModelConfig) -> ModelError {
+    let (layer, field) = match config {
+        ModelConfig::Gpt2(_) => ("h", "n_layer"),
+        ModelConfig::Decoder(_) => ("layers", "num_hidden_layers"),
+    };
     let layers = (0..)
         .take_while(|l| {
-            let needle = format!("h.{l}.");
+            let needle = format!("{layer}.{l}.");
             shards
                 .iter()
                 .flat_map(|st| st.names())
@@ -311,10 +406,10 @@ fn missing(path: &Path, shards: &[SafeTensors], name: &str, config: &Gpt2Config)
         "tensor lm_head.weight is missing, but config.json says tie_word_embeddings = false \
          (the unembedding is its own matrix)"
             .to_string()
-    } else if layers != config.n_layer {
+    } else if layers != config.n_layer() {
         format!(
-            "tensor {name} is missing: the file holds {layers} layers but config.json says n_layer = {}",
-            config.n_layer
+            "tensor {name} is missing: the file holds {layers} layers but config.json says {field} = {}",
+            config.n_layer()
         )
     } else {
         format!("tensor {name} is missing")

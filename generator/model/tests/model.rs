@@ -74,8 +74,8 @@ fn both_key_layouts_load_to_the_same_model() {
     let bare = tiny(a.path(), KeyLayout::Bare);
     let prefixed = tiny(b.path(), KeyLayout::Transformer);
     let ids = [464, 14193, 481, 2222];
-    let x = bare.gpt2.forward(&ids, &mut NoRecorder).unwrap();
-    let y = prefixed.gpt2.forward(&ids, &mut NoRecorder).unwrap();
+    let x = bare.net.forward(&ids, &mut NoRecorder).unwrap();
+    let y = prefixed.net.forward(&ids, &mut NoRecorder).unwrap();
     assert_eq!(x.to_vec2::<f32>().unwrap(), y.to_vec2::<f32>().unwrap());
 }
 
@@ -85,7 +85,7 @@ fn tracing_records_the_whole_table_and_a_plain_forward_nothing() {
     let model = tiny(dir.path(), KeyLayout::Transformer);
     let ids = [464, 14193, 481, 2222];
     let mut rec = TensorRecorder::default();
-    let traced = model.gpt2.forward(&ids, &mut rec).unwrap();
+    let traced = model.net.forward(&ids, &mut rec).unwrap();
     let mut names: Vec<String> = rec.tensors.iter().map(|t| t.name.clone()).collect();
     names.sort();
     assert_eq!(names, table(2));
@@ -94,7 +94,7 @@ fn tracing_records_the_whole_table_and_a_plain_forward_nothing() {
         vec![4, 4, 4]
     );
     assert_eq!(rec.get("blocks.0.mlp.pre").unwrap().shape, vec![4, 256]);
-    let plain = model.gpt2.forward(&ids, &mut NoRecorder).unwrap();
+    let plain = model.net.forward(&ids, &mut NoRecorder).unwrap();
     assert_eq!(
         traced.to_vec2::<f32>().unwrap(),
         plain.to_vec2::<f32>().unwrap()
@@ -106,7 +106,7 @@ fn pattern_is_causal_and_rows_sum_to_one() {
     let dir = tempfile::tempdir().unwrap();
     let model = tiny(dir.path(), KeyLayout::Transformer);
     let mut rec = TensorRecorder::default();
-    model.gpt2.forward(&[1, 2, 3, 4, 5], &mut rec).unwrap();
+    model.net.forward(&[1, 2, 3, 4, 5], &mut rec).unwrap();
     let p = &rec.get("blocks.0.attn.pattern").unwrap().data;
     for h in 0..4 {
         for q in 0..5 {
@@ -208,7 +208,7 @@ fn derived_tensors_agree_with_the_logits() {
     let t = trace(&model, &request(&spec)).unwrap();
     let ids: Vec<u32> = t.meta.tokens.iter().map(|t| t.id).collect();
     let logits = model
-        .gpt2
+        .net
         .forward(&ids, &mut NoRecorder)
         .unwrap()
         .to_vec2::<f32>()
@@ -364,7 +364,7 @@ fn broken_model_folders_name_the_file_and_the_fix() {
     std::fs::write(m.join("config.json"), "{ not json").unwrap();
     let err = load_err(m);
     assert!(
-        err.contains("config.json: not a valid GPT-2 config.json"),
+        err.contains("config.json: not a config.json tracebook can trace"),
         "{err}"
     );
 
@@ -434,7 +434,7 @@ fn configs_tracebook_cannot_compute_exactly_are_refused_by_name() {
         (
             r#""model_type": "gpt2""#,
             r#""model_type": "gpt_neo""#,
-            "model_type is \"gpt_neo\": this is not a GPT-2 checkpoint",
+            "model_type is \"gpt_neo\", which tracebook does not trace",
         ),
         (
             r#""model_type": "gpt2""#,
@@ -500,13 +500,13 @@ fn a_sharded_checkpoint_with_a_shard_missing_names_it() {
     let (mut a, mut b) = (NoRecorder, NoRecorder);
     let ids = [464, 14193, 481];
     let sharded = whole
-        .gpt2
+        .net
         .forward(&ids, &mut a)
         .unwrap()
         .to_vec2::<f32>()
         .unwrap();
     let unsharded = one
-        .gpt2
+        .net
         .forward(&ids, &mut b)
         .unwrap()
         .to_vec2::<f32>()

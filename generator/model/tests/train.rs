@@ -4,7 +4,6 @@
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use tracebook_model::gpt2::Gpt2;
 use tracebook_model::train::adamw::{clip_grad_norm, AdamW, AdamWConfig};
 use tracebook_model::train::checkpoint::model_bytes;
 use tracebook_model::train::corpus::Corpus;
@@ -16,6 +15,7 @@ use tracebook_model::train::windows::validation;
 use tracebook_model::train::{
     train, Architecture, Observer, Quiet, Settings, TrainError, TrainRun, TrainingLog, WeightsDtype,
 };
+use tracebook_model::Transformer;
 
 fn fixture_path(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -76,14 +76,14 @@ fn assert_close(what: &str, ours: &[f32], reference: &[f32], abs: f32, rel: f32)
 fn optimiser_steps_match_pytorch() {
     let text = std::fs::read_to_string(fixture_path("train-step.json")).unwrap();
     let f: StepFixture = serde_json::from_str(&text).unwrap();
-    let config = f.architecture.config();
+    let config = tracebook_model::ModelConfig::from(f.architecture.config());
     let params = Params::init(&config, &mut Rng::new(f.seed)).unwrap();
     assert_eq!(
         sha256(&model_bytes(&params, WeightsDtype::F32).unwrap()),
         f.init_sha256,
         "the initial weights changed; regenerate train-step.json (see its script)"
     );
-    let model = Gpt2::trainable(&params.weights(), &config).unwrap();
+    let model = Transformer::trainable(&params.weights(), &config).unwrap();
     let mut optimizer = AdamW::new(&params, AdamWConfig::gpt2(f.weight_decay));
     let names: Vec<String> = params.iter().map(|(n, _)| n.to_string()).collect();
     for (i, reference) in f.steps.iter().enumerate() {
@@ -244,10 +244,10 @@ fn a_short_run_lowers_the_loss_and_its_checkpoint_loads_like_gpt2() {
     let folder = dir.path().join("model");
     let files = tracebook_model::source::from_dir("tiny", &folder).unwrap();
     let model = tracebook_model::Model::load(files).unwrap();
-    assert_eq!(model.config, tiny_settings().architecture.config());
+    assert_eq!(model.config, tiny_settings().architecture.config().into());
     let corpus = Corpus::load(&dir.path().join("corpus.txt"), &model.tokenizer, 0.1, 16).unwrap();
     let windows = validation(&corpus.val, 16, 8);
-    let reloaded = mean_loss(&model.gpt2, &windows).unwrap();
+    let reloaded = mean_loss(&model.net, &windows).unwrap();
     assert!(
         (reloaded - last).abs() < 1e-5,
         "reloaded {reloaded} vs logged {last}"
@@ -477,7 +477,7 @@ fn check_against_transformers(dir: &Path, fixture: &Path) {
             .collect();
         assert_eq!(ids, p.ids, "token ids of {:?}", p.text);
         let logits = model
-            .gpt2
+            .net
             .forward(&ids, &mut tracebook_model::NoRecorder)
             .unwrap();
         let rows = logits.to_vec2::<f32>().unwrap();

@@ -19,7 +19,8 @@ pub enum TensorKind {
     PerPosition,
     /// Weights a derivation reads: a LayerNorm's weight and bias (`blocks.L.ln1.w`, `.b`).
     Parameter,
-    /// Queries and keys (`blocks.L.attn.q`, `.k`): the scores, and through the softmax every
+    /// Queries and keys (`blocks.L.attn.q`, `.k`, and a rotary model's `.q_unrotated`,
+    /// `.k_unrotated`): the scores, and through the softmax every
     /// attention weight, are derived from their dot products, which per-row int8 would move
     /// by up to a tenth (a weight by up to 0.02) on a GPT-2-small-shaped model.
     QueryKey,
@@ -44,7 +45,15 @@ impl TensorKind {
             TensorKind::PerPosition
         } else if (name.contains(".ln") || name.starts_with("ln_")) && matches!(last, "w" | "b") {
             TensorKind::Parameter
-        } else if name.ends_with(".attn.q") || name.ends_with(".attn.k") {
+        } else if [
+            ".attn.q",
+            ".attn.k",
+            ".attn.q_unrotated",
+            ".attn.k_unrotated",
+        ]
+        .iter()
+        .any(|end| name.ends_with(end))
+        {
             TensorKind::QueryKey
         } else {
             TensorKind::Activation

@@ -20,6 +20,55 @@ pub struct ModelShape {
     /// The MLP's activation as config.json names it; absent means GPT-2's `gelu_new`.
     #[serde(default = "gelu_new", skip_serializing_if = "is_gelu_new")]
     pub activation_function: String,
+    /// The config's `model_type` (`llama`, `qwen3`, ...); absent means `gpt2`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model_type: Option<String>,
+    /// Key/value heads when fewer than the query heads share them (grouped-query attention):
+    /// query head h reads key/value head h / (n_head / n_kv_head). Absent: one per query head.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub n_kv_head: Option<usize>,
+    /// Each head's width when it is not n_embd / n_head.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub head_dim: Option<usize>,
+    /// RoPE's base for a rotary model; absent for learned positions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rope_theta: Option<f64>,
+}
+
+impl Default for ModelShape {
+    /// GPT-2 small's sizes.
+    fn default() -> ModelShape {
+        ModelShape {
+            n_layer: 12,
+            n_head: 12,
+            n_embd: 768,
+            n_positions: 1024,
+            vocab_size: 50257,
+            layer_norm_epsilon: 1e-5,
+            activation_function: gelu_new(),
+            model_type: None,
+            n_kv_head: None,
+            head_dim: None,
+            rope_theta: None,
+        }
+    }
+}
+
+impl ModelShape {
+    /// The config's `model_type`: `gpt2` unless the trace says otherwise.
+    pub fn model_type(&self) -> &str {
+        self.model_type.as_deref().unwrap_or("gpt2")
+    }
+
+    /// Key/value heads (n_head unless attention is grouped).
+    pub fn kv_heads(&self) -> usize {
+        self.n_kv_head.unwrap_or(self.n_head)
+    }
+
+    /// Each head's width.
+    pub fn head_width(&self) -> usize {
+        self.head_dim.unwrap_or(self.n_embd / self.n_head.max(1))
+    }
 }
 
 fn gelu_new() -> String {

@@ -293,6 +293,7 @@ mod tests {
             vocab_size: 50257,
             layer_norm_epsilon: 1e-5,
             activation_function: "gelu_new".into(),
+            ..Default::default()
         };
         let p = Parameters::of(&config);
         assert_eq!(p.total, 124_439_808);

@@ -10,7 +10,7 @@ use super::folder;
 use super::log::{TrainingLog, LOG_FILE};
 use super::params::Params;
 use super::settings::WeightsDtype;
-use crate::config::Gpt2Config;
+use crate::config::ModelConfig;
 use crate::weights::Weights;
 use candle_core::{DType, Device, Tensor};
 use safetensors::tensor::{Dtype, TensorView};
@@ -22,7 +22,7 @@ pub const SNAPSHOTS: &str = "snapshots";
 
 /// Everything a checkpoint is made of, borrowed from the running trainer.
 pub struct CheckpointParts<'a> {
-    pub config: &'a Gpt2Config,
+    pub config: &'a ModelConfig,
     pub params: &'a Params,
     pub optimizer: &'a AdamW,
     pub log: &'a TrainingLog,
@@ -87,7 +87,7 @@ pub fn model_bytes(params: &Params, dtype: WeightsDtype) -> TrainResult<Vec<u8>>
         .map_err(|e| candle_core::Error::Msg(e.to_string()).into())
 }
 
-fn write_model_files(dir: &Path, config: &Gpt2Config, tokenizer_json: &str) -> TrainResult<()> {
+fn write_model_files(dir: &Path, config: &ModelConfig, tokenizer_json: &str) -> TrainResult<()> {
     write_file(&dir.join("config.json"), config.to_hf_json().as_bytes())?;
     write_file(&dir.join("tokenizer.json"), tokenizer_json.as_bytes())
 }
@@ -139,7 +139,7 @@ pub struct Restored {
     pub log: TrainingLog,
 }
 
-pub fn load(out: &Path, config: &Gpt2Config) -> TrainResult<Restored> {
+pub fn load(out: &Path, config: &ModelConfig) -> TrainResult<Restored> {
     folder::recover(out)?;
     let log_path = out.join(LOG_FILE);
     if !log_path.is_file() {

@@ -3,7 +3,7 @@
 
 use super::error::TrainResult;
 use super::rng::Rng;
-use crate::config::Gpt2Config;
+use crate::config::ModelConfig;
 use crate::weights::{expected, Weights};
 use candle_core::{Device, Tensor, Var};
 use std::collections::{BTreeMap, HashMap};
@@ -21,8 +21,8 @@ pub struct Params {
 impl Params {
     /// Fresh weights: N(0, 0.02) matrices and embeddings, residual projections scaled by
     /// 1/√(2·layers), zero biases, unit LayerNorm gains.
-    pub fn init(config: &Gpt2Config, rng: &mut Rng) -> TrainResult<Params> {
-        let residual_std = INIT_STD / (2.0 * config.n_layer as f64).sqrt();
+    pub fn init(config: &ModelConfig, rng: &mut Rng) -> TrainResult<Params> {
+        let residual_std = INIT_STD / (2.0 * config.n_layer() as f64).sqrt();
         let mut tensors = BTreeMap::new();
         for (name, shape) in expected(config) {
             let n: usize = shape.iter().product();
@@ -45,7 +45,7 @@ impl Params {
 
     /// Weights from a checkpoint, named as `weights::expected` names them.
     pub fn from_tensors(
-        config: &Gpt2Config,
+        config: &ModelConfig,
         mut tensors: BTreeMap<String, Tensor>,
     ) -> TrainResult<Params> {
         let mut names = Vec::new();
@@ -120,7 +120,8 @@ mod tests {
             width: 32,
             context: 8,
         }
-        .config();
+        .config()
+        .into();
         let params = Params::init(&config, &mut Rng::new(1)).unwrap();
         let get = |n: &str| {
             let (_, v) = params.iter().find(|(name, _)| *name == n).unwrap();

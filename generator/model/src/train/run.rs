@@ -16,7 +16,7 @@ use super::settings::{Settings, GPT2_VOCAB};
 use super::step::{batch_gradients, mean_loss};
 use super::watch;
 use super::windows;
-use crate::gpt2::Gpt2;
+use crate::transformer::Transformer;
 use std::path::PathBuf;
 use std::time::Instant;
 use tracebook_tokenizer::Tokenizer;
@@ -46,7 +46,7 @@ pub fn train(run: &TrainRun, observer: &mut dyn Observer) -> TrainResult<Trainin
     let tokenizer = Tokenizer::builtin_gpt2()?;
     let context = s.architecture.context;
     let corpus = Corpus::load(&run.corpus, &tokenizer, s.val_share, context)?;
-    let config = s.architecture.config();
+    let config = crate::config::ModelConfig::from(s.architecture.config());
     let val_windows = windows::validation(&corpus.val, context, s.val_windows);
 
     let (params, mut optimizer, mut log) = if run.resume {
@@ -58,8 +58,8 @@ pub fn train(run: &TrainRun, observer: &mut dyn Observer) -> TrainResult<Trainin
         (params, optimizer, log)
     };
     log.settings = s.clone();
-    let model = Gpt2::trainable(&params.weights(), &config)?;
-    let evaluator = Gpt2::new(&params.detached_weights(), &config)?;
+    let model = Transformer::trainable(&params.weights(), &config)?;
+    let evaluator = Transformer::new(&params.detached_weights(), &config)?;
     let first = log.steps_done();
     if first == 0 && !val_windows.is_empty() {
         log.bigram = bigram::baseline(&corpus.train, &val_windows, GPT2_VOCAB);
@@ -176,7 +176,7 @@ fn new_log(
 /// continues with the same corpus and settings.
 fn resumed(
     run: &TrainRun,
-    config: &crate::config::Gpt2Config,
+    config: &crate::config::ModelConfig,
     corpus: &Corpus,
 ) -> TrainResult<(Params, AdamW, TrainingLog)> {
     let restored = checkpoint::load(&run.out, config).map_err(|e| match e {

@@ -9,8 +9,8 @@
 use super::loss::{cross_entropy, head_gradients};
 use super::params::Params;
 use super::slices::with_f32;
-use crate::gpt2::Gpt2;
 use crate::recorder::NoRecorder;
+use crate::transformer::Transformer;
 use candle_core::{Tensor, Var};
 
 /// Gradients of every parameter, flattened, in `Params` order.
@@ -24,7 +24,7 @@ const WTE: &str = "wte.weight";
 /// Each window is differentiated on its own and its gradients added into one buffer per
 /// parameter, so memory holds one window's graph at a time rather than the whole batch's.
 pub fn batch_gradients(
-    model: &Gpt2,
+    model: &Transformer,
     params: &Params,
     windows: &[&[u32]],
 ) -> crate::Result<(f64, Gradients)> {
@@ -43,7 +43,7 @@ pub fn batch_gradients(
 
 /// Add the gradients of `scale` × one window's mean loss into `sums`; returns that loss.
 fn add_window_gradients(
-    model: &Gpt2,
+    model: &Transformer,
     params: &Params,
     window: &[u32],
     scale: f32,
@@ -94,14 +94,14 @@ fn add_row(sum: &mut [f32], row: &[f32]) {
 }
 
 /// Mean cross-entropy (nats per token) of predicting `window[1..]` from `window[..len-1]`.
-pub fn window_loss(model: &Gpt2, window: &[u32]) -> crate::Result<f32> {
+pub fn window_loss(model: &Transformer, window: &[u32]) -> crate::Result<f32> {
     let (input, targets) = (&window[..window.len() - 1], &window[1..]);
     let logits = model.forward(input, &mut NoRecorder)?;
     Ok(cross_entropy(&logits, targets)?)
 }
 
 /// Mean loss over `windows` without gradients (the validation loss).
-pub fn mean_loss(model: &Gpt2, windows: &[&[u32]]) -> crate::Result<f64> {
+pub fn mean_loss(model: &Transformer, windows: &[&[u32]]) -> crate::Result<f64> {
     let mut total = 0f64;
     for window in windows {
         total += window_loss(model, window)? as f64;

@@ -13,7 +13,7 @@ pub type Tensors = BTreeMap<String, (Vec<usize>, Vec<f32>)>;
 pub fn recorded(model: &Model, ids: &[u32]) -> Tensors {
     let mut rec = TensorRecorder::default();
     let logits = model
-        .gpt2
+        .net
         .forward(ids, &mut rec)
         .unwrap()
         .to_vec2::<f32>()

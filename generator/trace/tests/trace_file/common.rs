@@ -64,6 +64,7 @@ pub fn model() -> ModelInfo {
             vocab_size: 50257,
             layer_norm_epsilon: 1e-5,
             activation_function: "gelu_new".into(),
+            ..Default::default()
         },
         weights_sha256: "248dfc3911869ec493c76e65bf2fcf7f615828b0254c12b473182f0f81d3a707"
             .to_string(),

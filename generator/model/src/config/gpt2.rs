@@ -1,4 +1,5 @@
-//! `config.json` of a GPT-2 family checkpoint: the sizes the forward pass is built from.
+//! `config.json` of a GPT-2 family checkpoint (`model_type` `gpt2`): the sizes the forward pass
+//! is built from.
 
 use crate::activation::Activation;
 use crate::error::{ModelError, Result};
@@ -181,6 +182,7 @@ impl Gpt2Config {
             vocab_size: self.vocab_size,
             layer_norm_epsilon: self.layer_norm_epsilon,
             activation_function: self.activation_function.name().to_string(),
+            ..Default::default()
         }
     }
 

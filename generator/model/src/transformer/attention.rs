@@ -1,0 +1,226 @@
+//! Causal self-attention, one piece of code for every family: q, k and v from one fused
+//! projection (GPT-2) or three (Llama family, with fewer key/value heads than query heads when
+//! attention is grouped), an optional RMSNorm per head of q and k (Qwen3), an optional rotation
+//! (RoPE), a causal or sliding-window mask, softmax, the heads' mix and the output projection.
+
+use crate::config::{DecoderConfig, Gpt2Config};
+use crate::error::Result;
+use crate::recorder::Recorder;
+use crate::transformer::linear::Affine;
+use crate::transformer::norm::Norm;
+use crate::transformer::rope::RopeTables;
+use candle_core::{Device, Tensor, D};
+use candle_nn::VarBuilder;
+use tracebook_trace::{Derivation, DeriveOp};
+
+enum Projections {
+    /// GPT-2's `c_attn`: `[d, 3d]`, q then k then v.
+    Fused(Affine),
+    Separate {
+        q: Affine,
+        k: Affine,
+        v: Affine,
+    },
+}
+
+pub struct Attention {
+    projections: Projections,
+    out: Affine,
+    n_head: usize,
+    n_kv: usize,
+    head_dim: usize,
+    /// What `q·k` is multiplied by.
+    scale: f64,
+    /// Qwen3's RMSNorm over each head of q and of k, before the rotation.
+    qk_norm: Option<(Norm, Norm)>,
+    /// Keys a query sees at most (itself included); None: every earlier one.
+    window: Option<usize>,
+    /// candle's fused softmax kernel has no backward pass; training uses the composed one.
+    differentiable: bool,
+}
+
+/// What every layer's attention shares in one forward pass.
+pub struct Context {
+    /// The causal mask `[T, T]`: 0 where a query may look, −∞ above the diagonal.
+    pub causal: Tensor,
+    /// cos and sin of the positions, for a rotary model.
+    pub rope: Option<RopeTables>,
+}
+
+impl Attention {
+    /// GPT-2's `h.{layer}.attn`: the fused q/k/v projection and the output projection.
+    pub fn gpt2(
+        vb: VarBuilder,
+        config: &Gpt2Config,
+        layer: usize,
+        differentiable: bool,
+    ) -> Result<Self> {
+        let d = config.n_embd;
+        Ok(Self {
+            projections: Projections::Fused(Affine::conv1d(vb.pp("c_attn"), d, 3 * d)?),
+            out: Affine::conv1d(vb.pp("c_proj"), d, d)?,
+            n_head: config.n_head,
+            n_kv: config.n_head,
+            head_dim: config.head_dim(),
+            scale: config.attention_scale(layer),
+            qk_norm: None,
+            window: None,
+            differentiable,
+        })
+    }
+
+    /// A Llama-family `model.layers.{layer}.self_attn`.
+    pub fn decoder(
+        vb: VarBuilder,
+        config: &DecoderConfig,
+        layer: usize,
+        differentiable: bool,
+    ) -> Result<Self> {
+        let (d, dh) = (config.hidden_size, config.head_dim);
+        let (h, kv) = (config.num_attention_heads, config.num_key_value_heads);
+        let bias = config.qkv_bias;
+        let qk_norm = match config.qk_norm {
+            true => Some((
+                Norm::rms(vb.pp("q_norm"), dh, config.rms_norm_eps, false)?,
+                Norm::rms(vb.pp("k_norm"), dh, config.rms_norm_eps, false)?,
+            )),
+            false => None,
+        };
+        Ok(Self {
+            projections: Projections::Separate {
+                q: Affine::linear(vb.pp("q_proj"), d, h * dh, bias)?,
+                k: Affine::linear(vb.pp("k_proj"), d, kv * dh, bias)?,
+                v: Affine::linear(vb.pp("v_proj"), d, kv * dh, bias)?,
+            },
+            out: Affine::linear(vb.pp("o_proj"), h * dh, d, config.o_bias)?,
+            n_head: h,
+            n_kv: kv,
+            head_dim: dh,
+            scale: config.attention_scale(),
+            qk_norm,
+            window: config.windows[layer],
+            differentiable,
+        })
+    }
+
+    /// q `[H, T, dh]`, k and v `[H_kv, T, dh]`, before any norm or rotation.
+    fn project(&self, x: &Tensor) -> Result<(Tensor, Tensor, Tensor)> {
+        let t = x.dim(0)?;
+        let dh = self.head_dim;
+        let heads = |y: &Tensor, n: usize| -> Result<Tensor> {
+            Ok(y.reshape((t, n, dh))?.transpose(0, 1)?.contiguous()?)
+        };
+        Ok(match &self.projections {
+            Projections::Fused(c_attn) => {
+                let qkv = c_attn.forward(x)?;
+                let w = self.n_head * dh;
+                let part = |i: usize| heads(&qkv.narrow(1, i * w, w)?, self.n_head);
+                (part(0)?, part(1)?, part(2)?)
+            }
+            Projections::Separate { q, k, v } => (
+                heads(&q.forward(x)?, self.n_head)?,
+                heads(&k.forward(x)?, self.n_kv)?,
+                heads(&v.forward(x)?, self.n_kv)?,
+            ),
+        })
+    }
+
+    /// The key/value heads repeated so that query head h meets key/value head h / group.
+    fn shared(&self, x: Tensor) -> Result<Tensor> {
+        if self.n_kv == self.n_head {
+            return Ok(x);
+        }
+        let (kv, t, dh) = x.dims3()?;
+        let group = self.n_head / kv;
+        Ok(x.unsqueeze(1)?
+            .broadcast_as((kv, group, t, dh))?
+            .reshape((self.n_head, t, dh))?)
+    }
+
+    /// `b` is the block's trace name (`blocks.0`).
+    pub fn forward(
+        &self,
+        x: &Tensor,
+        ctx: &Context,
+        b: &str,
+        rec: &mut dyn Recorder,
+    ) -> Result<Tensor> {
+        let t = x.dim(0)?;
+        let (mut q, mut k, v) = self.project(x)?;
+        let name = |hook: &str| format!("{b}.attn.{hook}");
+        if let Some((q_norm, k_norm)) = &self.qk_norm {
+            q = q_norm.apply(&q)?;
+            k = k_norm.apply(&k)?;
+        }
+        if let Some(rope) = &ctx.rope {
+            rec.record(&name("q_unrotated"), &q)?;
+            rec.record(&name("k_unrotated"), &k)?;
+            q = rope.rotate(&q)?;
+            k = rope.rotate(&k)?;
+        }
+        let (qn, kn, vn) = (name("q"), name("k"), name("v"));
+        rec.record(&qn, &q)?;
+        rec.record(&kn, &k)?;
+        rec.record(&vn, &v)?;
+        let grouped = self.n_kv != self.n_head;
+        let (k, v) = (self.shared(k)?, self.shared(v)?);
+        let scores = (q.matmul(&k.t()?)? * self.scale)?;
+        let (sn, pn) = (name("scores"), name("pattern"));
+        if grouped {
+            rec.record(&sn, &scores)?;
+        } else {
+            let dot = Derivation::new(DeriveOp::Dot, &[&qn, &kn]).with_scale(self.scale as f32);
+            rec.derived(&sn, &scores, dot)?;
+        }
+        let windowed = self.window.filter(|&w| w < t);
+        let masked = match windowed {
+            Some(w) => scores.broadcast_add(&sliding_mask(t, w)?)?,
+            None => scores.broadcast_add(&ctx.causal)?,
+        };
+        let pattern = if self.differentiable {
+            candle_nn::ops::softmax(&masked, D::Minus1)?
+        } else {
+            candle_nn::ops::softmax_last_dim(&masked)?
+        };
+        match windowed {
+            Some(_) => rec.record(&pn, &pattern)?,
+            None => rec.derived(
+                &pn,
+                &pattern,
+                Derivation::new(DeriveOp::CausalSoftmax, &[&sn]),
+            )?,
+        }
+        let z = pattern.matmul(&v)?;
+        if grouped {
+            rec.record(&name("z"), &z)?;
+        } else {
+            let how = Derivation::new(DeriveOp::Matmul, &[&pn, &vn]);
+            rec.derived(&name("z"), &z, how)?;
+        }
+        let merged = z
+            .transpose(0, 1)?
+            .reshape((t, self.n_head * self.head_dim))?;
+        self.out.forward(&merged)
+    }
+}
+
+/// 0 where a query may look (key position ≤ query position), −∞ above the diagonal.
+pub fn causal_mask(t: usize) -> Result<Tensor> {
+    sliding_mask(t, t)
+}
+
+/// 0 where key j is one of the `window` latest up to query i (i − window < j ≤ i), else −∞.
+fn sliding_mask(t: usize, window: usize) -> Result<Tensor> {
+    let values: Vec<f32> = (0..t)
+        .flat_map(|i| {
+            (0..t).map(move |j| {
+                if j <= i && i - j < window {
+                    0.0
+                } else {
+                    f32::NEG_INFINITY
+                }
+            })
+        })
+        .collect();
+    Ok(Tensor::from_vec(values, (t, t), &Device::Cpu)?)
+}

@@ -1,0 +1,50 @@
+//! A projection as checkpoints store it: Hugging Face's Conv1D (GPT-2: weight `[in, out]`) or
+//! `nn.Linear` (weight `[out, in]`, bias optional).
+
+use crate::error::Result;
+use candle_core::Tensor;
+use candle_nn::VarBuilder;
+
+pub enum Affine {
+    /// `x·W + b`, W `[in, out]`.
+    Conv1D { weight: Tensor, bias: Tensor },
+    /// `x·Wᵀ (+ b)`, W `[out, in]`.
+    Linear {
+        weight: Tensor,
+        bias: Option<Tensor>,
+    },
+}
+
+impl Affine {
+    pub fn conv1d(vb: VarBuilder, inputs: usize, outputs: usize) -> Result<Affine> {
+        Ok(Affine::Conv1D {
+            weight: vb.get((inputs, outputs), "weight")?,
+            bias: vb.get(outputs, "bias")?,
+        })
+    }
+
+    pub fn linear(vb: VarBuilder, inputs: usize, outputs: usize, bias: bool) -> Result<Affine> {
+        Ok(Affine::Linear {
+            weight: vb.get((outputs, inputs), "weight")?,
+            bias: if bias {
+                Some(vb.get(outputs, "bias")?)
+            } else {
+                None
+            },
+        })
+    }
+
+    /// `x` `[T, in]` to `[T, out]`.
+    pub fn forward(&self, x: &Tensor) -> Result<Tensor> {
+        Ok(match self {
+            Affine::Conv1D { weight, bias } => x.matmul(weight)?.broadcast_add(bias)?,
+            Affine::Linear { weight, bias } => {
+                let y = x.matmul(&weight.t()?)?;
+                match bias {
+                    Some(b) => y.broadcast_add(b)?,
+                    None => y,
+                }
+            }
+        })
+    }
+}

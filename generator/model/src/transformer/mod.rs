@@ -1,0 +1,198 @@
+//! The forward pass, written once for every family tracebook traces: GPT-2 (learned positions,
+//! LayerNorm, fused q/k/v, plain MLP) and the Llama family (RoPE, RMSNorm, separate and possibly
+//! grouped q/k/v, gated MLP). Each part loads itself from the checkpoint's names through candle's
+//! `VarBuilder` and a recorder sees every intermediate tensor.
+//!
+//! Shapes follow the trace table: `T` tokens, `d` width, `H` heads of width `dh`; one sequence.
+
+pub mod attention;
+pub mod block;
+pub mod linear;
+pub mod mlp;
+pub mod norm;
+pub mod rope;
+
+use crate::config::{DecoderConfig, Gpt2Config, ModelConfig};
+use crate::error::Result;
+use crate::recorder::Recorder;
+use crate::weights::Weights;
+use attention::{causal_mask, Context};
+use block::Block;
+use candle_core::{Device, Tensor};
+use candle_nn::VarBuilder;
+use norm::{Norm, TracedNorm};
+use rope::RopeTables;
+
+/// How token positions enter the model.
+enum Positions {
+    /// GPT-2: a learned row per position, added to the token embeddings (`pos_embed`).
+    Learned(Tensor),
+    /// RoPE: q and k rotated in every layer by these inverse frequencies.
+    Rotary(Vec<f32>),
+}
+
+/// A decoder-only language model of any family tracebook traces.
+pub struct Transformer {
+    config: ModelConfig,
+    /// The token embedding `[V, d]` (`wte`, `embed_tokens`).
+    wte: Tensor,
+    /// What the embeddings are multiplied by before the first block (Gemma: √d).
+    embed_scale: Option<f64>,
+    /// The unembedding `[V, d]`: the token embedding itself when they are tied.
+    lm_head: Tensor,
+    positions: Positions,
+    blocks: Vec<Block>,
+    ln_f: TracedNorm,
+}
+
+impl Transformer {
+    pub fn new(weights: &Weights, config: &ModelConfig) -> Result<Transformer> {
+        Transformer::load(weights.var_builder(), config, false)
+    }
+
+    /// The same model with every step differentiable, for training: gradients reach every
+    /// weight. Its outputs equal `new`'s up to float rounding.
+    pub fn trainable(weights: &Weights, config: &ModelConfig) -> Result<Transformer> {
+        Transformer::load(weights.var_builder(), config, true)
+    }
+
+    fn load(vb: VarBuilder, config: &ModelConfig, differentiable: bool) -> Result<Transformer> {
+        match config {
+            ModelConfig::Gpt2(c) => Transformer::gpt2(vb, c, differentiable),
+            ModelConfig::Decoder(c) => Transformer::decoder(vb, c, differentiable),
+        }
+    }
+
+    /// GPT2LMHeadModel, by the checkpoint's canonical names (`wte.weight`, `h.0.attn...`).
+    fn gpt2(vb: VarBuilder, config: &Gpt2Config, differentiable: bool) -> Result<Transformer> {
+        let (d, vocab) = (config.n_embd, config.vocab_size);
+        let blocks = (0..config.n_layer)
+            .map(|l| Block::gpt2(vb.pp(format!("h.{l}")), l, config, differentiable))
+            .collect::<Result<Vec<_>>>()?;
+        let wte = vb.get((vocab, d), "wte.weight")?;
+        let lm_head = if config.tie_word_embeddings {
+            wte.clone()
+        } else {
+            vb.get((vocab, d), "lm_head.weight")?
+        };
+        Ok(Transformer {
+            config: ModelConfig::Gpt2(config.clone()),
+            wte,
+            embed_scale: None,
+            lm_head,
+            positions: Positions::Learned(vb.get((config.n_positions, d), "wpe.weight")?),
+            blocks,
+            ln_f: TracedNorm {
+                norm: Norm::layer(vb.pp("ln_f"), d, config.layer_norm_epsilon)?,
+                statistics: false,
+            },
+        })
+    }
+
+    /// LlamaForCausalLM and its kin, by their names (`model.embed_tokens.weight`,
+    /// `model.layers.0.self_attn.q_proj.weight`, ..., `lm_head.weight`).
+    fn decoder(
+        vb: VarBuilder,
+        config: &DecoderConfig,
+        differentiable: bool,
+    ) -> Result<Transformer> {
+        let (d, vocab) = (config.hidden_size, config.vocab_size);
+        let model = vb.pp("model");
+        let blocks = (0..config.num_hidden_layers)
+            .map(|l| Block::decoder(model.pp(format!("layers.{l}")), l, config, differentiable))
+            .collect::<Result<Vec<_>>>()?;
+        let wte = model.get((vocab, d), "embed_tokens.weight")?;
+        let lm_head = if config.tie_word_embeddings {
+            wte.clone()
+        } else {
+            vb.get((vocab, d), "lm_head.weight")?
+        };
+        let eps = config.rms_norm_eps;
+        Ok(Transformer {
+            config: ModelConfig::Decoder(config.clone()),
+            wte,
+            embed_scale: config.gemma_norm.then(|| (d as f64).sqrt()),
+            lm_head,
+            positions: Positions::Rotary(config.inverse_frequencies()),
+            blocks,
+            ln_f: TracedNorm {
+                norm: Norm::rms(model.pp("norm"), d, eps, config.gemma_norm)?,
+                statistics: false,
+            },
+        })
+    }
+
+    pub fn config(&self) -> &ModelConfig {
+        &self.config
+    }
+
+    /// Logits `[T, V]` for the token ids; `rec` sees every tensor of the trace table except the
+    /// logits summaries, which the caller derives from the returned logits.
+    pub fn forward(&self, ids: &[u32], rec: &mut dyn Recorder) -> Result<Tensor> {
+        let embed = self.token_embeddings(ids)?;
+        rec.record("embed", &embed)?;
+        let resid = self.residual_stream(&embed, rec)?;
+        self.unembed(&resid, rec)
+    }
+
+    /// What each token puts into the residual stream, `[T, d]`: its row of the token
+    /// embedding (times √d for Gemma, which scales them).
+    pub fn token_embeddings(&self, ids: &[u32]) -> Result<Tensor> {
+        let ids_t = Tensor::new(ids, &Device::Cpu)?;
+        let rows = self.wte.index_select(&ids_t, 0)?;
+        Ok(match self.embed_scale {
+            // transformers multiplies by the scale rounded to the weights' float type.
+            Some(scale) => (rows * (scale as f32) as f64)?,
+            None => rows,
+        })
+    }
+
+    /// The residual stream after the last block, `[T, d]`, from the token embeddings: adds the
+    /// position embeddings (or prepares the rotation) and runs every block.
+    pub fn residual_stream(&self, embed: &Tensor, rec: &mut dyn Recorder) -> Result<Tensor> {
+        let t = embed.dim(0)?;
+        let ctx = Context {
+            causal: causal_mask(t)?,
+            rope: match &self.positions {
+                Positions::Rotary(freqs) => Some(RopeTables::new(freqs, t)?),
+                Positions::Learned(_) => None,
+            },
+        };
+        let (mut x, input): (Tensor, &[&str]) = match &self.positions {
+            Positions::Learned(wpe) => {
+                let pos_embed = wpe.narrow(0, 0, t)?;
+                rec.record("pos_embed", &pos_embed)?;
+                ((embed + pos_embed)?, &["embed", "pos_embed"])
+            }
+            Positions::Rotary(_) => (embed.clone(), &["embed"]),
+        };
+        for (l, block) in self.blocks.iter().enumerate() {
+            x = block.forward(&x, &ctx, l, input, rec)?;
+        }
+        Ok(x)
+    }
+
+    /// The final norm of the residual stream: the `[T, d]` states the unembedding reads.
+    pub fn final_norm(&self, resid: &Tensor, rec: &mut dyn Recorder) -> Result<Tensor> {
+        let last = self.blocks.len().checked_sub(1);
+        let input = last.map(|l| format!("blocks.{l}.resid_post"));
+        self.ln_f.forward(resid, input.as_deref(), "ln_final", rec)
+    }
+
+    /// The final norm and the unembedding: residual stream `[T, d]` to logits `[T, V]`.
+    /// The logit lens applies it to the stream after every block.
+    pub fn unembed(&self, resid: &Tensor, rec: &mut dyn Recorder) -> Result<Tensor> {
+        let x = self.final_norm(resid, rec)?;
+        Ok(self.lm_head.matmul(&x.t()?)?.t()?)
+    }
+
+    /// The token embedding `[V, d]`.
+    pub fn wte(&self) -> &Tensor {
+        &self.wte
+    }
+
+    /// The unembedding `[V, d]` (the token embedding when they are tied).
+    pub fn lm_head(&self) -> &Tensor {
+        &self.lm_head
+    }
+}

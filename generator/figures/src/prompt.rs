@@ -99,13 +99,70 @@ impl Prompt<'_> {
         self.shaped(&format!("blocks.{}.{what}", layer.0), &[n, cols])
     }
 
-    /// A per-head H×T×dh activation of block `layer`: `attn.q`, `.k`, `.v` or `.z`.
+    /// A per-head activation of block `layer`: `attn.q` or `.z` (H×T×dh), or `attn.k` or `.v`
+    /// (one per key/value head: fewer than H when attention is grouped, see `kv_head`).
     pub fn heads(&self, layer: Layer, what: &str) -> Result<Checked, FigureError> {
         let n = self.tokens()?.len();
         let config = self.config();
-        let dh = config.n_embd / config.n_head.max(1);
+        let heads = match what {
+            "attn.k" | "attn.v" | "attn.k_unrotated" => config.kv_heads(),
+            _ => config.n_head,
+        };
         let name = format!("blocks.{}.{what}", layer.0);
-        self.shaped(&name, &[config.n_head, n, dh])
+        self.shaped(&name, &[heads, n, config.head_width()])
+    }
+
+    /// The key/value head that query head `head` reads (itself unless attention is grouped).
+    pub fn kv_head(&self, head: usize) -> usize {
+        let config = self.config();
+        head / (config.n_head / config.kv_heads().max(1)).max(1)
+    }
+
+    /// Refuse, naming what the model has instead, to draw a part of GPT-2's architecture
+    /// that the model of this trace does not have.
+    pub fn needs(&self, kind: &str, part: Gpt2Part) -> Result<(), FigureError> {
+        let config = self.config();
+        let family = config.model_type();
+        if family == "gpt2" {
+            return Ok(());
+        }
+        let model = self.trace.meta.model.shown();
+        let (draws, instead) = match part {
+            Gpt2Part::LearnedPositions => (
+                "learned position embeddings (`pos_embed`)",
+                "has none: it rotates each head's queries and keys by their position (RoPE)"
+                    .to_string(),
+            ),
+            Gpt2Part::LayerNorm => (
+                "LayerNorm (subtract the mean, divide by the standard deviation)",
+                "normalises with RMSNorm: it subtracts no mean and divides by the root mean \
+                 square (its trace records `blocks.L.ln1.rms`)"
+                    .to_string(),
+            ),
+            Gpt2Part::PlainMlp => (
+                "an MLP that widens, applies GELU and narrows",
+                format!(
+                    "has a gated MLP, {}(gate) × up (its trace records `mlp.gate`, `mlp.up`, \
+                     `mlp.act` and `mlp.post`)",
+                    config.activation_function
+                ),
+            ),
+            Gpt2Part::FusedProducts => (
+                "GPT-2's products (one q/k/v matrix, an MLP 4 × wider)",
+                format!(
+                    "projects q, k and v separately ({} query heads, {} key/value heads of {}) \
+                     and has a gated MLP",
+                    config.n_head,
+                    config.kv_heads(),
+                    config.head_width()
+                ),
+            ),
+        };
+        Err(FigureError::new(format!(
+            "figure `{kind}` draws {draws}; the model {model} that made this trace is a \
+             {family} model, which {instead}"
+        ))
+        .with_hint("draw it from a prompt traced with a GPT-2 model, or use a figure that applies (attention, residual, logit-lens, ...)"))
     }
 
     /// An error about the trace's contents, pointing at the `prompt` key.
@@ -115,4 +172,13 @@ impl Prompt<'_> {
             self.name
         ))
     }
+}
+
+/// Parts of GPT-2's architecture that some figures draw and other families lack.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Gpt2Part {
+    LearnedPositions,
+    LayerNorm,
+    PlainMlp,
+    FusedProducts,
 }

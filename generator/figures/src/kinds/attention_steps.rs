@@ -124,7 +124,7 @@ pub fn work(
         label: Shown::fit(&prompt.trace.meta.tokens[k].text, 64.0, Font::Mono, 12.0),
         score: scores[k],
         weight: weights[k],
-        weighted: v.row(&[head.0, k])[..dims]
+        weighted: v.row(&[prompt.kv_head(head.0), k])[..dims]
             .iter()
             .map(|x| x * weights[k])
             .collect(),

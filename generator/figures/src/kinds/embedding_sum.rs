@@ -12,7 +12,7 @@ use crate::error::FigureError;
 use crate::figure::Figure;
 use crate::format::short;
 use crate::options::{Block, Dims, Layer, TokenKey};
-use crate::prompt::{Checked, Prompt};
+use crate::prompt::{Checked, Gpt2Part, Prompt};
 use crate::shared::{Domain, SharedScale};
 use crate::strip::{norm, StripRow};
 use crate::svg::Canvas;
@@ -66,6 +66,7 @@ pub fn render(
         None => window(n, MAX_GROUPS),
     };
     let (prompt, caption) = (block.prompt, block.caption);
+    prompt.needs(KIND, Gpt2Part::LearnedPositions)?;
     let parts = Parts {
         embed: prompt.shaped("embed", &[n, d])?,
         pos: prompt.shaped("pos_embed", &[n, d])?,

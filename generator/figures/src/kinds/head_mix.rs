@@ -84,7 +84,8 @@ pub fn render(
     let drawn = strips::draw_placed(&figure, 0.0, shared);
     let mut body = drawn.elements;
     let arrow_y = drawn.row_tops[heads] - GAP / 2.0 + 3.0;
-    body.push(join_line(heads, dh, d, drawn.left, arrow_y));
+    let bias = prompt.config().model_type() == "gpt2";
+    body.push(join_line((heads, dh, d), bias, drawn.left, arrow_y));
     let lengths = Lengths {
         heads: (0..heads).map(|h| norm(&z.row(&[h, t]))).collect(),
         out: norm(&out),
@@ -112,13 +113,16 @@ fn strip(label: String, row: &[f64], pick: &DimPick, gap_before: f64) -> StripRo
     }
 }
 
-/// The line between the heads and the output: how the heads are joined and projected,
-/// from `left` if it fits there, else from the left edge.
-fn join_line(heads: usize, dh: usize, d: usize, left: f64, y: f64) -> Element {
+/// The line between the heads and the output: how the heads are joined and projected (with
+/// GPT-2's bias; the Llama family's projection has none), from `left` if it fits there, else
+/// from the left edge.
+fn join_line(sizes: (usize, usize, usize), bias: bool, left: f64, y: f64) -> Element {
+    let (heads, dh, d) = sizes;
     let join = format!(
-        "↓ concatenate {heads} × {dh} = {} → × W_O ({1} × {1}) + b",
+        "↓ concatenate {heads} × {dh} = {0} → × W_O ({0} × {1}){2}",
         thousands(heads * dh),
-        thousands(d)
+        thousands(d),
+        if bias { " + b" } else { "" }
     );
     let fits = left + wide_width(&join, Font::Sans, 12.0) <= strips::WIDTH;
     let x = if fits { left } else { 0.0 };

@@ -14,7 +14,7 @@ use crate::error::FigureError;
 use crate::figure::Figure;
 use crate::format::{short, thousands};
 use crate::options::{choice, Block, Dims, Layer, LayerKey, TokenKey};
-use crate::prompt::Prompt;
+use crate::prompt::{Gpt2Part, Prompt};
 use crate::shared::{Domain, SharedScale};
 use crate::strip::StripRow;
 use crate::svg::{wide_width, Canvas, Css, Element, Font};
@@ -85,6 +85,7 @@ pub fn render(
         Norm::Ln1 | Norm::Ln2 => Some(block.layer(KIND, layer)?),
     };
     let (prompt, caption) = (block.prompt, block.caption);
+    prompt.needs(KIND, Gpt2Part::LayerNorm)?;
     let n = prompt.tokens()?.len();
     let pick = DimPick::read(dims, spread, prompt.config().n_embd, 32)?;
     let normed = match layer {

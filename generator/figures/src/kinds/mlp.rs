@@ -15,7 +15,7 @@ use crate::error::FigureError;
 use crate::figure::Figure;
 use crate::format::{percent, short, signed, thousands};
 use crate::options::{Block, Int, Layer, LayerKey, TokenKey};
-use crate::prompt::Prompt;
+use crate::prompt::{Gpt2Part, Prompt};
 use crate::strip::norm;
 use crate::svg::{number, Canvas, Css, Element};
 use crate::token_text::{visible, Shown};
@@ -52,6 +52,7 @@ pub(super) struct Opts {
 pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, FigureError> {
     let block = Block::<Opts>::read(KIND, table, traces)?;
     let config = block.prompt.config();
+    block.prompt.needs(KIND, Gpt2Part::PlainMlp)?;
     refuse_other_activations(
         &config.activation_function,
         &block.prompt.trace.meta.model.shown(),

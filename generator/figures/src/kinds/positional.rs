@@ -11,6 +11,7 @@ use crate::error::FigureError;
 use crate::figure::Figure;
 use crate::format::thousands;
 use crate::options::Block;
+use crate::prompt::Gpt2Part;
 use crate::shared::{Domain, SharedScale};
 use crate::svg::Canvas;
 use crate::token_text::Shown;
@@ -28,6 +29,7 @@ pub fn render(
 ) -> Result<(Figure, Domain), FigureError> {
     let block = Block::<Opts>::read(KIND, table, traces)?;
     let (prompt, caption) = (block.prompt, block.caption);
+    prompt.needs(KIND, Gpt2Part::LearnedPositions)?;
     let config = prompt.config();
     let pick = DimPick::read(block.options.dims, block.options.spread, config.n_embd, 32)?;
     let n = prompt.tokens()?.len();

@@ -50,8 +50,11 @@ pub fn render(
     let d = config.n_embd;
     let pick = DimPick::read(block.options.dims, block.options.spread, d, 32)?;
     let x = prompt.block(layer, "ln1.normalized", d)?.row(&[t]);
-    let [q, k, v] = ["attn.q", "attn.k", "attn.v"]
-        .map(|what| prompt.heads(layer, what).map(|h| concat_heads(&h, t)));
+    let [q, k, v] = ["attn.q", "attn.k", "attn.v"].map(|what| {
+        prompt
+            .heads(layer, what)
+            .map(|h| concat_heads(&prompt, &h, t))
+    });
     let vectors = [("x", x), ("q", q?), ("k", k?), ("v", v?)];
     let rows = vectors
         .iter()
@@ -85,11 +88,20 @@ pub fn render(
     Ok((Figure::new(canvas, body, caption, &prompt), domain))
 }
 
-/// One token's vector over all heads, head 0's dimensions first: the d-wide row that
-/// the projection computed before it was split into heads.
-pub fn concat_heads(heads: &Checked, t: usize) -> Vec<f64> {
-    (0..heads.shape[0])
-        .flat_map(|h| heads.row(&[h, t]))
+/// One token's vector over all query heads, head 0's dimensions first: the row that the
+/// projection computed before it was split into heads. With grouped attention each query
+/// head shows the key/value head it reads.
+pub fn concat_heads(prompt: &Prompt, heads: &Checked, t: usize) -> Vec<f64> {
+    let query_heads = prompt.config().n_head;
+    (0..query_heads)
+        .flat_map(|h| {
+            let own = if heads.shape[0] == query_heads {
+                h
+            } else {
+                prompt.kv_head(h)
+            };
+            heads.row(&[own, t])
+        })
         .collect()
 }
 

@@ -15,7 +15,7 @@ use crate::draw::{rect, text, wrapped_note};
 use crate::error::FigureError;
 use crate::figure::Figure;
 use crate::options::{Block, Layer, LayerKey};
-use crate::prompt::Prompt;
+use crate::prompt::{Gpt2Part, Prompt};
 use crate::svg::{text_width, wrap, Canvas, Css, Element, Font, WIDE_FONT};
 use crate::Traces;
 use serde::Deserialize;
@@ -77,6 +77,7 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
     let block = Block::<Opts>::read(KIND, table, traces)?;
     let layer = block.layer_or_all(block.options.layer)?.unwrap_or(Layer(0));
     let (prompt, caption) = (block.prompt, block.caption);
+    prompt.needs(KIND, Gpt2Part::FusedProducts)?;
     let config = prompt.config();
     let n = prompt.tokens()?.len();
     let dh = config.n_embd / config.n_head.max(1);

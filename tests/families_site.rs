@@ -1,0 +1,115 @@
+//! A site traced with each Llama-family architecture, as an author makes one: `dev test-model
+//! --arch`, `init`, `trace`, `build`. Every figure kind that applies to a rotary, RMSNorm, gated
+//! model draws its trace (grouped-query attention included); the kinds that draw a part of
+//! GPT-2 the model lacks refuse by name, and nothing is written.
+
+use std::path::Path;
+
+#[path = "support/cli.rs"]
+mod cli;
+
+/// The kinds that apply to every family, with the options each needs.
+const APPLIES: [(&str, &str); 16] = [
+    ("tokens", ""),
+    ("attention", "layer = 1\nhead = 3"),
+    ("attention-steps", "layer = 1\nhead = 3"),
+    ("attention-grid", ""),
+    ("heads", "layer = 1"),
+    ("head-mix", "layer = 1"),
+    ("residual", ""),
+    ("logit-lens", ""),
+    ("next-token", ""),
+    ("logits", ""),
+    ("temperature", ""),
+    ("sampling", ""),
+    ("generation", ""),
+    ("beam", ""),
+    ("qkv", "layer = 1"),
+    ("embedding", ""),
+];
+
+/// The kinds that draw GPT-2's parts, with what the refusal names.
+const REFUSED: [(&str, &str, &str); 5] = [
+    ("positional", "", "RoPE"),
+    ("embedding-sum", "", "RoPE"),
+    ("layernorm", "layer = 1", "RMSNorm"),
+    ("mlp", "layer = 1", "gated MLP"),
+    ("shapes", "", "key/value heads"),
+];
+
+fn article(blocks: &[(&str, &str)]) -> String {
+    let mut text = "+++\ntitle = \"Figures\"\ndescription = \"Every kind.\"\n+++\n".to_string();
+    for (kind, options) in blocks {
+        text += &format!("\n```figure {kind}\nprompt = \"robots\"\n{options}\n```\n");
+    }
+    text
+}
+
+fn site(arch: &str, sets: &[&str]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let in_root = |args: &[&str]| {
+        cli::command(root)
+            .current_dir(root)
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let mut args = vec!["dev", "test-model", "model", "--arch", arch];
+    for set in sets {
+        args.extend(["--set", set]);
+    }
+    cli::ok(&in_root(&args), "dev test-model");
+    cli::ok(&in_root(&["init", "site", "-q"]), "init");
+    let site = root.join("site");
+    let toml = std::fs::read_to_string(site.join("tracebook.toml")).unwrap();
+    let toml = toml
+        .replace("id = \"tracebook-tiny-en\"", "id = \"../model\"")
+        .replace(
+            "robots = \"The robots will bring\"",
+            "robots = { text = \"The robots will bring us tea\", generate = 3, beams = 2 }",
+        );
+    std::fs::write(site.join("tracebook.toml"), toml).unwrap();
+    dir
+}
+
+fn write_article(site: &Path, blocks: &[(&str, &str)]) {
+    std::fs::write(site.join("content/figures.md"), article(blocks)).unwrap();
+}
+
+#[test]
+fn every_family_draws_the_kinds_that_apply_and_refuses_the_others_by_name() {
+    for (arch, sets) in [
+        ("llama", &[][..]),
+        ("mistral", &["sliding_window=3"][..]),
+        ("qwen2", &[][..]),
+        ("qwen3", &[][..]),
+        ("gemma", &["num_key_value_heads=1"][..]),
+    ] {
+        let dir = site(arch, sets);
+        let site = dir.path().join("site");
+        write_article(&site, &APPLIES);
+        cli::ok(&cli::run(&site, &["trace", "-q"]), "trace");
+        let built = cli::ok(&cli::run(&site, &["build"]), "build");
+        // The 16 above and the sample article's one.
+        assert!(built.contains("17 figures"), "{arch}: {built}");
+        let page = std::fs::read_to_string(site.join("public/figures.html")).unwrap();
+        assert!(page.matches("<svg").count() >= 16, "{arch}");
+
+        let refused: Vec<(&str, &str)> = REFUSED.iter().map(|(k, o, _)| (*k, *o)).collect();
+        write_article(&site, &refused);
+        let out = cli::run(&site, &["build"]);
+        assert!(!out.status.success(), "{arch}");
+        let err = cli::text(&out.stderr);
+        for (kind, _, said) in REFUSED {
+            assert!(
+                err.contains(&format!("figure `{kind}` draws")) && err.contains(said),
+                "{arch} {kind}: {err}"
+            );
+        }
+        assert!(err.contains(&format!("a {arch} model")), "{err}");
+        // The failed build left the previous site as it was.
+        let after = std::fs::read_to_string(site.join("public/figures.html")).unwrap();
+        assert_eq!(after, page, "{arch}");
+    }
+}

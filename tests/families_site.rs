@@ -29,7 +29,8 @@ const APPLIES: [(&str, &str); 16] = [
 ];
 
 /// The kinds that draw GPT-2's parts, with what the refusal names.
-const REFUSED: [(&str, &str, &str); 5] = [
+const REFUSED: [(&str, &str, &str); 6] = [
+    ("architecture", "", "gated MLP"),
     ("positional", "", "RoPE"),
     ("embedding-sum", "", "RoPE"),
     ("layernorm", "layer = 1", "RMSNorm"),

@@ -147,6 +147,15 @@ impl Prompt<'_> {
                     config.activation_function
                 ),
             ),
+            Gpt2Part::Architecture => (
+                "GPT-2's block diagram (learned positions, LayerNorm, a GELU MLP)",
+                format!(
+                    "rotates q and k by position (RoPE), normalises with RMSNorm, shares {} \
+                     key/value heads among {} query heads and has a gated MLP",
+                    config.kv_heads(),
+                    config.n_head
+                ),
+            ),
             Gpt2Part::FusedProducts => (
                 "GPT-2's products (one q/k/v matrix, an MLP 4 × wider)",
                 format!(
@@ -181,4 +190,5 @@ pub enum Gpt2Part {
     LayerNorm,
     PlainMlp,
     FusedProducts,
+    Architecture,
 }

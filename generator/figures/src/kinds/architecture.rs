@@ -12,6 +12,7 @@ use crate::error::FigureError;
 use crate::figure::{Figure, Source};
 use crate::format::{count, thousands};
 use crate::options::Block;
+use crate::prompt::Gpt2Part;
 use crate::svg::{Canvas, Css, Element};
 use crate::Traces;
 use serde::Deserialize;
@@ -67,6 +68,7 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
     let Block {
         prompt, caption, ..
     } = Block::<Opts>::read(KIND, table, traces)?;
+    prompt.needs(KIND, Gpt2Part::Architecture)?;
     let config = prompt.config().clone();
     let n = prompt.tokens()?.len();
     let p = Parameters::of(&config);

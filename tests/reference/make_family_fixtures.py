@@ -15,23 +15,17 @@ Usage (in a venv outside the repo: pip install torch transformers tokenizers saf
 """
 
 import importlib
-import json
 import os
-import subprocess
 import sys
-import tempfile
 
 import torch
-import transformers
-from tokenizers import Tokenizer
 from transformers import AutoModelForCausalLM
 
 sys.path.insert(0, os.path.dirname(__file__))
-from make_fixtures import sample  # noqa: E402
+from make_variant_fixtures import SAMPLES, write_fixtures  # noqa: E402
 
 # Long enough (13 tokens) that a sliding window of 4 hides most of each row.
 PROMPT = "The robots will bring us tea, and then they will sing."
-SAMPLES = 96
 
 LLAMA3 = {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0,
           "high_freq_factor": 4.0, "original_max_position_embeddings": 64}
@@ -147,43 +141,14 @@ def capture(model, ids):
 
 def main():
     binary, out_dir = sys.argv[1], sys.argv[2]
-    only = set(sys.argv[3:])
-    os.makedirs(out_dir, exist_ok=True)
-    torch.set_grad_enabled(False)
-    for name, (arch, fields, dtype, shards) in VARIANTS.items():
-        if only and name not in only:
-            continue
-        with tempfile.TemporaryDirectory() as model_dir:
-            args = [binary, "dev", "test-model", model_dir, "--arch", arch,
-                    "--dtype", dtype, "--shards", str(shards)]
-            for field, value in fields.items():
-                args += ["--set", f"{field}={json.dumps(value)}"]
-            subprocess.run(args, check=True, stdout=subprocess.DEVNULL)
-            model = AutoModelForCausalLM.from_pretrained(
-                model_dir, attn_implementation="eager", dtype=torch.float32).eval()
-            tokenizer = Tokenizer.from_file(f"{model_dir}/tokenizer.json")
-            ids = tokenizer.encode(PROMPT).ids
-            got = capture(model, ids)
-            weights = sorted(f for f in os.listdir(model_dir) if f.endswith(".safetensors"))
-            fixture = {
-                "made_by": f"tests/reference/make_family_fixtures.py, transformers {transformers.__version__}, torch {torch.__version__}",
-                "arch": arch,
-                "config": fields,
-                "dtype": dtype,
-                "shards": shards,
-                "weight_files": weights,
-                "samples": SAMPLES,
-                "text": PROMPT,
-                "ids": ids,
-                "tensors": {
-                    n: {"shape": list(t.shape), "values": sample(t, SAMPLES)}
-                    for n, t in sorted(got.items())
-                },
-            }
-        with open(os.path.join(out_dir, f"{name}.json"), "w") as f:
-            json.dump(fixture, f, separators=(",", ":"))
-            f.write("\n")
-        print(f"{name}: {len(fixture['tensors'])} tensors")
+    variants = {
+        name: (["--arch", arch], {"arch": arch}, fields, dtype, shards)
+        for name, (arch, fields, dtype, shards) in VARIANTS.items()
+    }
+    write_fixtures(
+        binary, out_dir, variants, "make_family_fixtures.py",
+        lambda d: AutoModelForCausalLM.from_pretrained(d, attn_implementation="eager", dtype=torch.float32).eval(),
+        capture, PROMPT, only=set(sys.argv[3:]))
 
 
 if __name__ == "__main__":

@@ -65,30 +65,35 @@ VARIANTS = {
 }
 
 
-def main():
-    binary, out_dir = sys.argv[1], sys.argv[2]
+def write_fixtures(binary, out_dir, variants, script, load, capture, prompt, only=()):
+    """One fixture per variant into out_dir: each variant is (test-model arguments beyond the
+    folder, the fixture keys that say which model it is, config fields, dtype, shards); load
+    reads the folder as transformers does and capture records its tensors for the ids."""
     os.makedirs(out_dir, exist_ok=True)
     torch.set_grad_enabled(False)
-    for name, (fields, dtype, shards) in VARIANTS.items():
+    for name, (args, which, fields, dtype, shards) in variants.items():
+        if only and name not in only:
+            continue
         with tempfile.TemporaryDirectory() as model_dir:
-            args = [binary, "dev", "test-model", model_dir, "--dtype", dtype, "--shards", str(shards)]
+            command = [binary, "dev", "test-model", model_dir, *args,
+                       "--dtype", dtype, "--shards", str(shards)]
             for field, value in fields.items():
-                args += ["--set", f"{field}={json.dumps(value)}"]
-            subprocess.run(args, check=True, stdout=subprocess.DEVNULL)
-            model = GPT2LMHeadModel.from_pretrained(
-                model_dir, attn_implementation="eager", dtype=torch.float32).eval()
+                command += ["--set", f"{field}={json.dumps(value)}"]
+            subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
+            model = load(model_dir)
             tokenizer = Tokenizer.from_file(f"{model_dir}/tokenizer.json")
-            ids = tokenizer.encode(PROMPT).ids
+            ids = tokenizer.encode(prompt).ids
             got = capture(model, ids)
             weights = sorted(f for f in os.listdir(model_dir) if f.endswith(".safetensors"))
             fixture = {
-                "made_by": f"tests/reference/make_variant_fixtures.py, transformers {transformers.__version__}, torch {torch.__version__}",
+                "made_by": f"tests/reference/{script}, transformers {transformers.__version__}, torch {torch.__version__}",
+                **which,
                 "config": fields,
                 "dtype": dtype,
                 "shards": shards,
                 "weight_files": weights,
                 "samples": SAMPLES,
-                "text": PROMPT,
+                "text": prompt,
                 "ids": ids,
                 "tensors": {
                     n: {"shape": list(t.shape), "values": sample(t, SAMPLES)}
@@ -99,6 +104,15 @@ def main():
             json.dump(fixture, f, separators=(",", ":"))
             f.write("\n")
         print(f"{name}: {len(fixture['tensors'])} tensors")
+
+
+def main():
+    binary, out_dir = sys.argv[1], sys.argv[2]
+    variants = {name: ([], {}, *rest) for name, rest in VARIANTS.items()}
+    write_fixtures(
+        binary, out_dir, variants, "make_variant_fixtures.py",
+        lambda d: GPT2LMHeadModel.from_pretrained(d, attn_implementation="eager", dtype=torch.float32).eval(),
+        capture, PROMPT)
 
 
 if __name__ == "__main__":

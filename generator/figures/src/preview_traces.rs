@@ -50,8 +50,6 @@ fn gpt2_like(pieces: &[(u32, &str)], top: &Top<'_>) -> Trace {
                 n_embd: 768,
                 n_positions: 1024,
                 vocab_size: GPT2_VOCAB,
-                layer_norm_epsilon: 1e-5,
-                activation_function: "gelu_new".into(),
                 ..Default::default()
             },
             weights_sha256: "0".repeat(64),

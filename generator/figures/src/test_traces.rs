@@ -168,8 +168,6 @@ pub fn trace_with(ids: &[u32], precision: Precision) -> Trace {
                 n_embd: 8,
                 n_positions: 64,
                 vocab_size: VOCAB,
-                layer_norm_epsilon: 1e-5,
-                activation_function: "gelu_new".into(),
                 ..Default::default()
             },
             weights_sha256: "0".repeat(64),

@@ -144,6 +144,14 @@ fn compare(name: &str, f: &Fixture) -> Result<f32, String> {
     Ok(worst)
 }
 
+/// The largest |a − b| over two fixtures' samples of one tensor.
+fn largest_gap(a: &[f32], b: &[f32]) -> f32 {
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| (x - y).abs())
+        .fold(0f32, f32::max)
+}
+
 #[test]
 fn every_variant_matches_transformers() {
     compare_all("variants", 25);
@@ -185,12 +193,6 @@ fn compare_all(folder: &str, least: usize) -> Vec<(String, Fixture)> {
 fn variants_differ_where_their_config_does() {
     let fixtures: BTreeMap<String, Fixture> = fixtures("variants").into_iter().collect();
     let post = |name: &str| fixtures[name].tensors["blocks.0.mlp.post"].values.clone();
-    let largest_gap = |a: &[f32], b: &[f32]| {
-        a.iter()
-            .zip(b)
-            .map(|(x, y)| (x - y).abs())
-            .fold(0f32, f32::max)
-    };
     assert!(largest_gap(&post("gelu"), &post("gelu_pytorch_tanh")) > 1e-4);
     assert!(largest_gap(&post("gelu"), &post("relu")) > 1e-2);
     let scores = |name: &str| {
@@ -208,12 +210,6 @@ fn variants_differ_where_their_config_does() {
 fn family_variants_differ_where_their_config_does() {
     let fixtures: BTreeMap<String, Fixture> = fixtures("families").into_iter().collect();
     let values = |name: &str, tensor: &str| fixtures[name].tensors[tensor].values.clone();
-    let largest_gap = |a: &[f32], b: &[f32]| {
-        a.iter()
-            .zip(b)
-            .map(|(x, y)| (x - y).abs())
-            .fold(0f32, f32::max)
-    };
     let pattern = "blocks.0.attn.pattern";
     assert!(
         largest_gap(

@@ -6,16 +6,6 @@ mod support;
 
 use support::TempSite;
 
-fn write(site: &TempSite, path: &str, text: &str) {
-    let path = site.root().join(path);
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, text).unwrap();
-}
-
-fn page(site: &TempSite, name: &str) -> String {
-    std::fs::read_to_string(site.root().join("public").join(name)).unwrap()
-}
-
 fn article(title: &str, weight: i64, body: &str) -> String {
     format!("+++\ntitle = \"{title}\"\ndescription = \"About {title}.\"\nweight = {weight}\n+++\n{body}\n")
 }
@@ -23,13 +13,10 @@ fn article(title: &str, weight: i64, body: &str) -> String {
 /// The minimal fixture with a top-level article on each side of two parts.
 fn site_in_parts() -> TempSite {
     let site = TempSite::new(&support::sites_dir().join("valid/minimal"));
-    write(
-        &site,
-        "tracebook.toml",
+    site.write("tracebook.toml",
         "title = \"Parts\"\nbase_url = \"https://example.org/parts/\"\n\n[model]\nid = \"test/tiny-gpt2\"\n",
     );
-    write(
-        &site,
+    site.write(
         "content/only.md",
         &article(
             "Preface",
@@ -37,18 +24,12 @@ fn site_in_parts() -> TempSite {
             "Start with [the basics](01-basics/_index.md).",
         ),
     );
-    write(
-        &site,
-        "content/zz-end.md",
-        &article("Afterword", 9, "The end."),
-    );
-    write(
-        &site,
+    site.write("content/zz-end.md", &article("Afterword", 9, "The end."));
+    site.write(
         "content/01-basics/_index.md",
         &article("Basics", 2, "What the model reads."),
     );
-    write(
-        &site,
+    site.write(
         "content/01-basics/tokens.md",
         &article(
             "Tokens",
@@ -56,18 +37,12 @@ fn site_in_parts() -> TempSite {
             "## Splitting\nOn to [attention](../02-inside/attention.md#looking).",
         ),
     );
-    write(
-        &site,
-        "content/01-basics/bytes.md",
-        &article("Bytes", 2, "Bytes."),
-    );
-    write(
-        &site,
+    site.write("content/01-basics/bytes.md", &article("Bytes", 2, "Bytes."));
+    site.write(
         "content/02-inside/_index.md",
         &article("Inside a block", 3, "The heart."),
     );
-    write(
-        &site,
+    site.write(
         "content/02-inside/attention.md",
         &article(
             "Attention",
@@ -105,7 +80,7 @@ fn the_sidebar_home_page_and_pager_follow_the_parts() {
     let site = site_in_parts();
     let report = tracebook_site::build(site.root(), None).unwrap_or_else(|d| panic!("{d}"));
     assert!(report.warnings.is_empty(), "{}", report.warnings);
-    let sidebar = list_items(&page(&site, "01-basics/tokens.html"), "tb-sidebar\"");
+    let sidebar = list_items(&site.page("01-basics/tokens.html"), "tb-sidebar\"");
     assert_eq!(
         sidebar,
         [
@@ -118,11 +93,11 @@ fn the_sidebar_home_page_and_pager_follow_the_parts() {
             "Afterword"
         ]
     );
-    let home = list_items(&page(&site, "index.html"), "tb-series\"");
+    let home = list_items(&site.page("index.html"), "tb-series\"");
     assert_eq!(home.len(), 7, "{home:?}");
     assert!(home[1].starts_with("part: BasicsAbout Basics."), "{home:?}");
     // Links are relative to the page they are on, a part's heading included.
-    let tokens = page(&site, "01-basics/tokens.html");
+    let tokens = site.page("01-basics/tokens.html");
     assert!(
         tokens.contains(r#"<li class="tb-sidebar-part"><a href="index.html">Basics</a>"#),
         "{tokens}"
@@ -137,7 +112,7 @@ fn the_sidebar_home_page_and_pager_follow_the_parts() {
     assert!(tokens.contains(r#"rel="prev" href="../only.html""#));
     assert!(tokens.contains(r#"rel="next" href="bytes.html""#));
     // From the last article of one part to the first of the next.
-    let bytes = page(&site, "01-basics/bytes.html");
+    let bytes = site.page("01-basics/bytes.html");
     assert!(
         bytes.contains(r#"rel="next" href="../02-inside/attention.html""#),
         "{bytes}"
@@ -148,7 +123,7 @@ fn the_sidebar_home_page_and_pager_follow_the_parts() {
 fn a_part_has_its_own_page_listing_its_articles() {
     let site = site_in_parts();
     tracebook_site::build(site.root(), None).unwrap_or_else(|d| panic!("{d}"));
-    let part = page(&site, "01-basics/index.html");
+    let part = site.page("01-basics/index.html");
     assert!(part.contains("<title>Basics · Parts</title>"), "{part}");
     assert!(part.contains("What the model reads."));
     // Numbered on from the series: Tokens is the second article.
@@ -168,7 +143,7 @@ fn a_part_has_its_own_page_listing_its_articles() {
 fn print_feed_and_sitemap_follow_the_parts() {
     let site = site_in_parts();
     tracebook_site::build(site.root(), None).unwrap_or_else(|d| panic!("{d}"));
-    let print = page(&site, "print.html");
+    let print = site.page("print.html");
     let order: Vec<usize> = [
         "id=\"only\"",
         "<section class=\"tb-print-part\" id=\"01-basics-index\"",
@@ -189,7 +164,7 @@ fn print_feed_and_sitemap_follow_the_parts() {
     assert!(order.windows(2).all(|w| w[0] < w[1]), "{order:?}");
     // A link to a part's page becomes a link within print.html.
     assert!(print.contains("href=\"#01-basics-index\""), "{print}");
-    let feed = page(&site, "atom.xml");
+    let feed = site.page("atom.xml");
     let tokens = feed.find("<title>Tokens</title>").unwrap();
     let entry = &feed[tokens..feed[tokens..].find("</entry>").unwrap() + tokens];
     assert!(entry.contains("<category term=\"Basics\"/>"), "{entry}");
@@ -197,7 +172,7 @@ fn print_feed_and_sitemap_follow_the_parts() {
         !feed.contains("<title>Basics</title>"),
         "a part is not an entry of the feed"
     );
-    let sitemap = page(&site, "sitemap.xml");
+    let sitemap = site.page("sitemap.xml");
     assert!(
         sitemap.contains("https://example.org/parts/01-basics/index.html"),
         "{sitemap}"
@@ -207,8 +182,7 @@ fn print_feed_and_sitemap_follow_the_parts() {
 #[test]
 fn a_broken_link_between_parts_is_located() {
     let site = site_in_parts();
-    write(
-        &site,
+    site.write(
         "content/02-inside/attention.md",
         &article("Attention", 1, "Back to [tokens](../01-basics/token.md)."),
     );

@@ -10,22 +10,10 @@ fn minimal() -> TempSite {
     TempSite::new(&support::sites_dir().join("valid/minimal"))
 }
 
-fn write(site: &TempSite, path: &str, text: &str) {
-    let path = site.root().join(path);
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, text).unwrap();
-}
-
-fn page(site: &TempSite, name: &str) -> String {
-    std::fs::read_to_string(site.root().join("public").join(name)).unwrap()
-}
-
 #[test]
 fn every_documented_block_can_be_overridden() {
     let site = minimal();
-    write(
-        &site,
-        "templates/article.html",
+    site.write("templates/article.html",
         r#"{% extends "base.html" %}
 {% block title %}T-BLOCK{% endblock title %}
 {% block description %}D-BLOCK{% endblock description %}
@@ -37,7 +25,7 @@ fn every_documented_block_can_be_overridden() {
 "#,
     );
     let report = tracebook_site::build(site.root(), None).unwrap_or_else(|d| panic!("{d}"));
-    let html = page(&site, "only.html");
+    let html = site.page("only.html");
     for marker in [
         "<title>T-BLOCK</title>",
         "content=\"D-BLOCK\"",
@@ -65,21 +53,16 @@ fn extra_css_and_extra_head_reach_every_page_and_partials_can_be_replaced() {
         "extra_css = [\"extra.css\"]\nextra_head = '<link rel=\"icon\" href=\"favicon.svg\">'\n\n[model]",
         1,
     );
-    write(&site, "tracebook.toml", &config);
-    write(&site, "static/extra.css", "body { color: teal; }\n");
-    write(
-        &site,
+    site.write("tracebook.toml", &config);
+    site.write("static/extra.css", "body { color: teal; }\n");
+    site.write(
         "static/favicon.svg",
         "<svg xmlns=\"http://www.w3.org/2000/svg\"/>\n",
     );
-    write(
-        &site,
-        "templates/partials/footer.html",
-        "<p>My own footer</p>\n",
-    );
+    site.write("templates/partials/footer.html", "<p>My own footer</p>\n");
     tracebook_site::build(site.root(), None).unwrap_or_else(|d| panic!("{d}"));
     for name in ["index.html", "only.html"] {
-        let html = page(&site, name);
+        let html = site.page(name);
         let css = html.find("href=\"extra.css\"").expect("extra.css linked");
         assert!(
             html.find("href=\"tracebook.css\"").unwrap() < css,
@@ -98,8 +81,7 @@ fn extra_css_and_extra_head_reach_every_page_and_partials_can_be_replaced() {
     assert!(site.root().join("public/extra.css").is_file());
 
     // A style sheet that is not there is a broken link, like any other.
-    write(
-        &site,
+    site.write(
         "tracebook.toml",
         &config.replace("extra.css", "missing.css"),
     );
@@ -118,7 +100,7 @@ fn a_theme_that_drops_the_model_credit_is_warned_about() {
         .unwrap()
         .1
         .replace("{% include \"partials/model-credit.html\" %}", "");
-    write(&site, "templates/base.html", &base);
+    site.write("templates/base.html", &base);
     let report = tracebook_site::build(site.root(), None).unwrap_or_else(|d| panic!("{d}"));
     let warnings = report.warnings.to_string();
     assert!(
@@ -134,8 +116,7 @@ fn a_theme_that_drops_the_model_credit_is_warned_about() {
 #[test]
 fn an_article_without_a_description_builds_with_a_warning_at_its_line() {
     let site = minimal();
-    write(
-        &site,
+    site.write(
         "content/bare.md",
         "+++\ntitle = \"Bare\"\ndescription = \"\"\n+++\n\nText.\n",
     );
@@ -155,30 +136,25 @@ fn an_article_without_a_description_builds_with_a_warning_at_its_line() {
 #[test]
 fn figures_and_code_blocks_render_through_their_partials() {
     let site = TempSite::new(&support::sites_dir().join("valid/full"));
-    write(
-        &site,
-        "content/code.md",
+    site.write("content/code.md",
         "+++\ntitle = \"Code\"\ndescription = \"d\"\n+++\n\n```rust\nfn main() {}\n```\n\n```text\na < b\n```\n\n    indented\n",
     );
-    write(
-        &site,
-        "templates/partials/figure.html",
+    site.write("templates/partials/figure.html",
         r#"<div class="my-figure" id="{{ figure.id }}" data-kind="{{ figure.kind }}">{{ figure.svg | safe }}<p>{{ words.figure }} {{ figure.number }}: {{ figure.caption }} ({{ figure.download }})</p></div>"#,
     );
-    write(
-        &site,
+    site.write(
         "templates/partials/code.html",
         r#"<div class="my-code" data-language="{{ language }}"><pre>{{ code | safe }}</pre></div>"#,
     );
     tracebook_site::build(site.root(), None).unwrap_or_else(|d| panic!("{d}"));
-    let tokens = page(&site, "tokens.html");
+    let tokens = site.page("tokens.html");
     assert!(
         tokens.contains("<div class=\"my-figure\" id=\"figure-1\" data-kind=\"tokens\"><svg"),
         "{tokens}"
     );
     assert!(tokens.contains("<p>Figure 1: "), "{tokens}");
     assert!(!tokens.contains("<figure"), "the built-in wrapper is gone");
-    let code = page(&site, "code.html");
+    let code = site.page("code.html");
     assert!(
         code.contains("<div class=\"my-code\" data-language=\"rust\"><pre><span class=\"tb-hl-"),
         "{code}"
@@ -196,8 +172,7 @@ fn figures_and_code_blocks_render_through_their_partials() {
 #[test]
 fn a_broken_figure_partial_is_an_error_in_its_file() {
     let site = TempSite::new(&support::sites_dir().join("valid/full"));
-    write(
-        &site,
+    site.write(
         "templates/partials/figure.html",
         "<div>{{ figure.nope.deeper }}</div>",
     );
@@ -221,7 +196,7 @@ fn scales_site(theme: Option<&str>) -> TempSite {
     if let Some(theme) = theme {
         config.push_str(&format!("\n[theme]\n{theme}\n"));
     }
-    write(&site, "tracebook.toml", &config);
+    site.write("tracebook.toml", &config);
     tracebook_site::build(site.root(), None).unwrap_or_else(|d| panic!("{d}"));
     site
 }
@@ -232,7 +207,7 @@ fn figure_files(site: &TempSite) -> Vec<(String, String)> {
         .filter_map(|e| {
             let name = e.unwrap().file_name().to_string_lossy().to_string();
             name.ends_with(".svg")
-                .then(|| (name.clone(), page(site, &name)))
+                .then(|| (name.clone(), site.page(&name)))
         })
         .collect();
     files.sort();
@@ -244,7 +219,7 @@ fn a_theme_colours_inline_figures_downloads_previews_and_the_page_alike() {
     let site = scales_site(Some(
         "accent = \"#b5472d\"\nsequential = \"greens\"\ndiverging = \"purple-orange\"",
     ));
-    let html = page(&site, "shared.html");
+    let html = site.page("shared.html");
     assert!(
         html.contains("<style>:root{--accent:#b5472d;--figure-accent:#b5472d;--token-bg:#"),
         "the page's custom properties: live figures and links follow them"
@@ -283,7 +258,7 @@ fn a_theme_colours_inline_figures_downloads_previews_and_the_page_alike() {
         "the preview image follows the theme"
     );
     assert!(
-        !page(&plain, "shared.html").contains("<style>:root"),
+        !plain.page("shared.html").contains("<style>:root"),
         "no theme, no style"
     );
 }
@@ -292,8 +267,7 @@ fn a_theme_colours_inline_figures_downloads_previews_and_the_page_alike() {
 fn a_misspelt_palette_stops_the_build_at_its_value() {
     let site = TempSite::new(&support::sites_dir().join("valid/minimal"));
     let config = std::fs::read_to_string(site.root().join("tracebook.toml")).unwrap();
-    write(
-        &site,
+    site.write(
         "tracebook.toml",
         &format!("{config}\n[theme]\nsequential = \"viridis\"\n"),
     );

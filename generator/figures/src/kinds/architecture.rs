@@ -287,16 +287,7 @@ mod tests {
 
     #[test]
     fn gpt2_small_has_its_famous_parameter_count() {
-        let config = ModelShape {
-            n_layer: 12,
-            n_head: 12,
-            n_embd: 768,
-            n_positions: 1024,
-            vocab_size: 50257,
-            layer_norm_epsilon: 1e-5,
-            activation_function: "gelu_new".into(),
-            ..Default::default()
-        };
+        let config = ModelShape::default();
         let p = Parameters::of(&config);
         assert_eq!(p.total, 124_439_808);
         assert_eq!(p.block, 7_087_872);

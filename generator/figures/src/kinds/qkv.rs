@@ -93,15 +93,10 @@ pub fn render(
 /// head shows the key/value head it reads.
 pub fn concat_heads(prompt: &Prompt, heads: &Checked, t: usize) -> Vec<f64> {
     let query_heads = prompt.config().n_head;
+    // Query head h reads head h / group of a tensor with query_heads / group heads.
+    let group = (query_heads / heads.shape[0].max(1)).max(1);
     (0..query_heads)
-        .flat_map(|h| {
-            let own = if heads.shape[0] == query_heads {
-                h
-            } else {
-                prompt.kv_head(h)
-            };
-            heads.row(&[own, t])
-        })
+        .flat_map(|h| heads.row(&[h / group, t]))
         .collect()
 }
 

@@ -91,14 +91,8 @@ impl Gpt2Config {
         Ok(config)
     }
 
-    /// Read and validate `config.json`.
-    pub fn load(path: &Path) -> Result<Gpt2Config> {
-        let text = std::fs::read_to_string(path).map_err(|e| ModelError::io(path, e))?;
-        Gpt2Config::parse(&text, path)
-    }
-
-    /// Parse and validate the text of a `config.json` (named `path` in messages) that is
-    /// already in memory, as the browser has it.
+    /// Parse and validate the text of a `config.json` (named `path` in messages); files are
+    /// read by `ModelConfig::load`, which picks the schema by `model_type`.
     pub fn parse(text: &str, path: &Path) -> Result<Gpt2Config> {
         let config: Gpt2Config = serde_json::from_str(text).map_err(|e| ModelError::Config {
             path: path.to_path_buf(),

@@ -214,17 +214,24 @@ fn output_path(relative: &Path) -> String {
     display_name(&relative.with_extension("html"))
 }
 
+/// A site folder holding `files` (path under the root, text), for the load stage's tests.
+#[cfg(test)]
+pub(crate) fn test_site(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for (path, text) in files {
+        let path = dir.path().join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    dir
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn site(files: &[(&str, &str)]) -> (tempfile::TempDir, Content, String) {
-        let dir = tempfile::tempdir().unwrap();
-        for (path, text) in files {
-            let path = dir.path().join(path);
-            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(path, text).unwrap();
-        }
+        let dir = test_site(files);
         let mut out = Diagnostics::new();
         let content = load(dir.path(), &mut out);
         (dir, content, out.to_string())

@@ -109,12 +109,7 @@ mod tests {
     use crate::load::content;
 
     fn load(files: &[(&str, &str)]) -> (Vec<Page>, String) {
-        let dir = tempfile::tempdir().unwrap();
-        for (path, text) in files {
-            let path = dir.path().join(path);
-            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(path, text).unwrap();
-        }
+        let dir = content::test_site(files);
         let mut out = Diagnostics::new();
         let mut content = content::load(dir.path(), &mut out);
         assign(&mut content.pages, &mut out);

@@ -73,6 +73,18 @@ impl TempSite {
         self.dir.path()
     }
 
+    /// Write `text` to `path` under the site, making its folders.
+    pub fn write(&self, path: &str, text: &str) {
+        let path = self.root().join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+
+    /// The built file `public/NAME`.
+    pub fn page(&self, name: &str) -> String {
+        std::fs::read_to_string(self.root().join("public").join(name)).unwrap()
+    }
+
     fn harness_config(&self) -> HarnessConfig {
         let path = self.root().join("harness.toml");
         let config = match std::fs::read_to_string(&path) {

@@ -73,8 +73,6 @@ fn meta(
                 n_embd: N_EMBD,
                 n_positions: 64,
                 vocab_size: VOCAB,
-                layer_norm_epsilon: 1e-5,
-                activation_function: "gelu_new".into(),
                 ..Default::default()
             },
             weights_sha256: "0".repeat(64),

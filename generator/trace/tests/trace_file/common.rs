@@ -56,16 +56,7 @@ pub fn model() -> ModelInfo {
     ModelInfo {
         id: "openai-community/gpt2".to_string(),
         name: None,
-        config: ModelShape {
-            n_layer: 12,
-            n_head: 12,
-            n_embd: 768,
-            n_positions: 1024,
-            vocab_size: 50257,
-            layer_norm_epsilon: 1e-5,
-            activation_function: "gelu_new".into(),
-            ..Default::default()
-        },
+        config: ModelShape::default(),
         weights_sha256: "248dfc3911869ec493c76e65bf2fcf7f615828b0254c12b473182f0f81d3a707"
             .to_string(),
         weights_dtype: "f32".into(),

@@ -1,10 +1,12 @@
-//! `tracebook train`: train a GPT-2-architecture model on a text file, with a progress bar.
+//! `tracebook train`: train a GPT-2- or Llama-architecture model on a text file, with a
+//! progress bar.
 
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 use tracebook_model::train::{
-    train, Architecture, Observer, Settings, Start, StepRecord, TrainRun, TrainingLog, WeightsDtype,
+    train, Arch, Architecture, Observer, Settings, Start, StepRecord, TrainRun, TrainingLog,
+    WeightsDtype,
 };
 
 #[derive(clap::Args, Debug)]
@@ -12,7 +14,7 @@ pub struct Args {
     /// A UTF-8 text file to train on (GPT-2's tokenizer; the last --val-share is held out).
     #[arg(long)]
     pub corpus: PathBuf,
-    /// The checkpoint folder (Hugging Face GPT-2 layout); must be new or empty unless --resume.
+    /// The checkpoint folder (Hugging Face layout); must be new or empty unless --resume.
     #[arg(long)]
     pub out: PathBuf,
     /// Continue the run saved in --out; settings not given are taken from it.
@@ -22,12 +24,19 @@ pub struct Args {
     /// learning-rate schedule stays that of --steps.
     #[arg(long)]
     pub stop_after: Option<usize>,
+    /// gpt2 (learned positions, LayerNorm, GELU MLP) or llama (RoPE, RMSNorm, SwiGLU,
+    /// grouped-query attention) [default: gpt2]
+    #[arg(long)]
+    pub arch: Option<Arch>,
     /// Transformer blocks [default: 4]
     #[arg(long)]
     pub layers: Option<usize>,
     /// Attention heads per block [default: 4]
     #[arg(long)]
     pub heads: Option<usize>,
+    /// Key/value heads shared by the query heads (--arch llama) [default: half of --heads]
+    #[arg(long)]
+    pub kv_heads: Option<usize>,
     /// Model width (n_embd), a multiple of --heads [default: 128]
     #[arg(long)]
     pub width: Option<usize>,
@@ -114,12 +123,7 @@ fn settings(args: &Args) -> anyhow::Result<Settings> {
     let base = if args.resume && saved.is_file() {
         TrainingLog::load(&saved)?.settings
     } else {
-        Settings::small(Architecture {
-            layers: 4,
-            heads: 4,
-            width: 128,
-            context: 128,
-        })
+        Settings::small(Architecture::gpt2(4, 4, 128, 128))
     };
     let a = base.architecture;
     let learning_rate = args.lr.unwrap_or(base.learning_rate);
@@ -130,8 +134,10 @@ fn settings(args: &Args) -> anyhow::Result<Settings> {
     };
     Ok(Settings {
         architecture: Architecture {
+            arch: args.arch.unwrap_or(a.arch),
             layers: args.layers.unwrap_or(a.layers),
             heads: args.heads.unwrap_or(a.heads),
+            kv_heads: args.kv_heads.or(a.kv_heads),
             width: args.width.unwrap_or(a.width),
             context: args.context.unwrap_or(a.context),
         },

@@ -3,7 +3,8 @@
 Reads the initial weights of a tiny run, written by
     tracebook train --corpus ANY_TEXT --out RUN --layers 2 --heads 2 --width 16 --context 8 \
         --steps 1 --seed 7 --val-share 0 --snapshot-at 0
-(RUN/snapshots/step-000000), then takes three AdamW steps as tracebook does: mean next-token
+(RUN/snapshots/step-000000; `train-step.json`), or by the same command with
+`--arch llama --heads 4 --kv-heads 2 --width 32` (`train-step-llama.json`), then takes three AdamW steps as tracebook does: mean next-token
 cross-entropy over a batch of windows, global gradient-norm clipping, AdamW with betas
 (0.9, 0.95), eps 1e-8, decoupled weight decay on tensors of rank >= 2 only. Writes a JSON fixture
 with the windows, the learning rates, each step's loss and gradient norm, up to `--samples`
@@ -22,7 +23,7 @@ import json
 import torch
 import transformers
 from tokenizers import Tokenizer
-from transformers import GPT2LMHeadModel
+from transformers import AutoModelForCausalLM
 
 TEXTS = [
     "The robots will bring us tea in the morning, and the cats will sleep all day long.",
@@ -70,11 +71,21 @@ def main():
     args = parser.parse_args()
 
     torch.manual_seed(0)
-    model = GPT2LMHeadModel.from_pretrained(
+    model = AutoModelForCausalLM.from_pretrained(
         args.init_dir, attn_implementation="eager", dtype=torch.float32)
     model.train()
     tokenizer = Tokenizer.from_file(f"{args.init_dir}/tokenizer.json")
-    context = model.config.n_positions
+    config = model.config
+    if config.model_type == "gpt2":
+        context = config.n_positions
+        architecture = {"layers": config.n_layer, "heads": config.n_head,
+                        "width": config.n_embd, "context": context}
+    else:
+        context = config.max_position_embeddings
+        architecture = {"arch": config.model_type, "layers": config.num_hidden_layers,
+                        "heads": config.num_attention_heads,
+                        "kv_heads": config.num_key_value_heads,
+                        "width": config.hidden_size, "context": context}
     all_windows = windows(tokenizer, context)
     named = [(canonical(n), p) for n, p in model.named_parameters()]
     decay = [p for _, p in named if p.dim() >= 2]
@@ -104,8 +115,7 @@ def main():
         "made_by": f"tests/reference/make_train_fixture.py, transformers {transformers.__version__}, torch {torch.__version__}",
         "init_sha256": sha256(f"{args.init_dir}/model.safetensors"),
         "seed": 7,
-        "architecture": {"layers": model.config.n_layer, "heads": model.config.n_head,
-                         "width": model.config.n_embd, "context": context},
+        "architecture": architecture,
         "batch": BATCH,
         "weight_decay": WEIGHT_DECAY,
         "grad_clip": GRAD_CLIP,

@@ -13,7 +13,8 @@ use tracebook_model::train::step::batch_gradients;
 use tracebook_model::train::step::mean_loss;
 use tracebook_model::train::windows::validation;
 use tracebook_model::train::{
-    train, Architecture, Observer, Quiet, Settings, TrainError, TrainRun, TrainingLog, WeightsDtype,
+    train, Arch, Architecture, Observer, Quiet, Settings, TrainError, TrainRun, TrainingLog,
+    WeightsDtype,
 };
 use tracebook_model::Transformer;
 
@@ -70,13 +71,24 @@ fn assert_close(what: &str, ours: &[f32], reference: &[f32], abs: f32, rel: f32)
     }
 }
 
-/// Three AdamW steps on a 2-layer model equal PyTorch's (tests/reference/make_train_fixture.py):
+/// Three AdamW steps on a 2-layer GPT-2 equal PyTorch's (tests/reference/make_train_fixture.py):
 /// loss, gradient of every weight, gradient norm, and every weight afterwards.
 #[test]
 fn optimiser_steps_match_pytorch() {
-    let text = std::fs::read_to_string(fixture_path("train-step.json")).unwrap();
+    replay("train-step.json");
+}
+
+/// The same on a 2-layer Llama (RoPE, RMSNorm, SwiGLU, four query heads sharing two key/value
+/// heads): candle's gradients through every part the families add equal PyTorch's.
+#[test]
+fn llama_optimiser_steps_match_pytorch() {
+    replay("train-step-llama.json");
+}
+
+fn replay(fixture: &str) {
+    let text = std::fs::read_to_string(fixture_path(fixture)).unwrap();
     let f: StepFixture = serde_json::from_str(&text).unwrap();
-    let config = tracebook_model::ModelConfig::from(f.architecture.config());
+    let config = f.architecture.config();
     let params = Params::init(&config, &mut Rng::new(f.seed)).unwrap();
     assert_eq!(
         sha256(&model_bytes(&params, WeightsDtype::F32).unwrap()),
@@ -161,12 +173,7 @@ fn small_text() -> String {
 }
 
 fn tiny_settings() -> Settings {
-    let mut s = Settings::small(Architecture {
-        layers: 1,
-        heads: 2,
-        width: 16,
-        context: 16,
-    });
+    let mut s = Settings::small(Architecture::gpt2(1, 2, 16, 16));
     s.steps = 30;
     s.batch_size = 4;
     s.learning_rate = 1e-2;
@@ -244,7 +251,7 @@ fn a_short_run_lowers_the_loss_and_its_checkpoint_loads_like_gpt2() {
     let folder = dir.path().join("model");
     let files = tracebook_model::source::from_dir("tiny", &folder).unwrap();
     let model = tracebook_model::Model::load(files).unwrap();
-    assert_eq!(model.config, tiny_settings().architecture.config().into());
+    assert_eq!(model.config, tiny_settings().architecture.config());
     let corpus = Corpus::load(&dir.path().join("corpus.txt"), &model.tokenizer, 0.1, 16).unwrap();
     let windows = validation(&corpus.val, 16, 8);
     let reloaded = mean_loss(&model.net, &windows).unwrap();
@@ -259,6 +266,87 @@ fn a_short_run_lowers_the_loss_and_its_checkpoint_loads_like_gpt2() {
     );
     assert_eq!(saved.steps.len(), log.steps.len());
     assert!((saved.steps[29].loss - log.steps[29].loss).abs() < 1e-12);
+}
+
+/// `--arch llama`: the same trainer on the Llama architecture (RoPE, RMSNorm, SwiGLU, two query
+/// heads sharing one key/value head) lowers the loss, and its folder is a LlamaForCausalLM
+/// checkpoint that loads back with the loss the trainer measured.
+#[test]
+fn a_llama_run_lowers_the_loss_and_its_checkpoint_loads_as_llama() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut settings = tiny_settings();
+    settings.architecture.arch = Arch::Llama;
+    let log = run_in(dir.path(), settings.clone(), false).unwrap();
+    let (initial, last) = (log.initial_val_loss.unwrap(), log.last_val_loss().unwrap());
+    assert!(
+        last < initial - 4.0,
+        "validation loss went from {initial} to {last}"
+    );
+    assert_eq!(
+        log.watched.as_ref().map(|w| w.name.as_str()),
+        Some("model.layers.0.mlp.up_proj.weight")
+    );
+
+    let folder = dir.path().join("model");
+    let config: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(folder.join("config.json")).unwrap())
+            .unwrap();
+    assert_eq!(config["model_type"], "llama");
+    assert_eq!(config["architectures"][0], "LlamaForCausalLM");
+    assert_eq!(config["num_key_value_heads"], 1);
+    assert_eq!(
+        config["intermediate_size"], 64,
+        "8/3 of 16, rounded up to 32s"
+    );
+    let bytes = std::fs::read(folder.join("model.safetensors")).unwrap();
+    let keys: Vec<String> = safetensors::SafeTensors::deserialize(&bytes)
+        .unwrap()
+        .names()
+        .into_iter()
+        .map(str::to_string)
+        .collect();
+    assert!(keys.contains(&"model.embed_tokens.weight".to_string()));
+    assert!(keys.contains(&"model.layers.0.self_attn.k_proj.weight".to_string()));
+    assert!(
+        keys.iter().all(|k| !k.starts_with("transformer.")),
+        "{keys:?}"
+    );
+
+    let files = tracebook_model::source::from_dir("tiny-llama", &folder).unwrap();
+    let model = tracebook_model::Model::load(files).unwrap();
+    assert_eq!(model.config, settings.architecture.config());
+    assert_eq!(model.config.model_type(), "llama");
+    let corpus = Corpus::load(&dir.path().join("corpus.txt"), &model.tokenizer, 0.1, 16).unwrap();
+    let reloaded = mean_loss(&model.net, &validation(&corpus.val, 16, 8)).unwrap();
+    assert!(
+        (reloaded - last).abs() < 1e-5,
+        "reloaded {reloaded} vs logged {last}"
+    );
+    let saved = TrainingLog::load(&folder.join("training_log.json")).unwrap();
+    assert_eq!(saved.settings.architecture, settings.architecture);
+}
+
+#[test]
+fn kv_heads_are_checked_before_anything_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut settings = tiny_settings();
+    settings.architecture.kv_heads = Some(1);
+    let gpt2 = run_in(dir.path(), settings.clone(), false).unwrap_err();
+    assert!(
+        gpt2.to_string()
+            .contains("--kv-heads 1 is for --arch llama"),
+        "{gpt2}"
+    );
+    settings.architecture.arch = Arch::Llama;
+    settings.architecture.kv_heads = Some(3);
+    let uneven = run_in(dir.path(), settings, false).unwrap_err();
+    assert!(
+        uneven
+            .to_string()
+            .contains("--kv-heads 3 does not divide --heads 2"),
+        "{uneven}"
+    );
+    assert!(!dir.path().join("model").exists());
 }
 
 /// Copies the checkpoint folder away right after the save at `step`: what an interrupted run

@@ -1,4 +1,4 @@
-//! A checkpoint folder in Hugging Face GPT-2 layout (config.json, model.safetensors,
+//! A checkpoint folder in Hugging Face layout (config.json, model.safetensors,
 //! tokenizer.json) plus what `--resume` needs: training_log.json and optimizer.safetensors.
 //!
 //! Snapshots live under `snapshots/step-NNNNNN/` in the same layout and are carried into
@@ -53,8 +53,8 @@ pub fn save(out: &Path, parts: &CheckpointParts) -> TrainResult<()> {
     })
 }
 
-/// model.safetensors as `save_pretrained` writes it: `transformer.`-prefixed keys, tied
-/// embeddings (no lm_head), `format: pt` metadata.
+/// model.safetensors as `save_pretrained` writes it: GPT-2's keys under `transformer.`, the
+/// Llama family's as named (`model.…`), tied embeddings (no lm_head), `format: pt` metadata.
 pub fn model_bytes(params: &Params, dtype: WeightsDtype) -> TrainResult<Vec<u8>> {
     let (st_dtype, candle_dtype) = match dtype {
         WeightsDtype::F32 => (Dtype::F32, DType::F32),
@@ -75,7 +75,7 @@ pub fn model_bytes(params: &Params, dtype: WeightsDtype) -> TrainResult<Vec<u8>>
                 .flat_map(|v| v.to_le_bytes())
                 .collect(),
         };
-        data.push((format!("transformer.{name}"), var.dims().to_vec(), bytes));
+        data.push((saved_key(name), var.dims().to_vec(), bytes));
     }
     let views = data.iter().map(|(name, shape, bytes)| {
         let view = TensorView::new(st_dtype, shape.clone(), bytes)
@@ -85,6 +85,17 @@ pub fn model_bytes(params: &Params, dtype: WeightsDtype) -> TrainResult<Vec<u8>>
     let metadata = HashMap::from([("format".to_string(), "pt".to_string())]);
     safetensors::serialize(views, Some(metadata))
         .map_err(|e| candle_core::Error::Msg(e.to_string()).into())
+}
+
+/// The key `save_pretrained` gives canonical weight `name`: GPT2LMHeadModel keeps its
+/// transformer under `transformer.`; a Llama-family name already starts with `model.`, and the
+/// head (`lm_head.`) sits beside the transformer in both.
+fn saved_key(name: &str) -> String {
+    if name.starts_with("model.") || name.starts_with("lm_head.") {
+        name.to_string()
+    } else {
+        format!("transformer.{name}")
+    }
 }
 
 fn write_model_files(dir: &Path, config: &ModelConfig, tokenizer_json: &str) -> TrainResult<()> {

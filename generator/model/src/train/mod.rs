@@ -26,4 +26,4 @@ pub use error::{TrainError, TrainResult};
 pub use log::{StepRecord, TrainingLog};
 pub use observer::{Observer, Quiet, Start};
 pub use run::{train, TrainRun};
-pub use settings::{Architecture, Settings, WeightsDtype};
+pub use settings::{Arch, Architecture, Settings, WeightsDtype};

@@ -1,5 +1,6 @@
-//! The trainable weights: one candle `Var` per GPT-2 tensor, initialised as GPT-2 was, and
-//! shared with the forward pass (a model built from them sees every optimiser update).
+//! The trainable weights: one candle `Var` per tensor of the checkpoint, initialised as GPT-2
+//! was (Llama models the same way), and shared with the forward pass (a model built from them
+//! sees every optimiser update).
 
 use super::error::TrainResult;
 use super::rng::Rng;
@@ -11,6 +12,23 @@ use std::collections::{BTreeMap, HashMap};
 /// GPT-2's initialiser range: weights are drawn from N(0, 0.02²).
 const INIT_STD: f64 = 0.02;
 
+/// The projections that write into the residual stream, by the end of their names.
+const RESIDUAL_WRITERS: [&str; 3] = ["c_proj.weight", "o_proj.weight", "down_proj.weight"];
+
+/// A norm's gain: GPT-2's `ln_1`, `ln_2`, `ln_f`; Llama's `input_layernorm`,
+/// `post_attention_layernorm`, `model.norm`.
+fn is_norm(name: &str) -> bool {
+    name.contains("ln_") || name.contains("layernorm") || name.ends_with("norm.weight")
+}
+
+/// The token embedding, which the unembedding shares in every model tracebook trains.
+pub fn tied_embedding(config: &ModelConfig) -> &'static str {
+    match config {
+        ModelConfig::Gpt2(_) => "wte.weight",
+        ModelConfig::Decoder(_) => "model.embed_tokens.weight",
+    }
+}
+
 /// Every weight of the model by canonical name (`h.0.attn.c_attn.weight`, ...), in the order of
 /// `weights::expected`, which is also the order the optimiser and the checkpoints use.
 pub struct Params {
@@ -19,8 +37,9 @@ pub struct Params {
 }
 
 impl Params {
-    /// Fresh weights: N(0, 0.02) matrices and embeddings, residual projections scaled by
-    /// 1/√(2·layers), zero biases, unit LayerNorm gains.
+    /// Fresh weights: N(0, 0.02) matrices and embeddings, the projections that write into the
+    /// residual stream (GPT-2's `c_proj`, Llama's `o_proj` and `down_proj`) scaled by
+    /// 1/√(2·layers), zero biases, unit norm gains.
     pub fn init(config: &ModelConfig, rng: &mut Rng) -> TrainResult<Params> {
         let residual_std = INIT_STD / (2.0 * config.n_layer() as f64).sqrt();
         let mut tensors = BTreeMap::new();
@@ -28,10 +47,10 @@ impl Params {
             let n: usize = shape.iter().product();
             let values: Vec<f32> = if name.ends_with(".bias") {
                 vec![0.0; n]
-            } else if name.contains("ln_") {
+            } else if is_norm(&name) {
                 vec![1.0; n]
             } else {
-                let std = if name.ends_with("c_proj.weight") {
+                let std = if RESIDUAL_WRITERS.iter().any(|w| name.ends_with(w)) {
                     residual_std
                 } else {
                     INIT_STD
@@ -114,14 +133,7 @@ mod tests {
 
     #[test]
     fn init_follows_gpt2() {
-        let config = Architecture {
-            layers: 2,
-            heads: 2,
-            width: 32,
-            context: 8,
-        }
-        .config()
-        .into();
+        let config = Architecture::gpt2(2, 2, 32, 8).config();
         let params = Params::init(&config, &mut Rng::new(1)).unwrap();
         let get = |n: &str| {
             let (_, v) = params.iter().find(|(name, _)| *name == n).unwrap();

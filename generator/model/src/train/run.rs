@@ -46,7 +46,7 @@ pub fn train(run: &TrainRun, observer: &mut dyn Observer) -> TrainResult<Trainin
     let tokenizer = Tokenizer::builtin_gpt2()?;
     let context = s.architecture.context;
     let corpus = Corpus::load(&run.corpus, &tokenizer, s.val_share, context)?;
-    let config = crate::config::ModelConfig::from(s.architecture.config());
+    let config = s.architecture.config();
     let val_windows = windows::validation(&corpus.val, context, s.val_windows);
 
     let (params, mut optimizer, mut log) = if run.resume {

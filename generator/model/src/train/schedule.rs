@@ -20,12 +20,7 @@ mod tests {
 
     #[test]
     fn warms_up_then_decays_to_the_floor() {
-        let mut s = Settings::small(Architecture {
-            layers: 1,
-            heads: 1,
-            width: 8,
-            context: 8,
-        });
+        let mut s = Settings::small(Architecture::gpt2(1, 1, 8, 8));
         (s.steps, s.warmup, s.learning_rate, s.min_learning_rate) = (110, 10, 1.0, 0.1);
         assert!((learning_rate(&s, 0) - 0.1).abs() < 1e-12);
         assert!((learning_rate(&s, 9) - 1.0).abs() < 1e-12);

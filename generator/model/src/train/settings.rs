@@ -3,23 +3,76 @@
 //! The settings are saved in the training log, so `--resume` continues with exactly them.
 
 use super::error::{TrainError, TrainResult};
-use crate::config::Gpt2Config;
+use crate::config::{DecoderConfig, Family, Gpt2Config, ModelConfig};
 use serde::{Deserialize, Serialize};
 
 /// GPT-2's vocabulary: every model tracebook trains reads and writes GPT-2 token ids.
 pub const GPT2_VOCAB: usize = 50257;
 
-/// The sizes of the GPT-2-architecture model being trained.
+/// Which architecture a run trains: GPT-2's, or the Llama family's (RoPE, RMSNorm, SwiGLU,
+/// grouped-query attention), both on GPT-2's tokenizer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Arch {
+    #[default]
+    Gpt2,
+    Llama,
+}
+
+impl Arch {
+    fn is_gpt2(&self) -> bool {
+        *self == Arch::Gpt2
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Arch::Gpt2 => "gpt2",
+            Arch::Llama => "llama",
+        }
+    }
+}
+
+impl std::str::FromStr for Arch {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "gpt2" => Ok(Arch::Gpt2),
+            "llama" => Ok(Arch::Llama),
+            other => Err(format!("unknown architecture {other:?}: use gpt2 or llama")),
+        }
+    }
+}
+
+/// The sizes of the model being trained.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Architecture {
+    /// GPT-2 unless the log says otherwise (logs before `--arch` trained GPT-2).
+    #[serde(default, skip_serializing_if = "Arch::is_gpt2")]
+    pub arch: Arch,
     pub layers: usize,
     pub heads: usize,
+    /// Key/value heads of a Llama model's grouped-query attention (None: half the heads when
+    /// that divides them, else as many as the heads).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kv_heads: Option<usize>,
     pub width: usize,
-    /// Context length in tokens (`n_positions`).
+    /// Context length in tokens (`n_positions`, `max_position_embeddings`).
     pub context: usize,
 }
 
 impl Architecture {
+    /// A GPT-2 of these sizes.
+    pub fn gpt2(layers: usize, heads: usize, width: usize, context: usize) -> Architecture {
+        Architecture {
+            arch: Arch::Gpt2,
+            layers,
+            heads,
+            kv_heads: None,
+            width,
+            context,
+        }
+    }
+
     /// Shapes that cannot make a GPT-2 are rejected before anything is read or written.
     pub fn validate(&self) -> TrainResult<()> {
         let shape = |problem: String, hint: &str| TrainError::Shape {
@@ -44,15 +97,78 @@ impl Architecture {
                 "pick a width that is a multiple of the head count, e.g. --width 128 --heads 4",
             ));
         }
-        Ok(())
+        match (self.arch, self.kv_heads) {
+            (Arch::Gpt2, Some(kv)) => Err(shape(
+                format!("--kv-heads {kv} is for --arch llama: GPT-2 gives every head its own keys and values"),
+                "drop --kv-heads, or add --arch llama",
+            )),
+            (Arch::Llama, Some(kv)) if kv == 0 || !self.heads.is_multiple_of(kv) => Err(shape(
+                format!("--kv-heads {kv} does not divide --heads {}: each key/value head serves the same number of query heads", self.heads),
+                "pick a divisor of --heads, e.g. --heads 4 --kv-heads 2",
+            )),
+            (Arch::Llama, _) if !(self.width / self.heads).is_multiple_of(2) => Err(shape(
+                format!("--width {} / --heads {} gives heads of odd width {}: RoPE rotates pairs of numbers", self.width, self.heads, self.width / self.heads),
+                "pick an even head width, e.g. --width 128 --heads 4",
+            )),
+            _ => Ok(()),
+        }
     }
 
-    /// The config.json of the model: GPT-2's vocabulary, gelu_new, 4× MLP, tied embeddings.
-    pub fn config(&self) -> Gpt2Config {
-        Gpt2Config {
-            vocab_size: GPT2_VOCAB,
-            ..Gpt2Config::gpt2(self.layers, self.heads, self.width, self.context)
+    /// Key/value heads of the Llama architecture: as given, else half the heads where that
+    /// divides them.
+    pub fn key_value_heads(&self) -> usize {
+        self.kv_heads.unwrap_or(if self.heads.is_multiple_of(2) {
+            self.heads / 2
+        } else {
+            self.heads
+        })
+    }
+
+    /// The gated MLP's inner width: 8/3 of the width rounded up to a multiple of 32, so its
+    /// three matrices hold about as many weights as GPT-2's two of 4× the width.
+    pub fn gated_inner(&self) -> usize {
+        (8 * self.width).div_ceil(3 * 32) * 32
+    }
+
+    /// The config.json of the model, GPT-2's vocabulary and tied embeddings either way.
+    /// GPT-2: gelu_new, a 4× MLP, learned positions. Llama: RoPE (θ 10,000), RMSNorm, SwiGLU
+    /// of [`Architecture::gated_inner`], grouped-query attention, no biases.
+    pub fn config(&self) -> ModelConfig {
+        match self.arch {
+            Arch::Gpt2 => ModelConfig::Gpt2(Gpt2Config {
+                vocab_size: GPT2_VOCAB,
+                ..Gpt2Config::gpt2(self.layers, self.heads, self.width, self.context)
+            }),
+            Arch::Llama => ModelConfig::Decoder(self.llama_config()),
         }
+    }
+
+    fn llama_config(&self) -> DecoderConfig {
+        let json = serde_json::json!({
+            "architectures": [Family::Llama.architecture()],
+            "model_type": Family::Llama.model_type(),
+            "vocab_size": GPT2_VOCAB,
+            "hidden_size": self.width,
+            "intermediate_size": self.gated_inner(),
+            "num_hidden_layers": self.layers,
+            "num_attention_heads": self.heads,
+            "num_key_value_heads": self.key_value_heads(),
+            "head_dim": self.width / self.heads,
+            "max_position_embeddings": self.context,
+            "rms_norm_eps": 1e-5,
+            "rope_theta": 10000.0,
+            "hidden_act": "silu",
+            "attention_bias": false,
+            "mlp_bias": false,
+            "tie_word_embeddings": true,
+            "bos_token_id": 50256,
+            "eos_token_id": 50256,
+        });
+        let serde_json::Value::Object(map) = json else {
+            unreachable!("a JSON object literal")
+        };
+        DecoderConfig::from_json(Family::Llama, map)
+            .expect("a validated architecture makes a valid Llama config")
     }
 }
 
@@ -186,8 +302,13 @@ impl Settings {
     pub(crate) fn must_match(&self) -> Vec<(&'static str, String)> {
         let a = &self.architecture;
         vec![
+            ("--arch", a.arch.name().to_string()),
             ("--layers", a.layers.to_string()),
             ("--heads", a.heads.to_string()),
+            (
+                "--kv-heads",
+                a.kv_heads.map(|k| k.to_string()).unwrap_or_default(),
+            ),
             ("--width", a.width.to_string()),
             ("--context", a.context.to_string()),
             ("--batch-size", self.batch_size.to_string()),

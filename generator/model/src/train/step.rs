@@ -1,4 +1,4 @@
-//! Next-token cross-entropy through the one GPT-2 forward pass, and its gradients for a batch.
+//! Next-token cross-entropy through the one forward pass, and its gradients for a batch.
 //!
 //! candle's autograd differentiates the blocks; the unembedding and the loss, where nearly all
 //! of a step's arithmetic is, are differentiated by `loss::head_gradients`, and the two uses of
@@ -7,7 +7,7 @@
 //! each of them.
 
 use super::loss::{cross_entropy, head_gradients};
-use super::params::Params;
+use super::params::{tied_embedding, Params};
 use super::slices::with_f32;
 use crate::recorder::NoRecorder;
 use crate::transformer::Transformer;
@@ -15,9 +15,6 @@ use candle_core::{Tensor, Var};
 
 /// Gradients of every parameter, flattened, in `Params` order.
 pub type Gradients = Vec<Vec<f32>>;
-
-/// The name of the tied token embedding and unembedding.
-const WTE: &str = "wte.weight";
 
 /// The mean loss over `windows` and its gradient for every parameter.
 ///
@@ -63,9 +60,10 @@ fn add_window_gradients(
             add_into(sum, g)?;
         }
     }
+    let name = tied_embedding(model.config());
     let wte = params
-        .position(WTE)
-        .ok_or_else(|| candle_core::Error::Msg(format!("no {WTE} among the weights")))?;
+        .position(name)
+        .ok_or_else(|| candle_core::Error::Msg(format!("no {name} among the weights")))?;
     add_into(&mut sums[wte], &head.wte)?;
     if let Some(g) = grads.get(embed.as_tensor()) {
         add_rows(&mut sums[wte], input, g)?;

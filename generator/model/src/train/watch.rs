@@ -6,15 +6,19 @@ use super::log::WatchedWeight;
 use super::params::Params;
 use super::step::Gradients;
 
-/// The first number of the first MLP's input matrix: a weight every token's update reaches.
-const NAME: &str = "h.0.mlp.c_fc.weight";
+/// The first number of the first MLP's input matrix (GPT-2's `c_fc`, Llama's `up_proj`): a
+/// weight every token's update reaches.
+const NAMES: [&str; 2] = ["h.0.mlp.c_fc.weight", "model.layers.0.mlp.up_proj.weight"];
 const INDEX: usize = 0;
 
 /// The weight a new run follows, with its initial value; `None` if the model has no such
 /// weight.
 pub fn watch(params: &Params) -> candle_core::Result<Option<WatchedWeight>> {
+    let Some(name) = NAMES.iter().find(|n| params.position(n).is_some()) else {
+        return Ok(None);
+    };
     let watched = WatchedWeight {
-        name: NAME.to_string(),
+        name: name.to_string(),
         index: INDEX,
         initial: 0.0,
     };

@@ -1,18 +1,18 @@
-"""Median time of one GPT-2 forward pass in PyTorch `transformers` (eager attention), for
-comparison with `tracebook dev bench-forward`. Usage: python benches/forward_torch.py MODEL_DIR [TOKENS] [RUNS]"""
+"""Median time of one forward pass of a causal LM (GPT-2 or the Llama family) in PyTorch
+`transformers` (eager attention, f32), for comparison with `tracebook dev bench-forward`. Usage: python benches/forward_torch.py MODEL_DIR [TOKENS] [RUNS]"""
 
 import statistics
 import sys
 import time
 
 import torch
-from transformers import GPT2LMHeadModel
+from transformers import AutoModelForCausalLM
 
 model_dir = sys.argv[1]
 tokens = int(sys.argv[2]) if len(sys.argv) > 2 else 16
 runs = int(sys.argv[3]) if len(sys.argv) > 3 else 20
 torch.set_grad_enabled(False)
-model = GPT2LMHeadModel.from_pretrained(model_dir, attn_implementation="eager", dtype=torch.float32).eval()
+model = AutoModelForCausalLM.from_pretrained(model_dir, attn_implementation="eager", dtype=torch.float32).eval()
 ids = torch.arange(1000, 1000 + tokens).unsqueeze(0)
 times = []
 for _ in range(runs + 2):

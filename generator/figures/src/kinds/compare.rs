@@ -81,15 +81,21 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
         kind: KIND,
         width: WIDTH,
         height: bottom + 26.0,
-        title: format!(
-            "Comparing “{}” and “{}”",
-            one_line(&pair.a.trace.meta.prompt.text),
-            one_line(&pair.b.trace.meta.prompt.text)
-        ),
+        title: title(&pair),
         desc: describe(&pair, &rows, loss),
         css: Css::default(),
     };
     Ok(Figure::new(canvas, body, caption, &pair.a).also_from(&pair.b))
+}
+
+/// "Comparing “A” and “B”", or for one text on two models "“A” on model A and model B".
+fn title(pair: &Pair<'_>) -> String {
+    let [a, b] = [&pair.a, &pair.b].map(|p| one_line(&p.trace.meta.prompt.text));
+    match pair.models() {
+        Some([ma, mb]) if a == b => format!("“{a}” on {ma} and {mb}"),
+        Some([ma, mb]) => format!("Comparing “{a}” on {ma} and “{b}” on {mb}"),
+        None => format!("Comparing “{a}” and “{b}”"),
+    }
 }
 
 /// The `other` prompt, required, resolved like `prompt`.
@@ -110,10 +116,9 @@ fn other<'t>(name: Option<&str>, traces: &'t dyn Traces) -> Result<Prompt<'t>, F
 /// The two prompts, colour-keyed, and the column titles.
 fn headline(pair: &Pair<'_>, what: &str) -> Vec<Element> {
     let mut out = Vec::new();
-    for (i, (name, prompt)) in [("A", &pair.a), ("B", &pair.b)].iter().enumerate() {
+    for (i, (name, full)) in ["A", "B"].into_iter().zip(pair.labels()).enumerate() {
         let y = 14.0 + i as f64 * 18.0;
         out.push(rect(&format!("tbf-c{i}"), 0.0, y - 9.0, 10.0, 10.0));
-        let full = one_line(&prompt.trace.meta.prompt.text);
         let shown = cut(&full, WIDTH - 40.0, Font::Mono, 12.0);
         let line = text(16.0, y).class("tbf-m").attr("font-size", 12.0);
         out.push(titled(line, &shown, &full).text(format!("{name}: {shown}")));

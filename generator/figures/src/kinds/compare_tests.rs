@@ -106,3 +106,37 @@ fn one_prompt_on_two_models_credits_both() {
     let same = draw("other = \"peace\"").unwrap();
     assert_eq!(same.models, [own]);
 }
+
+/// One text on two models: each prompt is labelled with its model, the title and the alt text
+/// name both, and the caption credits both.
+#[test]
+fn one_text_on_two_models_names_each_model() {
+    let mut traces = traces();
+    let mut other = trace_of(&[10, 11, 12, 13]);
+    other.meta.model.name = Some("tiny-llama".to_string());
+    traces.0.insert("robots_llama".to_string(), other);
+    let a_model = traces.0["robots"].meta.model.shown();
+    let figure = render(
+        &options("prompt = \"robots\"\nother = \"robots_llama\""),
+        &traces,
+    )
+    .unwrap();
+    let text = traces.0["robots"].meta.prompt.text.clone();
+    let lines = all_texts(&figure.svg);
+    assert!(
+        lines.contains(&format!("A: {a_model}: {text}")),
+        "{lines:?}"
+    );
+    assert!(
+        lines.contains(&format!("B: tiny-llama: {text}")),
+        "{lines:?}"
+    );
+    assert!(
+        figure
+            .svg
+            .contains(&format!("“{text}” on {a_model} and tiny-llama")),
+        "the title names both models"
+    );
+    assert!(figure.alt.contains("on tiny-llama"), "{}", figure.alt);
+    assert_eq!(figure.models, [a_model, "tiny-llama".to_string()]);
+}

@@ -8,12 +8,34 @@ use crate::error::FigureError;
 use crate::format::{percent, short, signed};
 use crate::prompt::Prompt;
 use crate::svg::Font;
-use crate::token_text::{visible, Shown};
+use crate::token_text::{one_line, visible, Shown};
 
 /// The two prompts compared: A (`prompt`) and B (`other`).
 pub struct Pair<'t> {
     pub a: Prompt<'t>,
     pub b: Prompt<'t>,
+}
+
+impl Pair<'_> {
+    /// The two models as readers see them, when the prompts were traced with different ones
+    /// (one text on two models); `None` when one model made both.
+    pub fn models(&self) -> Option<[String; 2]> {
+        let (a, b) = (
+            self.a.trace.meta.model.shown(),
+            self.b.trace.meta.model.shown(),
+        );
+        (a != b).then_some([a, b])
+    }
+
+    /// What the figure calls prompt A and B: their texts, each after its model's name when the
+    /// models differ ("tracebook-tiny-en: I like cats and").
+    pub fn labels(&self) -> [String; 2] {
+        let texts = [&self.a, &self.b].map(|p| one_line(&p.trace.meta.prompt.text));
+        match self.models() {
+            Some(models) => [0, 1].map(|i| format!("{}: {}", models[i], texts[i])),
+            None => texts,
+        }
+    }
 }
 
 /// Most rows of the loss view: the last positions both prompts have.
@@ -133,17 +155,20 @@ pub fn loss_rows(pair: &Pair<'_>) -> Result<Vec<Row>, FigureError> {
 
 /// The alt text: the headline numbers and the largest change.
 pub fn describe(pair: &Pair<'_>, rows: &[Row], loss: bool) -> String {
-    let (a, b) = (
-        &pair.a.trace.meta.prompt.text,
-        &pair.b.trace.meta.prompt.text,
-    );
+    let [a, b] = match pair.models() {
+        Some([ma, mb]) => [
+            format!("{:?} on {ma}", pair.a.trace.meta.prompt.text),
+            format!("{:?} on {mb}", pair.b.trace.meta.prompt.text),
+        ],
+        None => [&pair.a, &pair.b].map(|p| format!("{:?}", p.trace.meta.prompt.text)),
+    };
     let biggest = rows
         .iter()
         .max_by(|x, y| (x.b - x.a).abs().total_cmp(&(y.b - y.a).abs()));
     let mut out = if loss {
         let mean = |f: fn(&Row) -> f64| rows.iter().map(f).sum::<f64>() / rows.len().max(1) as f64;
         format!(
-            "Surprise per token for A, {a:?}, and B, {b:?}, position by position: mean {} nats for \
+            "Surprise per token for A, {a}, and B, {b}, position by position: mean {} nats for \
              A and {} for B over {} positions.",
             short(mean(|r| r.a)),
             short(mean(|r| r.b)),
@@ -153,7 +178,7 @@ pub fn describe(pair: &Pair<'_>, rows: &[Row], loss: bool) -> String {
         let top = |pick: fn(&Row) -> f64| rows.iter().max_by(|x, y| pick(x).total_cmp(&pick(y)));
         let (ta, tb) = (top(|r| r.a), top(|r| r.b));
         format!(
-            "Next-token probabilities after A, {a:?}, and B, {b:?}. After A the likeliest is {:?} \
+            "Next-token probabilities after A, {a}, and B, {b}. After A the likeliest is {:?} \
              ({}); after B, {:?} ({}).",
             ta.map_or("", |r| r.text.as_str()),
             percent(ta.map_or(0.0, |r| r.a)),

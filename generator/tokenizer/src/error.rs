@@ -7,7 +7,7 @@ use std::path::PathBuf;
 pub enum TokenizerError {
     #[error(
         "cannot read tokenizer file {}: {source} (check the path; a model folder \
-         without tokenizer.json uses the built-in GPT-2 tokenizer)",
+         with neither tokenizer.json nor tokenizer.model uses the built-in GPT-2 tokenizer)",
         path.display()
     )]
     Read {
@@ -28,6 +28,15 @@ pub enum TokenizerError {
         path.display()
     )]
     NotByteLevel { path: PathBuf, decoder: String },
+
+    #[error(
+        "model folder {dir} has a SentencePiece tokenizer.model but no tokenizer.json, and \
+         tracebook reads tokenizer.json only\n  hint: convert it once with transformers \
+         (pip install transformers sentencepiece protobuf): python -c \"from transformers \
+         import AutoTokenizer; AutoTokenizer.from_pretrained('{dir}').save_pretrained('{dir}')\"",
+        dir = dir.display()
+    )]
+    SentencePieceOnly { dir: PathBuf },
 
     #[error(
         "could not build the built-in GPT-2 tokenizer: {reason} (this is a bug in \

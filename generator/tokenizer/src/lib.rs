@@ -1,11 +1,14 @@
-//! GPT-2's byte-level BPE tokenizer for tracebook: loaded from a `tokenizer.json`, or built
-//! in from the r50k_base ranks that tiktoken-rs embeds, with exact byte spans per token; and
-//! [`Vocab`], the cheap token text → id lookup for when no text needs encoding.
+//! The tokenizer for tracebook: any `tokenizer.json` (GPT-2's, Llama 3's and Qwen's
+//! byte-level BPE; Llama 2's, Mistral's and Gemma's SentencePiece-style BPE with byte
+//! fallback), or GPT-2's built in from the r50k_base ranks that tiktoken-rs embeds, with a
+//! byte span per token; and [`Vocab`], the cheap token text → id lookup for when no text
+//! needs encoding.
 
 mod builtin;
 mod byte_map;
 mod error;
 mod merges;
+mod pieces;
 mod r50k;
 mod replay;
 mod source;
@@ -16,7 +19,7 @@ mod vocab;
 
 pub use error::TokenizerError;
 pub use source::TokenizerSource;
-pub use tokenizer::Tokenizer;
+pub use tokenizer::{tokenizer_json_in, Tokenizer};
 /// One token of an encoded text: id, text, byte span. Defined by the trace format.
 pub use tracebook_trace::Token;
 pub use vocab::Vocab;

@@ -1,5 +1,8 @@
-//! The tokenizer tracebook runs prompts through: GPT-2's byte-level BPE, built in or loaded
-//! from a `tokenizer.json`, with exact byte spans for every token.
+//! The tokenizer tracebook runs prompts through: GPT-2's byte-level BPE built in, or any
+//! `tokenizer.json` (Hugging Face format), with a byte span for every token. Byte-level BPE
+//! (GPT-2, Llama 3, Qwen) and SentencePiece-style BPE with byte fallback (Llama 2, Mistral,
+//! Gemma) give each token the bytes it stands for: `▁the` reads as `" the"`, a `<0xF0>` byte
+//! token as that byte (U+FFFD when it is only part of a character), see `spans` and `pieces`.
 //!
 //! Prompt text is always ordinary text: a special token's spelling such as `<|endoftext|>`
 //! inside a prompt is tokenized like any other characters, as tiktoken's `encode_ordinary`
@@ -8,7 +11,7 @@
 //! them (`special_tokens = true`, to explain document boundaries) goes through `encode_as`.
 
 use std::fmt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use tokenizers::DecoderWrapper;
@@ -16,6 +19,7 @@ use tokenizers::DecoderWrapper;
 use crate::builtin;
 use crate::byte_map::vocab_string_to_bytes;
 use crate::error::TokenizerError;
+use crate::pieces::{fallback_byte, metaspace_table};
 use crate::replay::MergeTable;
 use crate::source::TokenizerSource;
 use crate::spans::{exact_spans, offset_spans, TokenBytes};
@@ -26,8 +30,11 @@ use tracebook_trace::{Token, WordMerges};
 pub struct Tokenizer {
     inner: tokenizers::Tokenizer,
     source: TokenizerSource,
-    /// The bytes behind every id, for byte-level tokenizers; `None` for the others.
+    /// The bytes behind every id, for byte-level and SentencePiece-style tokenizers; `None`
+    /// for the others.
     token_bytes: Option<TokenBytes>,
+    /// Whether the vocabulary is byte-level BPE (GPT-2 style), whose merges can be replayed.
+    byte_level: bool,
     /// The merge rules by pair, read from the model the first time a replay needs them.
     merge_table: OnceLock<Option<MergeTable>>,
 }
@@ -42,6 +49,7 @@ impl Tokenizer {
             built.tokenizer,
             TokenizerSource::BuiltinGpt2,
             Some(TokenBytes::new(built.token_bytes)),
+            true,
         ))
     }
 
@@ -61,21 +69,23 @@ impl Tokenizer {
             path: path.to_owned(),
             message: format!("{e}"),
         })?;
-        let token_bytes = byte_level_table(&inner);
+        let byte_level = byte_level_table(&inner);
+        let is_byte_level = byte_level.is_some();
+        let token_bytes = byte_level.or_else(|| metaspace_table(&inner));
         Ok(Tokenizer::wrap(
             inner,
             TokenizerSource::File(path.to_owned()),
             token_bytes,
+            is_byte_level,
         ))
     }
 
-    /// `dir/tokenizer.json` when present, else the built-in GPT-2 tokenizer.
+    /// `dir/tokenizer.json` when present, else the built-in GPT-2 tokenizer; a folder with
+    /// only a SentencePiece `tokenizer.model` is an error saying how to convert it.
     pub fn for_model_dir(dir: &Path) -> Result<Tokenizer, TokenizerError> {
-        let file = dir.join("tokenizer.json");
-        if file.is_file() {
-            Tokenizer::from_file(&file)
-        } else {
-            Tokenizer::builtin_gpt2()
+        match tokenizer_json_in(dir)? {
+            Some(file) => Tokenizer::from_file(&file),
+            None => Tokenizer::builtin_gpt2(),
         }
     }
 
@@ -86,6 +96,7 @@ impl Tokenizer {
         mut inner: tokenizers::Tokenizer,
         source: TokenizerSource,
         token_bytes: Option<TokenBytes>,
+        byte_level: bool,
     ) -> Tokenizer {
         inner.set_encode_special_tokens(true);
         inner.with_padding(None);
@@ -95,6 +106,7 @@ impl Tokenizer {
             inner,
             source,
             token_bytes,
+            byte_level,
             merge_table: OnceLock::new(),
         }
     }
@@ -124,11 +136,9 @@ impl Tokenizer {
             message: format!("{e}"),
         })?;
         let ids = encoding.get_ids();
-        let exact = self
-            .token_bytes
-            .as_ref()
-            .and_then(|table| exact_spans(text, ids, table));
-        Ok(exact.unwrap_or_else(|| offset_spans(text, ids, encoding.get_offsets())))
+        let table = self.token_bytes.as_ref();
+        let exact = table.and_then(|table| exact_spans(text, ids, table));
+        Ok(exact.unwrap_or_else(|| offset_spans(text, ids, encoding.get_offsets(), table)))
     }
 
     /// How byte-pair encoding built `tokens` (the encoding of `text`), word by word: each
@@ -137,7 +147,7 @@ impl Tokenizer {
     /// left out.
     pub fn merges(&self, text: &str, tokens: &[Token]) -> Vec<WordMerges> {
         let table = self.merge_table.get_or_init(|| {
-            let bytes = self.token_bytes.as_ref()?;
+            let bytes = self.token_bytes.as_ref().filter(|_| self.byte_level)?;
             MergeTable::of(self.inner.get_model(), bytes)
         });
         match (table, self.inner.get_pre_tokenizer()) {
@@ -160,8 +170,9 @@ impl Tokenizer {
             })
     }
 
-    /// What one token reads as; a token holding part of a UTF-8 character shows U+FFFD for
-    /// the partial bytes. Ids outside the vocabulary read as the empty string.
+    /// What one token reads as: its bytes as UTF-8, so `▁the` is `" the"` and `<0x0A>` is
+    /// `"\n"`; a token holding part of a UTF-8 character shows U+FFFD for the partial bytes.
+    /// Ids outside the vocabulary read as the empty string.
     pub fn token_text(&self, id: u32) -> String {
         match self.token_bytes.as_ref().and_then(|table| table.get(id)) {
             Some(bytes) => String::from_utf8_lossy(bytes).into_owned(),
@@ -169,12 +180,34 @@ impl Tokenizer {
         }
     }
 
-    /// The id of `text` when it is exactly one token, e.g. `" tired"`.
+    /// The id of the token whose text is exactly `text`, e.g. `" tired"`: a lookup in the
+    /// vocabulary where the tokens' bytes are known (for Llama 2, `" tired"` is `▁tired`,
+    /// which encoding `" tired"` does not give: it adds a space). Special tokens are not
+    /// found by their spelling, as prompts do not read it as them; where several tokens have
+    /// the same bytes, an ordinary piece wins over a `<0xHH>` byte token. Other tokenizers:
+    /// the text's one token when it encodes to one.
     pub fn single_token(&self, text: &str) -> Option<u32> {
-        match self.encode(text).ok()?.as_slice() {
-            [token] if token.start == 0 && token.end == text.len() => Some(token.id),
-            _ => None,
+        if text.is_empty() {
+            return None;
         }
+        let Some(table) = self.token_bytes.as_ref() else {
+            return match self.encode(text).ok()?.as_slice() {
+                [token] if token.start == 0 && token.end == text.len() => Some(token.id),
+                _ => None,
+            };
+        };
+        let added = self.inner.get_added_tokens_decoder();
+        table
+            .ids_of(text.as_bytes())
+            .filter(|id| !added.get(id).is_some_and(|token| token.special))
+            .min_by_key(|&id| {
+                let byte_token = !self.byte_level
+                    && self
+                        .inner
+                        .id_to_token(id)
+                        .is_some_and(|piece| fallback_byte(&piece).is_some());
+                (byte_token, id)
+            })
     }
 
     /// Number of ids, special tokens included (50257 for GPT-2, `<|endoftext|>` = 50256).
@@ -197,9 +230,26 @@ impl fmt::Debug for Tokenizer {
         f.debug_struct("Tokenizer")
             .field("source", &self.source)
             .field("vocab_size", &self.vocab_size())
-            .field("byte_level", &self.token_bytes.is_some())
+            .field("byte_level", &self.byte_level)
+            .field("token_bytes", &self.token_bytes.is_some())
             .finish()
     }
+}
+
+/// The `tokenizer.json` of model folder `dir`: `None` when it has none (GPT-2's built-in
+/// tokenizer serves), an error when it has only a SentencePiece `tokenizer.model`, which the
+/// `tokenizers` crate cannot read (the error gives the command that converts it).
+pub fn tokenizer_json_in(dir: &Path) -> Result<Option<PathBuf>, TokenizerError> {
+    let json = dir.join("tokenizer.json");
+    if json.is_file() {
+        return Ok(Some(json));
+    }
+    if dir.join("tokenizer.model").is_file() {
+        return Err(TokenizerError::SentencePieceOnly {
+            dir: dir.to_owned(),
+        });
+    }
+    Ok(None)
 }
 
 /// The bytes behind every id when `inner` decodes byte-level (GPT-2 style) vocabularies.

@@ -18,6 +18,7 @@ use crate::byte_map::extend_with_entry_bytes;
 use crate::error::TokenizerError;
 use crate::r50k;
 use crate::source::TokenizerSource;
+use crate::tokenizer::tokenizer_json_in;
 use crate::tokenizer_json::{AddedTokenJson, TokenizerJson};
 
 /// Every token's bytes, in lookup order: where two tokens have the same bytes, the first wins.
@@ -86,13 +87,12 @@ impl Vocab {
     }
 
     /// `dir/tokenizer.json` when present, else GPT-2's built-in vocabulary, as
-    /// [`crate::Tokenizer::for_model_dir`] chooses.
+    /// [`crate::Tokenizer::for_model_dir`] chooses (and with its error for a folder with
+    /// only a `tokenizer.model`).
     pub fn for_model_dir(dir: &Path) -> Result<Vocab, TokenizerError> {
-        let file = dir.join("tokenizer.json");
-        if file.is_file() {
-            Vocab::from_file(&file)
-        } else {
-            Vocab::builtin_gpt2()
+        match tokenizer_json_in(dir)? {
+            Some(file) => Vocab::from_file(&file),
+            None => Vocab::builtin_gpt2(),
         }
     }
 

@@ -17,7 +17,8 @@ pub struct ModelFiles {
     pub config: PathBuf,
     /// `model.safetensors`, or the shards of a sharded checkpoint in index order.
     pub weights: Vec<PathBuf>,
-    /// `tokenizer.json` if the checkpoint has one; otherwise the built-in GPT-2 tokenizer is used.
+    /// `tokenizer.json` if the checkpoint has one; otherwise the built-in GPT-2 tokenizer is
+    /// used (a folder with a SentencePiece `tokenizer.model` instead is an error, see `from_dir`).
     pub tokenizer: Option<PathBuf>,
 }
 
@@ -76,7 +77,9 @@ pub fn resolve(spec: &str, base: &Path, allow_download: bool) -> Result<ModelFil
 }
 
 /// A Hugging Face style folder: config.json, model.safetensors (or a sharded checkpoint's
-/// index and shards), tokenizer.json (optional).
+/// index and shards), tokenizer.json (optional: GPT-2's built-in tokenizer serves without it,
+/// but a folder whose tokenizer is a SentencePiece `tokenizer.model` must convert it first;
+/// the error gives the command).
 pub fn from_dir(id: &str, dir: &Path) -> Result<ModelFiles> {
     let weights = weight_files(dir).map_err(|e| ModelError::io(dir.join(WEIGHTS_INDEX), e))?;
     let config = dir.join("config.json");
@@ -111,7 +114,7 @@ pub fn from_dir(id: &str, dir: &Path) -> Result<ModelFiles> {
             absent.file_name().unwrap_or_default().to_string_lossy()
         )));
     }
-    let tokenizer = Some(dir.join(TOKENIZER)).filter(|p| p.is_file());
+    let tokenizer = tracebook_tokenizer::tokenizer_json_in(dir)?;
     Ok(ModelFiles {
         id: id.to_string(),
         config,
@@ -306,4 +309,47 @@ fn not_available(id: &str, why: &str) -> ModelError {
         cache.path().display(),
         REQUIRED.join(", ")
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn folder_with(files: &[&str]) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().expect("temp dir");
+        for name in files {
+            std::fs::write(dir.path().join(name), b"{}").expect("write");
+        }
+        dir
+    }
+
+    #[test]
+    fn a_folder_without_tokenizer_files_uses_the_builtin_one() {
+        let dir = folder_with(&["config.json", WEIGHTS_FILE]);
+        let files = from_dir("m", dir.path()).expect("a GPT-2 folder");
+        assert_eq!(files.tokenizer, None);
+        std::fs::write(dir.path().join(TOKENIZER), b"{}").expect("write");
+        let files = from_dir("m", dir.path()).expect("with tokenizer.json");
+        assert_eq!(files.tokenizer, Some(dir.path().join(TOKENIZER)));
+    }
+
+    #[test]
+    fn a_folder_with_only_tokenizer_model_says_how_to_convert_it() {
+        let dir = folder_with(&["config.json", WEIGHTS_FILE, "tokenizer.model"]);
+        let err = from_dir("m", dir.path()).expect_err("tokenizer.model only");
+        let message = err.to_string();
+        let folder = dir.path().display().to_string();
+        assert!(message.contains(&folder), "{message}");
+        assert!(
+            message.contains(&format!(
+                "AutoTokenizer.from_pretrained('{folder}').save_pretrained('{folder}')"
+            )),
+            "{message}"
+        );
+        std::fs::write(dir.path().join(TOKENIZER), b"{}").expect("write");
+        assert!(
+            from_dir("m", dir.path()).is_ok(),
+            "tokenizer.json beside it wins"
+        );
+    }
 }

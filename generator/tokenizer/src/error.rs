@@ -23,8 +23,9 @@ pub enum TokenizerError {
     Parse { path: PathBuf, message: String },
 
     #[error(
-        "{} is not a byte-level (GPT-2 style) tokenizer: its decoder is {decoder}, so token \
-         texts cannot be read from its vocabulary (load it with `Tokenizer::from_file` instead)",
+        "{} is neither a byte-level (GPT-2 style) nor a SentencePiece-style tokenizer: its \
+         decoder is {decoder}, so token texts cannot be read from its vocabulary (load it with \
+         `Tokenizer::from_file` instead)",
         path.display()
     )]
     NotByteLevel { path: PathBuf, decoder: String },

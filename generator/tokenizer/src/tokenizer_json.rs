@@ -25,12 +25,43 @@ pub(crate) struct ModelJson<'a> {
     /// Entries as written (byte-level spelling for GPT-2 style files), with their ids.
     #[serde(borrow, deserialize_with = "vocab_entries")]
     pub vocab: Vec<(Cow<'a, str>, u32)>,
+    /// Whether `<0xHH>` entries stand for single bytes (SentencePiece's byte fallback).
+    #[serde(default)]
+    pub byte_fallback: bool,
 }
 
 #[derive(Deserialize)]
 pub(crate) struct DecoderJson {
     #[serde(rename = "type")]
     pub kind: String,
+    /// The steps of a `Sequence` decoder.
+    #[serde(default)]
+    decoders: Vec<DecoderJson>,
+    /// What a `Replace` decoder replaces, and with what.
+    pattern: Option<PatternJson>,
+    content: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct PatternJson {
+    #[serde(rename = "String")]
+    string: Option<String>,
+}
+
+impl DecoderJson {
+    /// Whether this decoder turns SentencePiece's `▁` into a space, as Llama 2's, Mistral's
+    /// and Gemma's do (see `pieces`).
+    pub fn reads_metaspace(&self) -> bool {
+        match self.kind.as_str() {
+            "Metaspace" => true,
+            "Sequence" => self.decoders.iter().any(DecoderJson::reads_metaspace),
+            "Replace" => {
+                let pattern = self.pattern.as_ref().and_then(|p| p.string.as_deref());
+                pattern == Some("\u{2581}") && self.content.as_deref() == Some(" ")
+            }
+            _ => false,
+        }
+    }
 }
 
 #[derive(Deserialize)]
@@ -103,5 +134,20 @@ mod tests {
         assert!(matches!(&vocab[1], (Cow::Owned(q), 0) if q == "\"q\""));
         assert_eq!(file.decoder.map(|d| d.kind).as_deref(), Some("ByteLevel"));
         assert!(file.added_tokens.is_empty());
+        assert!(!file.model.byte_fallback);
+    }
+
+    #[test]
+    fn a_sentencepiece_decoder_reads_metaspace() {
+        let decoder = |json: &str| serde_json::from_str::<DecoderJson>(json).expect("parses");
+        let llama = r#"{"type": "Sequence", "decoders": [
+            {"type": "Replace", "pattern": {"String": "\u2581"}, "content": " "},
+            {"type": "ByteFallback"}, {"type": "Fuse"},
+            {"type": "Strip", "content": " ", "start": 1, "stop": 0}]}"#;
+        assert!(decoder(llama).reads_metaspace());
+        assert!(decoder(r#"{"type": "Metaspace", "replacement": "\u2581"}"#).reads_metaspace());
+        assert!(!decoder(r#"{"type": "ByteLevel"}"#).reads_metaspace());
+        let other = r#"{"type": "Replace", "pattern": {"String": "_"}, "content": " "}"#;
+        assert!(!decoder(other).reads_metaspace());
     }
 }

@@ -1,9 +1,9 @@
 //! Token text → id over a whole vocabulary, without building the BPE tokenizer.
 //!
 //! `prob p " tired"` asks for the vocabulary token whose text is `" tired"`: a lookup, not an
-//! encoding. A [`Vocab`] reads only `model.vocab` and `added_tokens` of a `tokenizer.json`,
-//! or the embedded r50k_base bytes, in a few milliseconds; a [`crate::Tokenizer`] takes a few
-//! hundred to build (merges, pre-tokenizer). A token's text is its bytes read as UTF-8, so
+//! encoding. A [`Vocab`] reads only `model.vocab` and `added_tokens` of a byte-level or
+//! SentencePiece-style `tokenizer.json`, or the embedded r50k_base bytes, in a few
+//! milliseconds; a [`crate::Tokenizer`] takes a few hundred to build (merges, pre-tokenizer). A token's text is its bytes read as UTF-8, so
 //! tokens holding only part of a character cannot be named by text.
 //!
 //! Lookups scan the table (~50k short comparisons, well under a millisecond): a build asks
@@ -16,6 +16,7 @@ use std::path::Path;
 
 use crate::byte_map::extend_with_entry_bytes;
 use crate::error::TokenizerError;
+use crate::pieces::{fallback_byte, piece_bytes};
 use crate::r50k;
 use crate::source::TokenizerSource;
 use crate::tokenizer::tokenizer_json_in;
@@ -58,7 +59,8 @@ impl Vocab {
         })
     }
 
-    /// The vocabulary of a byte-level (GPT-2 style) `tokenizer.json`: the ids
+    /// The vocabulary of a byte-level (GPT-2, Llama 3, Qwen) or SentencePiece-style (Llama 2,
+    /// Mistral, Gemma: `▁the` is `" the"`) `tokenizer.json`: the ids
     /// [`crate::Tokenizer::from_file`] uses. Other tokenizers are a
     /// [`TokenizerError::NotByteLevel`] error.
     pub fn from_file(path: &Path) -> Result<Vocab, TokenizerError> {
@@ -71,14 +73,18 @@ impl Vocab {
                 path: path.to_owned(),
                 message: format!("reading model.vocab of a byte-level BPE tokenizer: {e}"),
             })?;
-        let decoder = file.decoder.map_or_else(|| "none".to_owned(), |d| d.kind);
-        if decoder != "ByteLevel" {
-            return Err(TokenizerError::NotByteLevel {
-                path: path.to_owned(),
-                decoder,
-            });
-        }
-        let (bytes, tokens) = file_tokens(&file.model.vocab, &file.added_tokens);
+        let (bytes, tokens) = match &file.decoder {
+            Some(d) if d.kind == "ByteLevel" => file_tokens(&file.model.vocab, &file.added_tokens),
+            Some(d) if d.reads_metaspace() => piece_tokens(&file),
+            other => {
+                return Err(TokenizerError::NotByteLevel {
+                    path: path.to_owned(),
+                    decoder: other
+                        .as_ref()
+                        .map_or_else(|| "none".to_owned(), |d| d.kind.clone()),
+                })
+            }
+        };
         Ok(Vocab {
             bytes: Cow::Owned(bytes),
             tokens,
@@ -158,6 +164,35 @@ fn file_tokens(
     for (text, id) in plain.into_iter().chain(added) {
         let start = bytes.len();
         bytes.extend_from_slice(text.as_bytes());
+        tokens.push(TokenSpan {
+            start,
+            end: bytes.len(),
+            id,
+        });
+    }
+    (bytes, tokens)
+}
+
+/// The bytes and lookup order of a SentencePiece-style file's tokens: pieces first, then
+/// `<0xHH>` byte tokens (so `"\n"` finds a `\n` piece before `<0x0A>`), then added tokens, as
+/// [`crate::Tokenizer::single_token`] prefers them.
+fn piece_tokens(file: &TokenizerJson<'_>) -> (Vec<u8>, Vec<TokenSpan>) {
+    let byte_fallback = file.model.byte_fallback;
+    let is_byte = |piece: &str| byte_fallback && fallback_byte(piece).is_some();
+    let pieces = file.model.vocab.iter().filter(|(p, _)| !is_byte(p));
+    let byte_tokens = file.model.vocab.iter().filter(|(p, _)| is_byte(p));
+    let vocab = pieces
+        .chain(byte_tokens)
+        .map(|(piece, id)| (piece_bytes(piece, byte_fallback), *id));
+    let added = file
+        .added_tokens
+        .iter()
+        .map(|t| (t.content.as_bytes().to_vec(), t.id));
+    let mut bytes = Vec::new();
+    let mut tokens = Vec::new();
+    for (token, id) in vocab.chain(added) {
+        let start = bytes.len();
+        bytes.extend_from_slice(&token);
         tokens.push(TokenSpan {
             start,
             end: bytes.len(),

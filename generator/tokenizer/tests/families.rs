@@ -202,6 +202,33 @@ fn single_token_finds_the_token_encoding_gives() {
 }
 
 #[test]
+fn the_vocabulary_finds_what_single_token_finds() {
+    for name in SENTENCEPIECE.iter().chain(&BYTE_LEVEL) {
+        let tokenizer = load(name);
+        let vocab = Vocab::from_file(&fixtures().join(name).join("tokenizer.json"))
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let mut found = 0;
+        for case in fixture().tokenizers[*name].iter() {
+            for token in tokenizer.encode(&case.text).expect("encode") {
+                if let Some(id) = tokenizer.single_token(&token.text) {
+                    assert_eq!(vocab.id(&token.text), Some(id), "{name}: {token:?}");
+                    found += 1;
+                }
+            }
+        }
+        assert!(found > 100, "{name}: only {found} tokens found by text");
+    }
+    let mistral = Vocab::from_file(&fixtures().join("mistral-7b-v0.1/tokenizer.json"))
+        .expect("Mistral's vocabulary");
+    assert_eq!(
+        mistral.id(" tired"),
+        load("mistral-7b-v0.1").single_token(" tired")
+    );
+    assert_eq!(mistral.id("\n"), Some(13), "<0x0A>");
+    assert_eq!(mistral.text(13), Some("\n"));
+}
+
+#[test]
 fn byte_level_families_replay_their_merges_and_sentencepiece_ones_do_not() {
     let qwen = load("qwen2-recipe");
     let text = "The robots will bring us tea.";

@@ -9,7 +9,7 @@ use std::path::Path;
 mod cli;
 
 /// The kinds that apply to every family, with the options each needs.
-const APPLIES: [(&str, &str); 16] = [
+const APPLIES: [(&str, &str); 17] = [
     ("tokens", ""),
     ("attention", "layer = 1\nhead = 3"),
     ("attention-steps", "layer = 1\nhead = 3"),
@@ -26,6 +26,7 @@ const APPLIES: [(&str, &str); 16] = [
     ("beam", ""),
     ("qkv", "layer = 1"),
     ("embedding", ""),
+    ("gqa", "layer = 1"),
 ];
 
 /// The kinds that draw GPT-2's parts, with what the refusal names.
@@ -92,10 +93,10 @@ fn every_family_draws_the_kinds_that_apply_and_refuses_the_others_by_name() {
         write_article(&site, &APPLIES);
         cli::ok(&cli::run(&site, &["trace", "-q"]), "trace");
         let built = cli::ok(&cli::run(&site, &["build"]), "build");
-        // The 16 above and the sample article's one.
-        assert!(built.contains("17 figures"), "{arch}: {built}");
+        // The 17 above and the sample article's one.
+        assert!(built.contains("18 figures"), "{arch}: {built}");
         let page = std::fs::read_to_string(site.join("public/figures.html")).unwrap();
-        assert!(page.matches("<svg").count() >= 16, "{arch}");
+        assert!(page.matches("<svg").count() >= 17, "{arch}");
 
         let refused: Vec<(&str, &str)> = REFUSED.iter().map(|(k, o, _)| (*k, *o)).collect();
         write_article(&site, &refused);

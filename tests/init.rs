@@ -332,7 +332,7 @@ fn every_figure_reference_example_builds_in_a_new_site() {
         .filter_map(|l| l.strip_prefix("  "))
         .map(|l| l.split_whitespace().next().unwrap())
         .collect();
-    assert_eq!(kinds.len(), 28, "{list}");
+    assert_eq!(kinds.len(), 29, "{list}");
     let mut article = String::from("+++\ntitle = \"All kinds\"\ndescription = \"x\"\n+++\n\n");
     for kind in &kinds {
         let out = tracebook(&site, &["figures", kind]);
@@ -357,7 +357,7 @@ fn every_figure_reference_example_builds_in_a_new_site() {
     let out = tracebook(&site, &["build"]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let page = std::fs::read_to_string(site.join("public/kinds.html")).unwrap();
-    assert_eq!(page.matches("<figure class=\"tb-figure").count(), 26);
+    assert_eq!(page.matches("<figure class=\"tb-figure").count(), 27);
     let wrong = tracebook(&site, &["figures", "atention"]);
     assert!(!wrong.status.success());
     assert!(

@@ -41,6 +41,21 @@ pub fn wrapped_note(content: &str, x: f64, y: f64, right: f64, pitch: f64) -> (E
     (text, y + last as f64 * pitch)
 }
 
+/// A bold line of small text from the left edge, wrapped to `right` in lines `pitch` apart
+/// (one `<text>` a line): a panel's title. Returns the texts and the last baseline.
+pub fn wrapped_title(content: &str, y: f64, right: f64, pitch: f64) -> (Vec<Element>, f64) {
+    let mut last = y;
+    let mut out = Vec::new();
+    for (i, words) in wrap(content, right / WIDE_FONT, Font::Sans, 12.0)
+        .iter()
+        .enumerate()
+    {
+        last = y + pitch * i as f64;
+        out.push(text(0.0, last).class("tbf-s tbf-b").text(words.trim()));
+    }
+    (out, last)
+}
+
 /// [`wrapped_note`] for each of `paragraphs`, one under another; returns the notes and the
 /// last baseline (`y - pitch` when there are none).
 pub fn wrapped_notes(

@@ -107,6 +107,22 @@ pub fn thousands(n: usize) -> String {
     out
 }
 
+/// A size in bytes with binary units: "640 bytes", "32 KiB", "1.50 GiB".
+pub fn bytes(n: f64) -> String {
+    const UNITS: [&str; 5] = ["bytes", "KiB", "MiB", "GiB", "TiB"];
+    let (mut value, mut unit) = (n, 0);
+    while value >= 1024.0 && unit < UNITS.len() - 1 {
+        value /= 1024.0;
+        unit += 1;
+    }
+    let text = if value.fract() == 0.0 {
+        thousands(value as usize)
+    } else {
+        short(value)
+    };
+    format!("{text} {}", UNITS[unit])
+}
+
 /// A parameter count as people say it: "124.4M", "38.6M", "2.4K", "768".
 pub fn count(n: usize) -> String {
     let n = n as f64;
@@ -123,7 +139,15 @@ pub fn count(n: usize) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{count, percent, short, signed, thousands, weight};
+    use super::{bytes, count, percent, short, signed, thousands, weight};
+
+    #[test]
+    fn bytes_use_binary_units() {
+        assert_eq!(bytes(640.0), "640 bytes");
+        assert_eq!(bytes(32_768.0), "32 KiB");
+        assert_eq!(bytes(128.0 * 1024.0 * 1024.0), "128 MiB");
+        assert_eq!(bytes(1.5 * 1024.0 * 1024.0 * 1024.0), "1.50 GiB");
+    }
 
     #[test]
     fn signed_numbers_use_a_true_minus_and_no_negative_zero() {

@@ -1,17 +1,23 @@
 //! No text is cut silently: with a token and a prompt too long for any label, every drawn
 //! text that ends in "…" carries a `<title>` with the whole of it, in every kind.
 
-use super::tests::EXAMPLES;
+use super::tests::{EXAMPLES, LLAMA_ONLY};
 use crate::render;
+use crate::test_llama::llama_trace;
 use crate::test_svg::{parse, text_of};
 use crate::test_traces::{options, tiny_trace, training_run, TestTraces};
 use crate::token_text::visible;
+use tracebook_trace::Trace;
 
 const LONG_TOKEN: &str = " internationalisation-of-everything";
 
 /// The tiny trace with a long second token and a long prompt text.
 fn traces() -> TestTraces {
-    let mut trace = tiny_trace();
+    lengthened(tiny_trace())
+}
+
+/// `trace` with a long second token and a long prompt text.
+fn lengthened(mut trace: Trace) -> TestTraces {
     trace.meta.tokens[1].text = LONG_TOKEN.to_string();
     trace.meta.prompt.text = format!("{} {}", "a very long prompt".repeat(8), LONG_TOKEN);
     trace.meta.training = Some(training_run());
@@ -36,11 +42,16 @@ fn cut_texts(svg: &str) -> Vec<(String, Option<String>)> {
 
 #[test]
 fn every_cut_text_has_a_title_with_the_whole_of_it() {
-    let traces = traces();
+    let (gpt2, llama) = (traces(), lengthened(llama_trace()));
     let mut cut_somewhere = 0;
     for (kind, body) in EXAMPLES {
         let options = options(&format!("prompt = \"robots\"\n{body}"));
-        let figure = render(kind, &options, &traces).unwrap_or_else(|e| panic!("{kind}: {e:?}"));
+        let traces = if LLAMA_ONLY.contains(kind) {
+            &llama
+        } else {
+            &gpt2
+        };
+        let figure = render(kind, &options, traces).unwrap_or_else(|e| panic!("{kind}: {e:?}"));
         for (drawn, title) in cut_texts(&figure.svg) {
             let title = title.unwrap_or_else(|| panic!("{kind}: {drawn:?} is cut with no title"));
             let kept = drawn.trim_end_matches('…').trim_start_matches('…');

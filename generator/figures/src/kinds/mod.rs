@@ -12,6 +12,7 @@ mod descent;
 mod embedding;
 mod embedding_sum;
 mod generation;
+mod gqa;
 mod head_mix;
 mod heads;
 mod layernorm;
@@ -85,6 +86,7 @@ kinds![
     attention_steps,
     attention_grid: scaled,
     head_mix: scaled,
+    gqa,
     shapes,
     mlp,
     layernorm: scaled,
@@ -218,6 +220,7 @@ mod size_tests;
 mod tests {
     use super::NAMES;
     use crate::render;
+    use crate::test_llama::llama_trace;
     use crate::test_svg::{desc, parse};
     use crate::test_traces::{options, tiny_trace, training_run, TestTraces};
 
@@ -235,6 +238,7 @@ mod tests {
         ("attention-steps", "layer = 1\nhead = 0"),
         ("attention-grid", ""),
         ("head-mix", "layer = 1"),
+        ("gqa", ""),
         ("shapes", ""),
         ("mlp", "layer = 1"),
         ("layernorm", "layer = 1"),
@@ -253,20 +257,29 @@ mod tests {
         ("descent", ""),
     ];
 
+    /// The kinds that draw what only the Llama family has: their examples draw from the
+    /// Llama test trace, and they refuse GPT-2's by name.
+    pub const LLAMA_ONLY: &[&str] = &[];
+
     #[test]
     fn every_kind_renders_well_formed_accessible_deterministic_svg() {
         let mut trace = tiny_trace();
         trace.meta.training = Some(training_run());
-        let traces = TestTraces::with("robots", trace);
+        let gpt2 = TestTraces::with("robots", trace);
+        let llama = TestTraces::with("robots", llama_trace());
         for kind in NAMES {
+            let (traces, model) = if LLAMA_ONLY.contains(kind) {
+                (&llama, "test/tiny-llama")
+            } else {
+                (&gpt2, "test/tiny-gpt2")
+            };
             let body = EXAMPLES
                 .iter()
                 .find(|(k, _)| k == kind)
                 .unwrap_or_else(|| panic!("no example for {kind}"))
                 .1;
             let options = options(&format!("prompt = \"robots\"\n{body}"));
-            let figure =
-                render(kind, &options, &traces).unwrap_or_else(|e| panic!("{kind}: {e:?}"));
+            let figure = render(kind, &options, traces).unwrap_or_else(|e| panic!("{kind}: {e:?}"));
             let doc = parse(&figure.svg);
             let root = doc.root_element();
             assert_eq!(root.attribute("role"), Some("img"), "{kind}");
@@ -278,8 +291,8 @@ mod tests {
             assert!(root.children().any(|n| n.has_tag_name("title")), "{kind}");
             assert_eq!(desc(&figure.svg), figure.alt, "{kind}");
             assert!(figure.alt.len() > 40, "{kind}: {}", figure.alt);
-            assert_eq!(figure.models, ["test/tiny-gpt2"]);
-            let again = render(kind, &options, &traces).unwrap();
+            assert_eq!(figure.models, [model]);
+            let again = render(kind, &options, traces).unwrap();
             assert_eq!(figure.svg, again.svg, "{kind} is not deterministic");
         }
     }

@@ -25,6 +25,7 @@ const CASES: &[(&str, &str)] = &[
     ("attention-grid", "layer = 5\ntokens = 24"),
     ("attention-grid", "tokens = 10"),
     ("head-mix", "layer = 5\ndims = 64"),
+    ("gqa", "layer = 11"),
     ("shapes", "layer = 11"),
     ("mlp", "layer = 5\ntop = 16"),
     ("layernorm", "layer = 5\ndims = 64"),

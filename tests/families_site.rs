@@ -9,7 +9,7 @@ use std::path::Path;
 mod cli;
 
 /// The kinds that apply to every family, with the options each needs.
-const APPLIES: [(&str, &str); 17] = [
+const APPLIES: [(&str, &str); 18] = [
     ("tokens", ""),
     ("attention", "layer = 1\nhead = 3"),
     ("attention-steps", "layer = 1\nhead = 3"),
@@ -27,6 +27,7 @@ const APPLIES: [(&str, &str); 17] = [
     ("qkv", "layer = 1"),
     ("embedding", ""),
     ("gqa", "layer = 1"),
+    ("rope", "layer = 1\nhead = 3"),
 ];
 
 /// The kinds that draw GPT-2's parts, with what the refusal names.
@@ -93,10 +94,10 @@ fn every_family_draws_the_kinds_that_apply_and_refuses_the_others_by_name() {
         write_article(&site, &APPLIES);
         cli::ok(&cli::run(&site, &["trace", "-q"]), "trace");
         let built = cli::ok(&cli::run(&site, &["build"]), "build");
-        // The 17 above and the sample article's one.
-        assert!(built.contains("18 figures"), "{arch}: {built}");
+        // The 18 above and the sample article's one.
+        assert!(built.contains("19 figures"), "{arch}: {built}");
         let page = std::fs::read_to_string(site.join("public/figures.html")).unwrap();
-        assert!(page.matches("<svg").count() >= 17, "{arch}");
+        assert!(page.matches("<svg").count() >= 18, "{arch}");
 
         let refused: Vec<(&str, &str)> = REFUSED.iter().map(|(k, o, _)| (*k, *o)).collect();
         write_article(&site, &refused);
@@ -114,4 +115,33 @@ fn every_family_draws_the_kinds_that_apply_and_refuses_the_others_by_name() {
         let after = std::fs::read_to_string(site.join("public/figures.html")).unwrap();
         assert_eq!(after, page, "{arch}");
     }
+}
+
+/// The kinds that draw only what the Llama family has, with the GPT-2 kind each refusal
+/// points to.
+const LLAMA_ONLY: [(&str, &str, &str); 1] = [("rope", "layer = 1\nhead = 0", "`positional`")];
+
+#[test]
+fn a_gpt2_site_refuses_the_llama_only_kinds_by_name_and_draws_gqa() {
+    let dir = site("gpt2", &[]);
+    let site = dir.path().join("site");
+    write_article(&site, &[("gqa", "")]);
+    cli::ok(&cli::run(&site, &["trace", "-q"]), "trace");
+    cli::ok(&cli::run(&site, &["build"]), "build");
+    let page = std::fs::read_to_string(site.join("public/figures.html")).unwrap();
+    assert!(page.contains("each with its own key and value"), "{page}");
+
+    let refused: Vec<(&str, &str)> = LLAMA_ONLY.iter().map(|(k, o, _)| (*k, *o)).collect();
+    write_article(&site, &refused);
+    let out = cli::run(&site, &["build"]);
+    assert!(!out.status.success());
+    let err = cli::text(&out.stderr);
+    for (kind, _, instead) in LLAMA_ONLY {
+        assert!(
+            err.contains(&format!("figure `{kind}` draws"))
+                && err.contains(&format!("see {instead}")),
+            "{kind}: {err}"
+        );
+    }
+    assert!(err.contains("a gpt2 model: GPT-2"), "{err}");
 }

@@ -51,7 +51,7 @@ pub fn short(value: f64) -> String {
 
 /// `6.0 × 10²⁹`: two significant digits and a power of ten, for values too large to write
 /// out (a random model's perplexity).
-fn scientific(value: f64) -> String {
+pub fn scientific(value: f64) -> String {
     let exponent = value.abs().log10().floor() as i32;
     let mut mantissa = value / 10f64.powi(exponent);
     let mut exponent = exponent;
@@ -107,6 +107,16 @@ pub fn thousands(n: usize) -> String {
     out
 }
 
+/// [`short`], but a power of ten for magnitudes under 0.01 ("3.2 × 10⁻⁶"), so small
+/// numbers keep their digits.
+pub fn small(value: f64) -> String {
+    if value != 0.0 && value.abs() < 0.01 {
+        scientific(value)
+    } else {
+        short(value)
+    }
+}
+
 /// A size in bytes with binary units: "640 bytes", "32 KiB", "1.50 GiB".
 pub fn bytes(n: f64) -> String {
     const UNITS: [&str; 5] = ["bytes", "KiB", "MiB", "GiB", "TiB"];
@@ -139,10 +149,12 @@ pub fn count(n: usize) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{bytes, count, percent, short, signed, thousands, weight};
+    use super::{bytes, count, percent, short, signed, small, thousands, weight};
 
     #[test]
     fn bytes_use_binary_units() {
+        assert_eq!(small(3.16e-6), "3.2 × 10⁻⁶");
+        assert_eq!(small(0.25), "0.250");
         assert_eq!(bytes(640.0), "640 bytes");
         assert_eq!(bytes(32_768.0), "32 KiB");
         assert_eq!(bytes(128.0 * 1024.0 * 1024.0), "128 MiB");

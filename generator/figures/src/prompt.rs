@@ -174,6 +174,27 @@ impl Prompt<'_> {
         .with_hint("draw it from a prompt traced with a GPT-2 model, or use a figure that applies (attention, residual, logit-lens, ...)"))
     }
 
+    /// Refuse, naming what GPT-2 has instead and the kind that draws it, to draw a part of
+    /// the Llama family's architecture from a GPT-2 trace.
+    pub fn needs_family(&self, kind: &str, part: FamilyPart) -> Result<(), FigureError> {
+        let family = self.config().model_type();
+        if family != "gpt2" {
+            return Ok(());
+        }
+        let (draws, instead) = match part {
+            FamilyPart::Rope => (
+                "rotary position embeddings (RoPE)",
+                "GPT-2 has learned positions, no rotation; see `positional`",
+            ),
+        };
+        let model = self.trace.meta.model.shown();
+        Err(FigureError::new(format!(
+            "figure `{kind}` draws {draws}; the model {model} that made this trace is a \
+             {family} model: {instead}"
+        ))
+        .with_hint("draw it from a prompt traced with a Llama-family model (llama, mistral, qwen2, qwen3, gemma)"))
+    }
+
     /// An error about the trace's contents, pointing at the `prompt` key.
     pub fn broken(&self, message: String) -> FigureError {
         FigureError::at("prompt", message).with_hint(format!(
@@ -191,4 +212,10 @@ pub enum Gpt2Part {
     PlainMlp,
     FusedProducts,
     Architecture,
+}
+
+/// Parts of the Llama family's architecture that some figures draw and GPT-2 lacks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FamilyPart {
+    Rope,
 }

@@ -24,6 +24,8 @@ mod next_token;
 mod positional;
 mod qkv;
 mod residual;
+mod rope;
+mod rope_panels;
 mod sampling;
 mod shapes;
 mod sinusoidal;
@@ -80,6 +82,7 @@ kinds![
     positional: scaled,
     embedding_sum: scaled,
     sinusoidal: scaled,
+    rope,
     qkv: scaled,
     heads: scaled,
     attention: scaled,
@@ -232,6 +235,7 @@ mod tests {
         ("positional", ""),
         ("embedding-sum", ""),
         ("sinusoidal", ""),
+        ("rope", "layer = 1\nhead = 3"),
         ("qkv", "layer = 1"),
         ("heads", "layer = 1"),
         ("attention", "layer = 1\nhead = 0"),
@@ -259,7 +263,7 @@ mod tests {
 
     /// The kinds that draw what only the Llama family has: their examples draw from the
     /// Llama test trace, and they refuse GPT-2's by name.
-    pub const LLAMA_ONLY: &[&str] = &[];
+    pub const LLAMA_ONLY: &[&str] = &["rope"];
 
     #[test]
     fn every_kind_renders_well_formed_accessible_deterministic_svg() {
@@ -294,6 +298,26 @@ mod tests {
             assert_eq!(figure.models, [model]);
             let again = render(kind, &options, traces).unwrap();
             assert_eq!(figure.svg, again.svg, "{kind} is not deterministic");
+        }
+    }
+
+    #[test]
+    fn the_llama_only_kinds_refuse_gpt2_by_name_pointing_to_its_own_kind() {
+        let traces = TestTraces::with("robots", tiny_trace());
+        for (kind, instead) in LLAMA_ONLY.iter().zip(["positional"]) {
+            let body = EXAMPLES.iter().find(|(k, _)| k == kind).unwrap().1;
+            let options = options(&format!("prompt = \"robots\"\n{body}"));
+            let error = render(kind, &options, &traces).unwrap_err();
+            assert!(
+                error
+                    .message
+                    .starts_with(&format!("figure `{kind}` draws "))
+                    && error.message.contains("a gpt2 model: GPT-2")
+                    && error.message.ends_with(&format!("see `{instead}`")),
+                "{kind}: {}",
+                error.message
+            );
+            assert!(error.hint.unwrap().contains("Llama-family"), "{kind}");
         }
     }
 

@@ -9,7 +9,7 @@ use std::path::Path;
 mod cli;
 
 /// The kinds that apply to every family, with the options each needs.
-const APPLIES: [(&str, &str); 18] = [
+const APPLIES: [(&str, &str); 19] = [
     ("tokens", ""),
     ("attention", "layer = 1\nhead = 3"),
     ("attention-steps", "layer = 1\nhead = 3"),
@@ -28,6 +28,7 @@ const APPLIES: [(&str, &str); 18] = [
     ("embedding", ""),
     ("gqa", "layer = 1"),
     ("rope", "layer = 1\nhead = 3"),
+    ("rmsnorm", "layer = 1\nnorm = \"ln2\""),
 ];
 
 /// The kinds that draw GPT-2's parts, with what the refusal names.
@@ -94,10 +95,10 @@ fn every_family_draws_the_kinds_that_apply_and_refuses_the_others_by_name() {
         write_article(&site, &APPLIES);
         cli::ok(&cli::run(&site, &["trace", "-q"]), "trace");
         let built = cli::ok(&cli::run(&site, &["build"]), "build");
-        // The 18 above and the sample article's one.
-        assert!(built.contains("19 figures"), "{arch}: {built}");
+        // The 19 above and the sample article's one.
+        assert!(built.contains("20 figures"), "{arch}: {built}");
         let page = std::fs::read_to_string(site.join("public/figures.html")).unwrap();
-        assert!(page.matches("<svg").count() >= 18, "{arch}");
+        assert!(page.matches("<svg").count() >= 19, "{arch}");
 
         let refused: Vec<(&str, &str)> = REFUSED.iter().map(|(k, o, _)| (*k, *o)).collect();
         write_article(&site, &refused);
@@ -119,7 +120,10 @@ fn every_family_draws_the_kinds_that_apply_and_refuses_the_others_by_name() {
 
 /// The kinds that draw only what the Llama family has, with the GPT-2 kind each refusal
 /// points to.
-const LLAMA_ONLY: [(&str, &str, &str); 1] = [("rope", "layer = 1\nhead = 0", "`positional`")];
+const LLAMA_ONLY: [(&str, &str, &str); 2] = [
+    ("rope", "layer = 1\nhead = 0", "`positional`"),
+    ("rmsnorm", "layer = 1", "`layernorm`"),
+];
 
 #[test]
 fn a_gpt2_site_refuses_the_llama_only_kinds_by_name_and_draws_gqa() {

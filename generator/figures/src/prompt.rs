@@ -186,6 +186,10 @@ impl Prompt<'_> {
                 "rotary position embeddings (RoPE)",
                 "GPT-2 has learned positions, no rotation; see `positional`",
             ),
+            FamilyPart::RmsNorm => (
+                "RMSNorm (divide by the root mean square, no mean, no bias)",
+                "GPT-2 normalises with LayerNorm; see `layernorm`",
+            ),
         };
         let model = self.trace.meta.model.shown();
         Err(FigureError::new(format!(
@@ -218,4 +222,5 @@ pub enum Gpt2Part {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FamilyPart {
     Rope,
+    RmsNorm,
 }

@@ -24,6 +24,7 @@ mod next_token;
 mod positional;
 mod qkv;
 mod residual;
+mod rmsnorm;
 mod rope;
 mod rope_panels;
 mod sampling;
@@ -93,6 +94,7 @@ kinds![
     shapes,
     mlp,
     layernorm: scaled,
+    rmsnorm: scaled,
     residual: scaled,
     next_token,
     logits,
@@ -246,6 +248,7 @@ mod tests {
         ("shapes", ""),
         ("mlp", "layer = 1"),
         ("layernorm", "layer = 1"),
+        ("rmsnorm", "layer = 1"),
         ("residual", ""),
         ("next-token", ""),
         ("logits", ""),
@@ -263,7 +266,7 @@ mod tests {
 
     /// The kinds that draw what only the Llama family has: their examples draw from the
     /// Llama test trace, and they refuse GPT-2's by name.
-    pub const LLAMA_ONLY: &[&str] = &["rope"];
+    pub const LLAMA_ONLY: &[&str] = &["rope", "rmsnorm"];
 
     #[test]
     fn every_kind_renders_well_formed_accessible_deterministic_svg() {
@@ -304,7 +307,7 @@ mod tests {
     #[test]
     fn the_llama_only_kinds_refuse_gpt2_by_name_pointing_to_its_own_kind() {
         let traces = TestTraces::with("robots", tiny_trace());
-        for (kind, instead) in LLAMA_ONLY.iter().zip(["positional"]) {
+        for (kind, instead) in LLAMA_ONLY.iter().zip(["positional", "layernorm"]) {
             let body = EXAMPLES.iter().find(|(k, _)| k == kind).unwrap().1;
             let options = options(&format!("prompt = \"robots\"\n{body}"));
             let error = render(kind, &options, &traces).unwrap_err();

@@ -9,7 +9,7 @@ use std::path::Path;
 mod cli;
 
 /// The kinds that apply to every family, with the options each needs.
-const APPLIES: [(&str, &str); 19] = [
+const APPLIES: [(&str, &str); 20] = [
     ("tokens", ""),
     ("attention", "layer = 1\nhead = 3"),
     ("attention-steps", "layer = 1\nhead = 3"),
@@ -29,6 +29,7 @@ const APPLIES: [(&str, &str); 19] = [
     ("gqa", "layer = 1"),
     ("rope", "layer = 1\nhead = 3"),
     ("rmsnorm", "layer = 1\nnorm = \"ln2\""),
+    ("gated-mlp", "layer = 1"),
 ];
 
 /// The kinds that draw GPT-2's parts, with what the refusal names.
@@ -95,10 +96,10 @@ fn every_family_draws_the_kinds_that_apply_and_refuses_the_others_by_name() {
         write_article(&site, &APPLIES);
         cli::ok(&cli::run(&site, &["trace", "-q"]), "trace");
         let built = cli::ok(&cli::run(&site, &["build"]), "build");
-        // The 19 above and the sample article's one.
-        assert!(built.contains("20 figures"), "{arch}: {built}");
+        // The 20 above and the sample article's one.
+        assert!(built.contains("21 figures"), "{arch}: {built}");
         let page = std::fs::read_to_string(site.join("public/figures.html")).unwrap();
-        assert!(page.matches("<svg").count() >= 19, "{arch}");
+        assert!(page.matches("<svg").count() >= 20, "{arch}");
 
         let refused: Vec<(&str, &str)> = REFUSED.iter().map(|(k, o, _)| (*k, *o)).collect();
         write_article(&site, &refused);
@@ -120,9 +121,10 @@ fn every_family_draws_the_kinds_that_apply_and_refuses_the_others_by_name() {
 
 /// The kinds that draw only what the Llama family has, with the GPT-2 kind each refusal
 /// points to.
-const LLAMA_ONLY: [(&str, &str, &str); 2] = [
+const LLAMA_ONLY: [(&str, &str, &str); 3] = [
     ("rope", "layer = 1\nhead = 0", "`positional`"),
     ("rmsnorm", "layer = 1", "`layernorm`"),
+    ("gated-mlp", "layer = 1", "`mlp`"),
 ];
 
 #[test]

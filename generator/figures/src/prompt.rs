@@ -190,6 +190,10 @@ impl Prompt<'_> {
                 "RMSNorm (divide by the root mean square, no mean, no bias)",
                 "GPT-2 normalises with LayerNorm; see `layernorm`",
             ),
+            FamilyPart::GatedMlp => (
+                "a gated MLP (act(gate) × up)",
+                "GPT-2's MLP has no gate, it widens, applies GELU and narrows; see `mlp`",
+            ),
         };
         let model = self.trace.meta.model.shown();
         Err(FigureError::new(format!(
@@ -223,4 +227,5 @@ pub enum Gpt2Part {
 pub enum FamilyPart {
     Rope,
     RmsNorm,
+    GatedMlp,
 }

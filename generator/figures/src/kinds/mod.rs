@@ -11,6 +11,7 @@ mod compare_views;
 mod descent;
 mod embedding;
 mod embedding_sum;
+mod gated_mlp;
 mod generation;
 mod gqa;
 mod head_mix;
@@ -93,6 +94,7 @@ kinds![
     gqa,
     shapes,
     mlp,
+    gated_mlp: scaled,
     layernorm: scaled,
     rmsnorm: scaled,
     residual: scaled,
@@ -247,6 +249,7 @@ mod tests {
         ("gqa", ""),
         ("shapes", ""),
         ("mlp", "layer = 1"),
+        ("gated-mlp", "layer = 1"),
         ("layernorm", "layer = 1"),
         ("rmsnorm", "layer = 1"),
         ("residual", ""),
@@ -266,7 +269,7 @@ mod tests {
 
     /// The kinds that draw what only the Llama family has: their examples draw from the
     /// Llama test trace, and they refuse GPT-2's by name.
-    pub const LLAMA_ONLY: &[&str] = &["rope", "rmsnorm"];
+    pub const LLAMA_ONLY: &[&str] = &["rope", "rmsnorm", "gated-mlp"];
 
     #[test]
     fn every_kind_renders_well_formed_accessible_deterministic_svg() {
@@ -307,7 +310,7 @@ mod tests {
     #[test]
     fn the_llama_only_kinds_refuse_gpt2_by_name_pointing_to_its_own_kind() {
         let traces = TestTraces::with("robots", tiny_trace());
-        for (kind, instead) in LLAMA_ONLY.iter().zip(["positional", "layernorm"]) {
+        for (kind, instead) in LLAMA_ONLY.iter().zip(["positional", "layernorm", "mlp"]) {
             let body = EXAMPLES.iter().find(|(k, _)| k == kind).unwrap().1;
             let options = options(&format!("prompt = \"robots\"\n{body}"));
             let error = render(kind, &options, &traces).unwrap_err();

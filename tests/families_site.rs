@@ -9,7 +9,7 @@ use std::path::Path;
 mod cli;
 
 /// The kinds that apply to every family, with the options each needs.
-const APPLIES: [(&str, &str); 20] = [
+const APPLIES: [(&str, &str); 22] = [
     ("tokens", ""),
     ("attention", "layer = 1\nhead = 3"),
     ("attention-steps", "layer = 1\nhead = 3"),
@@ -30,16 +30,16 @@ const APPLIES: [(&str, &str); 20] = [
     ("rope", "layer = 1\nhead = 3"),
     ("rmsnorm", "layer = 1\nnorm = \"ln2\""),
     ("gated-mlp", "layer = 1"),
+    ("architecture", ""),
+    ("shapes", "layer = 1"),
 ];
 
 /// The kinds that draw GPT-2's parts, with what the refusal names.
-const REFUSED: [(&str, &str, &str); 6] = [
-    ("architecture", "", "gated MLP"),
+const REFUSED: [(&str, &str, &str); 4] = [
     ("positional", "", "RoPE"),
     ("embedding-sum", "", "RoPE"),
     ("layernorm", "layer = 1", "RMSNorm"),
     ("mlp", "layer = 1", "gated MLP"),
-    ("shapes", "", "key/value heads"),
 ];
 
 fn article(blocks: &[(&str, &str)]) -> String {
@@ -78,6 +78,40 @@ fn site(arch: &str, sets: &[&str]) -> tempfile::TempDir {
     dir
 }
 
+/// How many numbers the checkpoint's model.safetensors holds.
+fn parameter_count(model: &Path) -> usize {
+    let bytes = std::fs::read(model.join("model.safetensors")).unwrap();
+    let header_len = u64::from_le_bytes(bytes[..8].try_into().unwrap()) as usize;
+    let header: serde_json::Value = serde_json::from_slice(&bytes[8..8 + header_len]).unwrap();
+    header
+        .as_object()
+        .unwrap()
+        .iter()
+        .filter(|(k, _)| *k != "__metadata__")
+        .map(|(_, v)| {
+            v["shape"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|d| d.as_u64().unwrap() as usize)
+                .product::<usize>()
+        })
+        .sum()
+}
+
+/// 1234567 as "1,234,567".
+fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 fn write_article(site: &Path, blocks: &[(&str, &str)]) {
     std::fs::write(site.join("content/figures.md"), article(blocks)).unwrap();
 }
@@ -96,10 +130,23 @@ fn every_family_draws_the_kinds_that_apply_and_refuses_the_others_by_name() {
         write_article(&site, &APPLIES);
         cli::ok(&cli::run(&site, &["trace", "-q"]), "trace");
         let built = cli::ok(&cli::run(&site, &["build"]), "build");
-        // The 20 above and the sample article's one.
-        assert!(built.contains("21 figures"), "{arch}: {built}");
+        // The 22 above and the sample article's one.
+        assert!(built.contains("23 figures"), "{arch}: {built}");
         let page = std::fs::read_to_string(site.join("public/figures.html")).unwrap();
-        assert!(page.matches("<svg").count() >= 20, "{arch}");
+        assert!(page.matches("<svg").count() >= 22, "{arch}");
+        // The diagram is the family's, with the checkpoint's parameter count.
+        let model = dir.path().join("model");
+        let parameters = parameter_count(&model);
+        assert!(
+            page.contains("RMSNorm 1")
+                && page.contains("gated MLP")
+                && !page.contains("LayerNorm 1"),
+            "{arch}"
+        );
+        assert!(
+            page.contains(&format!("({}", thousands(parameters))),
+            "{arch}: {parameters} parameters in the checkpoint"
+        );
 
         let refused: Vec<(&str, &str)> = REFUSED.iter().map(|(k, o, _)| (*k, *o)).collect();
         write_article(&site, &refused);

@@ -147,25 +147,6 @@ impl Prompt<'_> {
                     config.activation_function
                 ),
             ),
-            Gpt2Part::Architecture => (
-                "GPT-2's block diagram (learned positions, LayerNorm, a GELU MLP)",
-                format!(
-                    "rotates q and k by position (RoPE), normalises with RMSNorm, shares {} \
-                     key/value heads among {} query heads and has a gated MLP",
-                    config.kv_heads(),
-                    config.n_head
-                ),
-            ),
-            Gpt2Part::FusedProducts => (
-                "GPT-2's products (one q/k/v matrix, an MLP 4 × wider)",
-                format!(
-                    "projects q, k and v separately ({} query heads, {} key/value heads of {}) \
-                     and has a gated MLP",
-                    config.n_head,
-                    config.kv_heads(),
-                    config.head_width()
-                ),
-            ),
         };
         Err(FigureError::new(format!(
             "figure `{kind}` draws {draws}; the model {model} that made this trace is a \
@@ -218,8 +199,6 @@ pub enum Gpt2Part {
     LearnedPositions,
     LayerNorm,
     PlainMlp,
-    FusedProducts,
-    Architecture,
 }
 
 /// Parts of the Llama family's architecture that some figures draw and GPT-2 lacks.

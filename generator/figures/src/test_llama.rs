@@ -33,6 +33,7 @@ pub fn llama_trace_of(ids: &[u32]) -> Trace {
         n_kv_head: Some(KV_HEADS),
         head_dim: Some(DH),
         rope_theta: Some(THETA),
+        decoder: None,
     };
     let mut trace = Trace::new(meta);
     for layer in 0..LAYERS {

@@ -39,8 +39,8 @@ pub use error::{Origin, TraceError};
 pub use folder_swap::{remove_dir_if_present, swap_folder};
 pub use kind::TensorKind;
 pub use meta::{
-    BeamNode, BeamTree, Candidate, GenerationStep, Merge, ModelInfo, ModelShape, Token, TraceMeta,
-    TraceOptions, TrainingSummary, WeightHistory, WordMerges, DEFAULT_TOP_K,
+    BeamNode, BeamTree, Candidate, DecoderBlock, GenerationStep, Merge, ModelInfo, ModelShape,
+    Token, TraceMeta, TraceOptions, TrainingSummary, WeightHistory, WordMerges, DEFAULT_TOP_K,
 };
 pub use model_name::{folder_name, model_label, same_model_id};
 pub use precision::{ParsePrecisionError, Precision};

@@ -33,6 +33,36 @@ pub struct ModelShape {
     /// RoPE's base for a rotary model; absent for learned positions.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rope_theta: Option<f64>,
+    /// What a Llama-family block holds beyond these sizes; absent for GPT-2, and in traces
+    /// written before tracebook recorded it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decoder: Option<DecoderBlock>,
+}
+
+/// The parts of a Llama-family model its sizes do not say: what the diagrams and parameter
+/// counts of `architecture` and `shapes` need.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+pub struct DecoderBlock {
+    /// The gated MLP's width (gate and up project d to it).
+    pub intermediate_size: usize,
+    /// The unembedding is the token embedding (no `lm_head` of its own).
+    pub tie_word_embeddings: bool,
+    /// Biases on the q, k and v projections (Qwen2).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub qkv_bias: bool,
+    /// A bias on the attention's output projection.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub o_bias: bool,
+    /// Biases on the MLP's three projections.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub mlp_bias: bool,
+    /// An RMSNorm over each head's q and k before the rotation (Qwen3).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub qk_norm: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !b
 }
 
 impl Default for ModelShape {
@@ -50,6 +80,7 @@ impl Default for ModelShape {
             n_kv_head: None,
             head_dim: None,
             rope_theta: None,
+            decoder: None,
         }
     }
 }

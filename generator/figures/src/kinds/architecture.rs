@@ -1,18 +1,19 @@
-//! `figure architecture`: GPT-2 as a block diagram with the traced model's real sizes
+//! `figure architecture`: the traced model as a block diagram with its real sizes
 //! (`meta.model.config`) and the prompt's token count: embeddings, the repeated block
-//! (LayerNorm, attention, residual add, LayerNorm, MLP, residual add) with the residual
-//! stream running through it, the final LayerNorm, the tied unembedding and the logits;
-//! with parameter counts computed from the sizes.
+//! (norm, attention, residual add, norm, MLP, residual add) with the residual stream running
+//! through it, the final norm, the unembedding and the logits; with parameter counts computed
+//! from the sizes. GPT-2 here; the Llama family (RoPE, RMSNorm, grouped-query attention, a
+//! gated MLP) in `architecture_decoder.rs`.
 //!
 //! Options: `prompt`, `caption`.
 
+use super::architecture_decoder;
 use super::strips::WIDTH;
 use crate::draw::{arrow, labelled_box, line, note, rect, text};
 use crate::error::FigureError;
 use crate::figure::{Figure, Source};
 use crate::format::{count, thousands};
 use crate::options::Block;
-use crate::prompt::Gpt2Part;
 use crate::svg::{Canvas, Css, Element};
 use crate::Traces;
 use serde::Deserialize;
@@ -53,11 +54,13 @@ impl Parameters {
     }
 }
 
-const RESIDUAL_X: f64 = 40.0;
+pub(super) const RESIDUAL_X: f64 = 40.0;
 const SUB_X: f64 = 96.0;
 const SUB_W: f64 = WIDTH - SUB_X - 8.0;
 /// Each embedding's box: half the width, less a gap.
 const HALF: f64 = (WIDTH - 12.0) / 2.0;
+/// Where the repeated block starts, under the inputs.
+pub(super) const BLOCK_TOP: f64 = 140.0;
 
 /// `architecture` takes only the preamble.
 #[derive(Deserialize)]
@@ -68,21 +71,16 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
     let Block {
         prompt, caption, ..
     } = Block::<Opts>::read(KIND, table, traces)?;
-    prompt.needs(KIND, Gpt2Part::Architecture)?;
+    if prompt.config().model_type() != "gpt2" {
+        return architecture_decoder::render(prompt, caption);
+    }
     let config = prompt.config().clone();
     let n = prompt.tokens()?.len();
     let p = Parameters::of(&config);
     let mut body = inputs(&config, &p, n);
-    body.extend(block(&config, &p, n, 140.0));
-    body.push(arrow((RESIDUAL_X, 402.0), (RESIDUAL_X, 420.0)));
-    let (outputs, y) = outputs(&config, n, 422.0);
-    body.extend(outputs);
-    let total = format!(
-        "{} parameters in all ({})",
-        count(p.total),
-        thousands(p.total)
-    );
-    body.push(text(0.0, y + 22.0).class("tbf-b").text(total));
+    let (sublayers, stages) = gpt2_parts(&config, &p, n);
+    body.extend(block(&config, p.block, n, &sublayers));
+    let y = finish(&mut body, &stages, p.total);
     let canvas = Canvas {
         kind: KIND,
         width: WIDTH,
@@ -96,6 +94,48 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
         css: Css::default(),
     };
     Ok(Figure::new(canvas, body, caption, &prompt).with_source(Source::Config))
+}
+
+/// GPT-2's two sublayers and its output stages, with their sizes.
+fn gpt2_parts(
+    config: &ModelShape,
+    p: &Parameters,
+    n: usize,
+) -> ([Sublayer; 2], [(&'static str, String); 3]) {
+    let d = thousands(config.n_embd);
+    let sublayers = [
+        Sublayer {
+            norm: "LayerNorm 1",
+            norm_params: p.layer_norm,
+            name: "attention",
+            size: format!(
+                "{} heads × {} · {}",
+                config.n_head,
+                config.n_embd / config.n_head.max(1),
+                count(p.attention)
+            ),
+        },
+        Sublayer {
+            norm: "LayerNorm 2",
+            norm_params: p.layer_norm,
+            name: "MLP",
+            size: format!(
+                "{d} → {} → {d} · {}",
+                thousands(4 * config.n_embd),
+                count(p.mlp)
+            ),
+        },
+    ];
+    let (d, v) = (thousands(config.n_embd), thousands(config.vocab_size));
+    let stages = [
+        ("final LayerNorm", format!("{d} → {d}")),
+        ("unembedding", format!("{d} × {v}, the same matrix as wte")),
+        (
+            "logits",
+            format!("{n} × {v}: a score per token of the vocabulary"),
+        ),
+    ];
+    (sublayers, stages)
 }
 
 /// The token ids, the two embeddings they select, and their sum starting the residual
@@ -138,18 +178,20 @@ fn inputs(config: &ModelShape, p: &Parameters, n: usize) -> Vec<Element> {
     ]
 }
 
-/// From `top`, the final LayerNorm, the unembedding and the logits, then how they become
-/// probabilities; with the y under them.
-fn outputs(config: &ModelShape, n: usize, top: f64) -> (Vec<Element>, f64) {
-    let (d, v) = (thousands(config.n_embd), thousands(config.vocab_size));
-    let stages = [
-        ("final LayerNorm", format!("{d} → {d}")),
-        ("unembedding", format!("{d} × {v}, the same matrix as wte")),
-        (
-            "logits",
-            format!("{n} × {v}: a score per token of the vocabulary"),
-        ),
-    ];
+/// Under the block: the output `stages` (final norm, unembedding, logits), how they become
+/// probabilities and the parameter total; returns the y under them.
+pub(super) fn finish(body: &mut Vec<Element>, stages: &[(&str, String)], total: usize) -> f64 {
+    let bottom = BLOCK_TOP + 262.0;
+    body.push(arrow((RESIDUAL_X, bottom), (RESIDUAL_X, bottom + 18.0)));
+    let (outputs, y) = outputs(stages, bottom + 20.0);
+    body.extend(outputs);
+    let total = format!("{} parameters in all ({})", count(total), thousands(total));
+    body.push(text(0.0, y + 22.0).class("tbf-b").text(total));
+    y
+}
+
+/// From `top`, the output stages, then how they become probabilities; with the y under them.
+fn outputs(stages: &[(&str, String)], top: f64) -> (Vec<Element>, f64) {
     let mut out = Vec::new();
     let mut y = top;
     for (i, (title, detail)) in stages.iter().enumerate() {
@@ -170,12 +212,16 @@ fn outputs(config: &ModelShape, n: usize, top: f64) -> (Vec<Element>, f64) {
     (out, y)
 }
 
-/// The repeated block, from `top`: the residual stream down the left, two sublayers
+/// The repeated block, from `BLOCK_TOP`: the residual stream down the left, two sublayers
 /// branching off it and added back.
-fn block(config: &ModelShape, p: &Parameters, n: usize, top: f64) -> Vec<Element> {
+pub(super) fn block(
+    config: &ModelShape,
+    block_params: usize,
+    n: usize,
+    sublayers: &[Sublayer; 2],
+) -> Vec<Element> {
     let d = thousands(config.n_embd);
-    let heads = config.n_head;
-    let dh = config.n_embd / heads.max(1);
+    let top = BLOCK_TOP;
     let mut out = vec![
         rect("tbf-o", 0.0, top, WIDTH, 262.0)
             .attr("rx", 8.0)
@@ -187,51 +233,36 @@ fn block(config: &ModelShape, p: &Parameters, n: usize, top: f64) -> Vec<Element
         text(WIDTH - 8.0, top + 31.0)
             .class("tbf-s tbf-dim")
             .attr("text-anchor", "end")
-            .text(format!("{} parameters each", count(p.block))),
+            .text(format!("{} parameters each", count(block_params))),
         line("tbf-line", RESIDUAL_X, top - 10.0, RESIDUAL_X, top + 262.0),
         text(RESIDUAL_X + 6.0, top + 16.0)
             .class("tbf-s tbf-acc")
             .text(format!("residual stream, {n} × {d}")),
     ];
-    let sublayers = [
-        Sublayer {
-            norm: "LayerNorm 1",
-            name: "attention",
-            size: format!("{heads} heads × {dh} · {}", count(p.attention)),
-        },
-        Sublayer {
-            norm: "LayerNorm 2",
-            name: "MLP",
-            size: format!(
-                "{d} → {} → {d} · {}",
-                thousands(4 * config.n_embd),
-                count(p.mlp)
-            ),
-        },
-    ];
     for (i, sublayer) in sublayers.iter().enumerate() {
-        out.extend(sublayer.draw(p, top + 36.0 + i as f64 * 116.0));
+        out.extend(sublayer.draw(top + 36.0 + i as f64 * 116.0));
     }
     out
 }
 
-/// A LayerNorm and the sublayer after it, branching off the residual stream.
-struct Sublayer {
-    norm: &'static str,
-    name: &'static str,
+/// A norm and the sublayer after it, branching off the residual stream.
+pub(super) struct Sublayer {
+    pub norm: &'static str,
+    pub norm_params: usize,
+    pub name: &'static str,
     /// Its sizes and parameter count.
-    size: String,
+    pub size: String,
 }
 
 impl Sublayer {
-    /// From `y`: the branch off the stream, the LayerNorm, the sublayer, and the add back.
-    fn draw(&self, p: &Parameters, y: f64) -> [Element; 7] {
+    /// From `y`: the branch off the stream, the norm, the sublayer, and the add back.
+    fn draw(&self, y: f64) -> [Element; 7] {
         [
             arrow((RESIDUAL_X, y + 14.0), (SUB_X - 2.0, y + 14.0)),
             labelled_box(SUB_X, y, SUB_W * 0.5, 28.0, self.norm, ""),
             text(SUB_X + SUB_W * 0.5 + 8.0, y + 18.0)
                 .class("tbf-s tbf-dim")
-                .text(format!("{} parameters", count(p.layer_norm))),
+                .text(format!("{} parameters", count(self.norm_params))),
             arrow((SUB_X + 60.0, y + 28.0), (SUB_X + 60.0, y + 40.0)),
             labelled_box(SUB_X, y + 42.0, SUB_W, 40.0, self.name, &self.size),
             arrow((SUB_X, y + 62.0), (RESIDUAL_X + 10.0, y + 88.0)),
@@ -241,7 +272,7 @@ impl Sublayer {
 }
 
 /// A ⊕ on the residual stream at `(x, y)`.
-fn plus(x: f64, y: f64) -> Element {
+pub(super) fn plus(x: f64, y: f64) -> Element {
     Element::new("g")
         .child(
             Element::new("circle")

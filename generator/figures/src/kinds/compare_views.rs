@@ -27,11 +27,13 @@ impl Pair<'_> {
         (a != b).then_some([a, b])
     }
 
-    /// What the figure calls prompt A and B: their texts, each after its model's name when the
-    /// models differ ("tracebook-tiny-en: I like cats and").
+    /// What the figure calls prompt A and B: their texts; when the models differ, each model's
+    /// name before its text ("tracebook-tiny-en: I like cats and"), or the names alone for one
+    /// text on two models (the title gives the text).
     pub fn labels(&self) -> [String; 2] {
         let texts = [&self.a, &self.b].map(|p| one_line(&p.trace.meta.prompt.text));
         match self.models() {
+            Some(models) if texts[0] == texts[1] => models,
             Some(models) => [0, 1].map(|i| format!("{}: {}", models[i], texts[i])),
             None => texts,
         }

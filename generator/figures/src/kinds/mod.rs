@@ -1,6 +1,7 @@
 //! The figure kinds, one per file, and the dispatch from a kind's name to its renderer.
 
 mod architecture;
+mod architecture_decoder;
 mod attention;
 mod attention_grid;
 mod attention_steps;
@@ -30,11 +31,13 @@ mod rope;
 mod rope_panels;
 mod sampling;
 mod shapes;
+mod shapes_decoder;
 mod sinusoidal;
 mod strips;
 mod temperature;
 mod tokens;
 mod training;
+mod training_pair;
 
 use crate::error::FigureError;
 use crate::shared::{Domain, SharedScale};

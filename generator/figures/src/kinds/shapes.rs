@@ -7,15 +7,19 @@
 //! the config. Rectangles are drawn with sides proportional to the square root of each
 //! size, so a 4d side is twice a d side and a T side stays visible beside them.
 //!
+//! A Llama-family trace gets its own products (`shapes_decoder.rs`): q, k and v projected
+//! separately, k and v with fewer heads, RoPE keeping the shapes, a gated MLP.
+//!
 //! Options: `prompt`, `caption`, `layer` (whose tensors to name; every layer has the same
 //! shapes; default 0).
 
+use super::shapes_decoder;
 use super::strips::WIDTH;
 use crate::draw::{rect, text, wrapped_note};
 use crate::error::FigureError;
 use crate::figure::Figure;
 use crate::options::{Block, Layer, LayerKey};
-use crate::prompt::{Gpt2Part, Prompt};
+use crate::prompt::Prompt;
 use crate::svg::{text_width, wrap, Canvas, Css, Element, Font, WIDE_FONT};
 use crate::Traces;
 use serde::Deserialize;
@@ -40,48 +44,79 @@ pub(super) struct Opts {
 
 /// A dimension: its symbol and its size in this model and prompt.
 #[derive(Debug, Clone, Copy)]
-struct Dim {
-    symbol: &'static str,
-    size: usize,
+pub(super) struct Dim {
+    pub symbol: &'static str,
+    pub size: usize,
 }
 
 /// One array of a product: its rows and columns, how many copies (heads) it stacks, and
 /// the trace tensor it is (if any).
 #[derive(Debug, Clone)]
-struct Array {
+pub(super) struct Array {
     rows: Dim,
     cols: Dim,
     heads: Option<Dim>,
     name: String,
+    /// What it is called under it, when not the reader's words for `name` (`short_name`).
+    label: Option<&'static str>,
 }
 
 /// One step of the layer: a title and `operands`, joined by `ops` ("×", "·", "→", "+"),
 /// with the result after "=" (or after the last op).
-struct Step {
-    title: String,
-    terms: Vec<Array>,
-    ops: Vec<&'static str>,
+pub(super) struct Step {
+    pub title: String,
+    pub terms: Vec<Array>,
+    pub ops: Vec<&'static str>,
 }
 
-/// The sizes of the model and prompt, by symbol.
-struct Sizes {
-    t: Dim,
-    d: Dim,
-    d3: Dim,
-    d4: Dim,
-    h: Dim,
-    dh: Dim,
+/// The sizes of the model and prompt, by symbol. For a Llama-family model `d3` is the queries'
+/// width H·dh and `d4` the gated MLP's width.
+pub(super) struct Sizes {
+    pub t: Dim,
+    pub d: Dim,
+    pub d3: Dim,
+    pub d4: Dim,
+    pub h: Dim,
+    pub dh: Dim,
+    /// Key/value heads (H unless attention is grouped).
+    pub kv: Dim,
 }
 
 pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, FigureError> {
     let block = Block::<Opts>::read(KIND, table, traces)?;
     let layer = block.layer_or_all(block.options.layer)?.unwrap_or(Layer(0));
     let (prompt, caption) = (block.prompt, block.caption);
-    prompt.needs(KIND, Gpt2Part::FusedProducts)?;
     let config = prompt.config();
     let n = prompt.tokens()?.len();
+    let rotary = config.model_type() != "gpt2";
+    let (sizes, steps) = if rotary {
+        let sizes = shapes_decoder::sizes(&prompt, n)?;
+        let steps = shapes_decoder::steps(&sizes, layer);
+        (sizes, steps)
+    } else {
+        let sizes = gpt2_sizes(config, n);
+        let steps = steps(&sizes, layer);
+        (sizes, steps)
+    };
+    check(&prompt, &steps)?;
+    let (body, height) = draw(&steps, &sizes);
+    let canvas = Canvas {
+        kind: KIND,
+        width: WIDTH,
+        height,
+        title: format!(
+            "The shapes of layer {}'s matrix products: T = {n}, d = {}, H = {}, dh = {}",
+            layer.0, config.n_embd, config.n_head, sizes.dh.size
+        ),
+        desc: describe(&steps, &sizes),
+        css: Css::default(),
+    };
+    Ok(Figure::new(canvas, body, caption, &prompt))
+}
+
+fn gpt2_sizes(config: &tracebook_trace::ModelShape, n: usize) -> Sizes {
     let dh = config.n_embd / config.n_head.max(1);
-    let sizes = Sizes {
+    Sizes {
         t: Dim {
             symbol: "T",
             size: n,
@@ -106,34 +141,24 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
             symbol: "dh",
             size: dh,
         },
-    };
-    let steps = steps(&sizes, layer);
-    check(&prompt, &steps)?;
-    let (body, height) = draw(&steps, &sizes);
-    let canvas = Canvas {
-        kind: KIND,
-        width: WIDTH,
-        height,
-        title: format!(
-            "The shapes of layer {}'s matrix products: T = {n}, d = {}, H = {}, dh = {dh}",
-            layer.0, config.n_embd, config.n_head
-        ),
-        desc: describe(&steps, &sizes),
-        css: Css::default(),
-    };
-    Ok(Figure::new(canvas, body, caption, &prompt))
+        kv: Dim {
+            symbol: "H",
+            size: config.n_head,
+        },
+    }
 }
 
-fn array(rows: Dim, cols: Dim, name: impl Into<String>) -> Array {
+pub(super) fn array(rows: Dim, cols: Dim, name: impl Into<String>) -> Array {
     Array {
         rows,
         cols,
         heads: None,
         name: name.into(),
+        label: None,
     }
 }
 
-fn per_head(heads: Dim, rows: Dim, cols: Dim, name: impl Into<String>) -> Array {
+pub(super) fn per_head(heads: Dim, rows: Dim, cols: Dim, name: impl Into<String>) -> Array {
     Array {
         heads: Some(heads),
         ..array(rows, cols, name)
@@ -291,7 +316,7 @@ fn extent(a: &Array, largest: usize) -> (f64, f64) {
 
 /// A slot's width: the rectangle or its labels, whichever is wider.
 fn slot(a: &Array, largest: usize) -> f64 {
-    let labels = [symbols(a), numbers(a), short_name(&a.name)]
+    let labels = [symbols(a), numbers(a), a.shown_name()]
         .iter()
         .map(|l| text_width(l, Font::Sans, 12.0))
         .fold(0.0, f64::max);
@@ -299,8 +324,23 @@ fn slot(a: &Array, largest: usize) -> f64 {
     extent(a, largest).0.max(labels * 1.1).ceil() + 6.0
 }
 
+impl Array {
+    /// The same array called `label` under it.
+    pub(super) fn called(self, label: &'static str) -> Array {
+        Array {
+            label: Some(label),
+            ..self
+        }
+    }
+
+    fn shown_name(&self) -> String {
+        self.label
+            .map_or_else(|| short_name(&self.name), str::to_string)
+    }
+}
+
 fn draw(steps: &[Step], sizes: &Sizes) -> (Vec<Element>, f64) {
-    let largest = sizes.d4.size.max(sizes.t.size);
+    let largest = sizes.d4.size.max(sizes.d3.size).max(sizes.t.size);
     let mut arrays = Element::new("g").class("tbf-box");
     let mut decks = Element::new("g").class("tbf-tok tbf-c0");
     let mut labels = Element::new("g")
@@ -339,7 +379,7 @@ fn draw(steps: &[Step], sizes: &Sizes) -> (Vec<Element>, f64) {
             let centre = x + width / 2.0;
             labels.push(text(centre, top + tallest + 14.0).text(symbols(term)));
             labels.push(text(centre, top + tallest + 28.0).text(numbers(term)));
-            names.push(text(centre, top + tallest + 42.0).text(short_name(&term.name)));
+            names.push(text(centre, top + tallest + 42.0).text(term.shown_name()));
             x += width;
             if let Some(op) = step.ops.get(i) {
                 signs.push(text(x + OP / 2.0, top + tallest / 2.0 + 5.0).text(*op));
@@ -349,9 +389,13 @@ fn draw(steps: &[Step], sizes: &Sizes) -> (Vec<Element>, f64) {
         y = top + tallest + 64.0;
     }
     let notes = format!(
-        "T = {} tokens, d = {}, H = {} heads of dh = {}; every layer alike. Sides ∝ √size; a \
-         stack: one copy per head.",
-        sizes.t.size, sizes.d.size, sizes.h.size, sizes.dh.size
+        "T = {} tokens, d = {}, H = {} heads of dh = {}{}; every layer alike. Sides ∝ √size; \
+         a stack: one copy per head.",
+        sizes.t.size,
+        sizes.d.size,
+        sizes.h.size,
+        sizes.dh.size,
+        kv_note(sizes)
     );
     let mut body = vec![titles, arrays, decks, labels, names, signs];
     let (note, last) = wrapped_note(&notes, 0.0, y, WIDTH, 15.0);
@@ -398,6 +442,15 @@ fn short_name(name: &str) -> String {
     .to_string()
 }
 
+/// ", sharing H_kv = 2 key/value heads" for grouped-query attention, else nothing.
+fn kv_note(sizes: &Sizes) -> String {
+    if sizes.kv.size == sizes.h.size {
+        String::new()
+    } else {
+        format!(", sharing H_kv = {} key/value heads", sizes.kv.size)
+    }
+}
+
 fn describe(steps: &[Step], sizes: &Sizes) -> String {
     let products: Vec<String> = steps
         .iter()
@@ -414,11 +467,12 @@ fn describe(steps: &[Step], sizes: &Sizes) -> String {
         .collect();
     format!(
         "The matrix products of one layer with T = {} tokens, width d = {}, H = {} heads of dh \
-         = {} numbers: {}.",
+         = {} numbers{}: {}.",
         sizes.t.size,
         sizes.d.size,
         sizes.h.size,
         sizes.dh.size,
+        kv_note(sizes),
         products.join("; ")
     )
 }

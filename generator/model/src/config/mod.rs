@@ -10,7 +10,7 @@ pub use gpt2::Gpt2Config;
 
 use crate::error::{ModelError, Result};
 use std::path::Path;
-use tracebook_trace::ModelShape;
+use tracebook_trace::{DecoderBlock, ModelShape};
 
 /// The config of a checkpoint tracebook traces.
 #[derive(Debug, Clone, PartialEq)]
@@ -206,6 +206,14 @@ impl ModelConfig {
                 n_kv_head: Some(c.num_key_value_heads),
                 head_dim: Some(c.head_dim),
                 rope_theta: Some(c.rope_theta),
+                decoder: Some(DecoderBlock {
+                    intermediate_size: c.intermediate_size,
+                    tie_word_embeddings: c.tie_word_embeddings,
+                    qkv_bias: c.qkv_bias,
+                    o_bias: c.o_bias,
+                    mlp_bias: c.mlp_bias,
+                    qk_norm: c.qk_norm,
+                }),
             },
         }
     }

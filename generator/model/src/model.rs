@@ -54,14 +54,14 @@ impl Model {
     #[cfg(feature = "native")]
     pub fn load_hashed(files: ModelFiles, weights_sha256: String) -> Result<Model> {
         let config = ModelConfig::load(&files.config)?;
+        let tokenizer = match &files.tokenizer {
+            Some(path) => Tokenizer::from_file(path)?,
+            None => builtin_tokenizer(&config, &files.id)?,
+        };
         let weights = Weights::load(&files.weights, &config)?;
         let weights_dtype = weights.stored_dtype();
         let net = Transformer::new(&weights, &config)?;
         drop(weights);
-        let tokenizer = match &files.tokenizer {
-            Some(path) => Tokenizer::from_file(path)?,
-            None => Tokenizer::builtin_gpt2()?,
-        };
         let training = training_summary(&files)?;
         Ok(Model {
             files,
@@ -92,7 +92,7 @@ impl Model {
         drop(weights);
         let tokenizer = match (bytes.tokenizer_json, &files.tokenizer) {
             (Some(json), Some(path)) => Tokenizer::from_json(json, path)?,
-            _ => Tokenizer::builtin_gpt2()?,
+            _ => builtin_tokenizer(&config, &files.id)?,
         };
         Ok(Model {
             weights_sha256: sha256_bytes(bytes.weights),
@@ -138,4 +138,55 @@ fn training_summary(files: &ModelFiles) -> Result<Option<TrainingSummary>> {
         hint: format!("remove {LOG_FILE} if it does not belong to these weights, or write it again with `tracebook train`"),
     })?;
     Ok(Some(log.summary()))
+}
+
+/// GPT-2's built-in tokenizer for a GPT-2 checkpoint that ships none; any other model's ids
+/// mean other tokens, so a checkpoint of the Llama family without its tokenizer.json is an
+/// error rather than a trace of the wrong text.
+fn builtin_tokenizer(config: &ModelConfig, id: &str) -> Result<Tokenizer> {
+    if config.gpt2().is_some() {
+        return Ok(Tokenizer::builtin_gpt2()?);
+    }
+    Err(crate::error::ModelError::Source(format!(
+        "model {id:?} is a {} model without a tokenizer.json: its token ids are not GPT-2's, so \
+         tracebook will not tokenize with GPT-2's built-in tokenizer\n  hint: add the model's \
+         tokenizer.json beside its config.json; if it has only a SentencePiece tokenizer.model, \
+         convert it with `pip install transformers sentencepiece protobuf` and `python -c \
+         \"from transformers import AutoTokenizer; \
+         AutoTokenizer.from_pretrained('DIR').save_pretrained('DIR')\"`",
+        config.model_type()
+    )))
+}
+
+#[cfg(all(test, feature = "native"))]
+mod tokenizer_tests {
+    use super::Model;
+    use crate::config::Family;
+    use crate::testmodel::{write_test_model, TestModelSpec};
+
+    /// A Llama-family checkpoint without its tokenizer.json is refused, naming the model and
+    /// the fix; a GPT-2 checkpoint without one still gets GPT-2's built-in tokenizer.
+    #[test]
+    fn only_gpt2_falls_back_to_the_builtin_tokenizer() {
+        let dir = tempfile::tempdir().unwrap();
+        let llama = dir.path().join("llama");
+        write_test_model(&llama, &TestModelSpec::family(Family::Llama)).unwrap();
+        std::fs::remove_file(llama.join("tokenizer.json")).unwrap();
+        let files = crate::source::from_dir("my-llama", &llama).unwrap();
+        let err = Model::load(files)
+            .err()
+            .expect("no tokenizer for a llama model");
+        let text = err.to_string();
+        assert!(
+            text.contains("\"my-llama\" is a llama model without a tokenizer.json"),
+            "{text}"
+        );
+        assert!(text.contains("save_pretrained"), "{text}");
+
+        let gpt2 = dir.path().join("gpt2");
+        write_test_model(&gpt2, &TestModelSpec::tiny()).unwrap();
+        std::fs::remove_file(gpt2.join("tokenizer.json")).unwrap();
+        let files = crate::source::from_dir("my-gpt2", &gpt2).unwrap();
+        assert!(Model::load(files).is_ok());
+    }
 }

@@ -5,15 +5,17 @@
 //! elsewhere (GPT-2 itself) have no such log, and the figure says so.
 //!
 //! Options: `prompt` (any prompt traced with the model), `caption`, `x` = "steps" (default)
-//! | "tokens" (training tokens seen on the horizontal axis).
+//! | "tokens" (training tokens seen on the horizontal axis), `other` (a prompt traced with
+//! another trained model: both runs' validation losses on one chart, `training_pair.rs`).
 
 use super::strips::WIDTH;
-use crate::chart::{ticks, x_axis, Axis};
+use super::training_pair;
+use crate::chart::{tick_decimals, ticks, x_axis, Axis};
 use crate::draw::{line, note, text, wrapped_notes};
 use crate::error::FigureError;
 use crate::figure::{Figure, Source};
 use crate::format::{count, short, signed};
-use crate::options::{choice, Block};
+use crate::options::{choice, resolve_prompt, Block};
 use crate::prompt::Prompt;
 use crate::svg::{number, text_width, Canvas, Css, Element, Font};
 use crate::Traces;
@@ -22,10 +24,10 @@ use tracebook_trace::TrainingSummary;
 
 pub const KIND: &str = "training";
 
-const LEFT: f64 = 44.0;
-const RIGHT: f64 = WIDTH - 24.0;
-const TOP: f64 = 40.0;
-const HEIGHT: f64 = 200.0;
+pub(super) const LEFT: f64 = 44.0;
+pub(super) const RIGHT: f64 = WIDTH - 24.0;
+pub(super) const TOP: f64 = 40.0;
+pub(super) const HEIGHT: f64 = 200.0;
 
 choice! {
     /// What the x axis counts.
@@ -38,12 +40,28 @@ choice! {
 pub(super) struct Opts {
     #[serde(default)]
     x: XAxis,
+    /// A prompt traced with another trained model, drawn beside this one's.
+    other: Option<String>,
 }
 
 pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, FigureError> {
     let block = Block::<Opts>::read(KIND, table, traces)?;
     let (prompt, caption) = (block.prompt, block.caption);
     let by_tokens = block.options.x == XAxis::Tokens;
+    if let Some(other) = &block.options.other {
+        if by_tokens {
+            return Err(FigureError::at(
+                "x",
+                "figure `training` with `other` draws both runs by optimiser steps",
+            )
+            .with_hint("drop x = \"tokens\", or drop `other`"));
+        }
+        let other = resolve_prompt(other, traces).map_err(|mut e| {
+            e.key = Some("other".to_string());
+            e
+        })?;
+        return training_pair::render(&prompt, &other, caption);
+    }
     let run = recorded_run(&prompt)?;
     let axes = Axes::of(run, by_tokens);
     let mut body = vec![note("loss (nats per token)", 0.0, 14.0)];
@@ -192,14 +210,15 @@ fn validation_dots(run: &TrainingSummary, axes: &Axes) -> Element {
 }
 
 /// The vertical axis: a baseline, tick labels and faint grid lines.
-fn y_axis(y: &Axis, tick_values: &[f64]) -> Element {
+pub(super) fn y_axis(y: &Axis, tick_values: &[f64]) -> Element {
     let mut group = Element::new("g").class("tbf-s tbf-dim");
     group.push(line("tbf-ax", LEFT, y.start, LEFT, y.end));
     let mut labels = Element::new("g").attr("text-anchor", "end");
+    let decimals = tick_decimals(tick_values);
     for &value in tick_values {
         let at = y.at(value);
         group.push(line("tbf-grid", LEFT, at, RIGHT, at));
-        labels.push(text(LEFT - 6.0, at + 4.0).text(signed(value, 0)));
+        labels.push(text(LEFT - 6.0, at + 4.0).text(signed(value, decimals)));
     }
     group.push(labels);
     group

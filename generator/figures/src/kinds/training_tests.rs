@@ -116,3 +116,68 @@ fn the_baseline_label_moves_below_the_line_where_the_curves_run_above_it() {
 fn snapshot() {
     insta::assert_snapshot!(draw(Some(run()), "").unwrap().svg);
 }
+
+/// `other`: two runs on one chart, each labelled with its model, the shared baseline once, and
+/// the final validation losses with their difference.
+#[test]
+fn other_draws_both_runs_validation_losses() {
+    let mut a = tiny_trace();
+    a.meta.training = Some(run());
+    let mut b = tiny_trace();
+    b.meta.model.name = Some("tiny-llama".to_string());
+    let mut better = run();
+    for point in &mut better.val_loss {
+        point.1 -= 0.25;
+    }
+    b.meta.training = Some(better.clone());
+    let traces = TestTraces(std::collections::BTreeMap::from([
+        ("p".to_string(), a.clone()),
+        ("q".to_string(), b),
+    ]));
+    let figure = render(&options("prompt = \"p\"\nother = \"q\""), &traces).unwrap();
+    let texts = all_texts(&figure.svg);
+    let model = a.meta.model.shown();
+    assert!(texts.contains(&format!("A: {model}")), "{texts:?}");
+    assert!(texts.contains(&"B: tiny-llama".to_string()), "{texts:?}");
+    let (la, lb) = (
+        run().val_loss.last().unwrap().1,
+        better.val_loss.last().unwrap().1,
+    );
+    assert!(
+        texts
+            .iter()
+            .any(|t| t.contains(&format!("A {la:.3}")) && t.contains(&format!("B {lb:.3}"))),
+        "{texts:?}"
+    );
+    assert!(
+        texts.iter().any(|t| t.contains("B − A = −0.250")),
+        "{texts:?}"
+    );
+    let dots = |class: &str| {
+        parse(&figure.svg)
+            .descendants()
+            .filter(|n| n.has_tag_name("g") && n.attribute("class") == Some(class))
+            .flat_map(|g| g.children().filter(|c| c.has_tag_name("circle")))
+            .count()
+    };
+    // Every validation loss after step 0, a dot each (step 0 is said, not drawn).
+    let trained = |r: &TrainingSummary| r.val_loss.iter().filter(|p| p.0 > 0).count();
+    assert_eq!(dots("tbf-c0"), trained(&run()));
+    assert_eq!(dots("tbf-c1"), trained(&better));
+    if run().val_loss.iter().any(|p| p.0 == 0) {
+        assert!(
+            texts
+                .iter()
+                .any(|t| t.starts_with("not drawn: the untrained")),
+            "{texts:?}"
+        );
+    }
+    assert_eq!(figure.models, [model, "tiny-llama".to_string()]);
+
+    let error = render(
+        &options("prompt = \"p\"\nother = \"q\"\nx = \"tokens\""),
+        &traces,
+    )
+    .unwrap_err();
+    assert_eq!(error.key.as_deref(), Some("x"));
+}

@@ -8,6 +8,9 @@
 # as the hub ships it.
 # Usage: benches/scale.sh [SHAPE...]   (default: small medium large xl; xl needs ~13 GB of disk,
 #        llama-1b ~5 GB)
+#        PY=/path/to/python benches/scale.sh ...   also times one 16-token forward pass per shape,
+#        tracebook's (`dev bench-forward`) against PyTorch's (benches/forward_torch.py, a Python
+#        with torch and transformers), medians of 5 after 2 warm-ups
 # Needs: a release build and /usr/bin/time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -53,5 +56,9 @@ print(f"| {shape} | {dims} | {mb(w)} | {tokens} | {float(secs):.1f} s | {mb(rss)
 PY
     rm -f "$out"
   done
+  if [ -n "${PY:-}" ]; then
+    echo "forward, 16 tokens, $shape: tracebook $($bin dev bench-forward "$model" --tokens 16 --runs 5 2>&1 | tr '\n' ' ')"
+    echo "forward, 16 tokens, $shape: $("$PY" benches/forward_torch.py "$model" 16 5 2>&1 | grep -v Loading | tail -1)"
+  fi
   rm -rf "$model"
 done

@@ -1,7 +1,7 @@
 """Logits of a checkpoint as Hugging Face `transformers` computes them, to prove that a model
 `tracebook train` wrote loads in Python exactly as in tracebook.
 
-Loads MODEL_DIR with GPT2LMHeadModel.from_pretrained (eager attention, f32) and its
+Loads MODEL_DIR with AutoModelForCausalLM.from_pretrained (eager attention, f32; GPT-2 or Llama) and its
 tokenizer.json, runs each prompt, and writes a JSON fixture with the weights' sha256, the token
 ids, the 20 likeliest next tokens at every position with their logits, and `--samples` logits of
 the last position at indices floor(i * (n - 1) / (m - 1)). The Rust test
@@ -19,7 +19,7 @@ import json
 import torch
 import transformers
 from tokenizers import Tokenizer
-from transformers import GPT2LMHeadModel
+from transformers import AutoModelForCausalLM
 
 
 def sha256(path):
@@ -43,7 +43,7 @@ def main():
     args = parser.parse_args()
 
     torch.set_grad_enabled(False)
-    model = GPT2LMHeadModel.from_pretrained(
+    model = AutoModelForCausalLM.from_pretrained(
         args.model_dir, attn_implementation="eager", dtype=torch.float32).eval()
     tokenizer = Tokenizer.from_file(f"{args.model_dir}/tokenizer.json")
     prompts = []

@@ -604,3 +604,14 @@ fn the_shipped_model_gives_the_logits_transformers_gives() {
         &fixture_path("tracebook-tiny-en-logits.json"),
     );
 }
+
+/// tracebook-tiny-llama, trained by `tracebook train --arch llama`, loads in `transformers` as a
+/// LlamaForCausalLM with the same logits (tests/reference/make_model_fixture.py).
+#[test]
+fn the_shipped_llama_gives_the_logits_transformers_gives() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    check_against_transformers(
+        &root.join("models/tracebook-tiny-llama"),
+        &fixture_path("tracebook-tiny-llama-logits.json"),
+    );
+}

@@ -5,6 +5,8 @@
 //! page within 150 KB before a reader picks), `check` fails and names the claims the new model
 //! made false, `check --claims list` lists them all, and the training article still builds
 //! from its prompts pinned to models/tracebook-tiny-en (the only model with a training log).
+//! The site's copy lacks models/tracebook-tiny-llama, as a clone without that folder would:
+//! the article pinned to it keeps its traces, fresh by the model's name.
 
 #[path = "support/cli.rs"]
 mod cli;
@@ -53,7 +55,15 @@ fn switching_models_lists_the_prose_to_revise_and_builds_meanwhile() {
         !run(site, &["check"]).status.success(),
         "every trace is stale now"
     );
-    ok(&run(site, &["trace", "--offline"]), "trace");
+    let traced = ok(&run(site, &["trace", "--offline"]), "trace");
+    // The article pinned to models/tracebook-tiny-llama keeps its traces: that folder was not
+    // copied, and its traces are fresh by the model's name, so nothing needs its weights.
+    assert!(
+        traced.contains(
+            "traces of model models/tracebook-tiny-llama are up to date (its weights are not here"
+        ),
+        "{traced}"
+    );
 
     let build = run(site, &["build", "--claims", "warn"]);
     let summary = ok(&build, "build --claims warn");

@@ -90,6 +90,25 @@ fn note_other_model(root: &Path, spec: &str, configured: &str) {
 }
 
 /// Traces the `prompts` that use `model` and are missing or stale, loading it only if one is.
+/// Whether every prompt's trace is fresh when the model's weights cannot be compared.
+fn all_fresh_by_name(
+    root: &Path,
+    site: &SitePrompts,
+    model_spec: &str,
+    prompts: &[&NamedPrompt],
+    options: &TraceOptions,
+) -> bool {
+    prompts.iter().all(|prompt| {
+        let expected = Expected {
+            model_id: model_spec,
+            prompt: &prompt.spec,
+            options,
+            weights_sha256: None,
+        };
+        needs_writing(&site.trace_path(root, prompt), &expected).is_none()
+    })
+}
+
 fn trace_with(
     root: &Path,
     site: &SitePrompts,
@@ -99,7 +118,21 @@ fn trace_with(
     options: &TraceOptions,
     failures: &mut Vec<String>,
 ) -> anyhow::Result<()> {
-    let files = resolve_model(model_spec, root, !args.offline)?;
+    let files = match resolve_model(model_spec, root, !args.offline) {
+        Ok(files) => files,
+        // A model that is not on this machine (a reader's clone, CI without the folder) has
+        // nothing to trace when its traces are fresh by what `check` compares without weights.
+        Err(err) if !args.force && all_fresh_by_name(root, site, model_spec, prompts, options) => {
+            println!(
+                "all {} traces of model {model_spec} are up to date (its weights are not here: \
+                 checked by the model's name, as `check` does)",
+                prompts.len()
+            );
+            drop(err);
+            return Ok(());
+        }
+        Err(err) => return Err(err),
+    };
     let sha = files.weights_sha256(&DigestCache::user())?;
     let mut todo: Vec<(&NamedPrompt, PathBuf, String)> = Vec::new();
     for prompt in prompts {

@@ -132,17 +132,19 @@ fn draw(
     shared: Option<&SharedScale>,
 ) -> (Vec<Element>, f64, crate::svg::Css, Domain) {
     let scaled: Vec<f64> = normed.input.iter().map(|v| v / normed.rms).collect();
-    let row = |name: &str, values: &[f64]| StripRow {
+    let row = |name: &str, values: &[f64], rms: f64| StripRow {
         label: Shown::plain(name),
         values: pick.take(values),
-        summary: format!("rms {}", short(rms(values))),
+        summary: format!("rms {}", short(rms)),
         gap_before: 0.0,
     };
+    // x's rms is the one the model divided by, as traced (ε included): one number for it on
+    // the page, whatever x's stored (rounded) values give.
     let figure = StripFigure {
         rows: vec![
-            row("x", &normed.input),
-            row("x ÷ rms", &scaled),
-            row("output", &normed.output),
+            row("x", &normed.input, normed.rms),
+            row("x ÷ rms", &scaled, rms(&scaled)),
+            row("output", &normed.output, rms(&normed.output)),
         ],
         header: format!(
             "{} (token {t}): {}",
@@ -159,8 +161,11 @@ fn draw(
     let drawn = strips::draw_placed(&figure, 18.0, shared);
     body.extend(drawn.elements);
     let mut top = drawn.height + 6.0;
-    for (name, values) in [("x", &normed.input), ("output", &normed.output)] {
-        body.extend(panel(name, values, top));
+    for (name, values, spread) in [
+        ("x", &normed.input, normed.rms),
+        ("output", &normed.output, rms(&normed.output)),
+    ] {
+        body.extend(panel(name, values, spread, top));
         top += PANEL + 20.0;
     }
     let (note, last) = wrapped_note(&differences(normed), 0.0, top + 4.0, WIDTH, 15.0);
@@ -168,10 +173,10 @@ fn draw(
     (body, last + 10.0, drawn.css, figure.domain())
 }
 
-/// A histogram of every value over ± 4 rms about zero (values beyond count at the ends),
-/// with a band of ± one rms and a line at the mean.
-fn panel(name: &str, values: &[f64], top: f64) -> Vec<Element> {
-    let (spread, centre) = (rms(values).max(1e-6), mean(values));
+/// A histogram of every value over ± 4 rms (`spread`) about zero (values beyond count at the
+/// ends), with a band of ± one rms and a line at the mean.
+fn panel(name: &str, values: &[f64], spread: f64, top: f64) -> Vec<Element> {
+    let (spread, centre) = (spread.max(1e-6), mean(values));
     let (lo, hi) = (-4.0 * spread, 4.0 * spread);
     let axis = Axis {
         lo,
@@ -214,17 +219,22 @@ fn panel(name: &str, values: &[f64], top: f64) -> Vec<Element> {
     ]
 }
 
-/// What RMSNorm leaves out, with this token's numbers.
+/// What RMSNorm leaves out, with this token's numbers. The rms recomputed from x as stored
+/// is said only where it prints differently from the traced one (x is stored rounded).
 fn differences(normed: &Normed) -> String {
     let mu = mean(&normed.input);
+    let (traced, recomputed) = (short(normed.rms), short(normed.recomputed));
+    let rounding = if traced == recomputed {
+        String::new()
+    } else {
+        format!(" (x as stored, rounded, gives {recomputed})")
+    };
     format!(
         "Unlike LayerNorm, no mean is subtracted: x's mean {} is only divided by the rms, to \
          {}, not moved to 0 (the line in each panel is the mean, the band ± rms about zero), \
-         and no bias is added. rms = √(mean(x²) + ε): {} as traced, {} from x as stored.",
+         and no bias is added. rms = √(mean(x²) + ε) = {traced}, as traced{rounding}.",
         short(mu),
         short(mu / normed.rms),
-        short(normed.rms),
-        short(normed.recomputed)
     )
 }
 

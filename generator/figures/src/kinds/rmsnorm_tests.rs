@@ -28,7 +28,8 @@ fn input_scaled_and_output_carry_their_rms() {
     let traced = rms(&x);
     let out: Vec<f64> = (0..D).map(|j| x[j] / traced * norm_weight(j)).collect();
     let summaries = texts_in_last(&figure.svg, "tbf-s");
-    assert_eq!(summaries[0], format!("rms {}", short(plain_rms(&x))));
+    // x's rms is the traced one, the divisor (ε included): one number for it on the page.
+    assert_eq!(summaries[0], format!("rms {}", short(traced)));
     // x ÷ rms has rms 1 up to ε.
     assert_eq!(summaries[1], "rms 1.00");
     assert_eq!(summaries[2], format!("rms {}", short(plain_rms(&out))));
@@ -43,7 +44,7 @@ fn input_scaled_and_output_carry_their_rms() {
         "{texts}"
     );
     assert!(
-        texts.contains(&format!("{} as traced", short(traced))),
+        texts.contains(&format!("= {}, as traced.", short(traced))),
         "{texts}"
     );
     assert!(
@@ -58,7 +59,7 @@ fn ln2_reads_the_middle_of_the_block() {
     let figure = draw(llama_trace(), "layer = 0\nnorm = \"ln2\"").unwrap();
     let x: Vec<f64> = resid_pre(0, 13).iter().map(|v| 0.8 * v - 0.1).collect();
     let summaries = texts_in_last(&figure.svg, "tbf-s");
-    assert_eq!(summaries[0], format!("rms {}", short(plain_rms(&x))));
+    assert_eq!(summaries[0], format!("rms {}", short(rms(&x))));
     assert!(
         figure.alt.contains("before the MLP in layer 0"),
         "{}",

@@ -10,7 +10,7 @@
 //! Options: `prompt` (any prompt traced with the model), `caption`.
 
 use super::strips::WIDTH;
-use super::training::{path, recorded_run};
+use super::training_chart::{path, recorded_run};
 use crate::chart::{tick_decimals, ticks, x_axis, Axis};
 use crate::draw::{line, text, wrapped_notes};
 use crate::error::FigureError;

@@ -2,6 +2,7 @@
 
 mod architecture;
 mod architecture_decoder;
+mod architecture_parts;
 mod attention;
 mod attention_grid;
 mod attention_steps;
@@ -28,15 +29,18 @@ mod qkv;
 mod residual;
 mod rmsnorm;
 mod rope;
+mod rope_model;
 mod rope_panels;
 mod sampling;
 mod shapes;
 mod shapes_decoder;
+mod shapes_model;
 mod sinusoidal;
 mod strips;
 mod temperature;
 mod tokens;
 mod training;
+mod training_chart;
 mod training_pair;
 
 use crate::error::FigureError;

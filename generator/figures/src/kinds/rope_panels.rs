@@ -1,7 +1,7 @@
 //! The three panels of `figure rope`: each pair's angle per position (log scale), one pair
 //! turned at each position, and the score against the distance between positions.
 
-use super::rope::{Rope, DISTANCES, PAIRED};
+use super::rope_model::{Of, Rope, DISTANCES, PAIRED};
 use crate::chart::{tick_decimals, ticks, x_axis, Axis};
 use crate::draw::{line, text, wrapped_note, wrapped_title};
 use crate::format::{short, signed};
@@ -173,7 +173,7 @@ pub fn circles(rope: &Rope, prompt: &Prompt<'_>, top: f64, body: &mut Vec<Elemen
         rope.pair,
         rope.pair,
         rope.pair + half,
-        if rope.of == super::rope::Of::Q { rope.head } else { rope.kv },
+        if rope.of == Of::Q { rope.head } else { rope.kv },
         rope.of
     );
     let last = heading(&title, top + 12.0, body);

@@ -14,6 +14,7 @@
 //! shapes; default 0).
 
 use super::shapes_decoder;
+use super::shapes_model::{array, per_head, Array, Dim, Sizes, Step};
 use super::strips::WIDTH;
 use crate::draw::{rect, text, wrapped_note};
 use crate::error::FigureError;
@@ -40,46 +41,6 @@ const MAX_DECK: usize = 12;
 #[serde(deny_unknown_fields)]
 pub(super) struct Opts {
     layer: Option<LayerKey>,
-}
-
-/// A dimension: its symbol and its size in this model and prompt.
-#[derive(Debug, Clone, Copy)]
-pub(super) struct Dim {
-    pub symbol: &'static str,
-    pub size: usize,
-}
-
-/// One array of a product: its rows and columns, how many copies (heads) it stacks, and
-/// the trace tensor it is (if any).
-#[derive(Debug, Clone)]
-pub(super) struct Array {
-    rows: Dim,
-    cols: Dim,
-    heads: Option<Dim>,
-    name: String,
-    /// What it is called under it, when not the reader's words for `name` (`short_name`).
-    label: Option<&'static str>,
-}
-
-/// One step of the layer: a title and `operands`, joined by `ops` ("×", "·", "→", "+"),
-/// with the result after "=" (or after the last op).
-pub(super) struct Step {
-    pub title: String,
-    pub terms: Vec<Array>,
-    pub ops: Vec<&'static str>,
-}
-
-/// The sizes of the model and prompt, by symbol. For a Llama-family model `d3` is the queries'
-/// width H·dh and `d4` the gated MLP's width.
-pub(super) struct Sizes {
-    pub t: Dim,
-    pub d: Dim,
-    pub d3: Dim,
-    pub d4: Dim,
-    pub h: Dim,
-    pub dh: Dim,
-    /// Key/value heads (H unless attention is grouped).
-    pub kv: Dim,
 }
 
 pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, FigureError> {
@@ -145,23 +106,6 @@ fn gpt2_sizes(config: &tracebook_trace::ModelShape, n: usize) -> Sizes {
             symbol: "H",
             size: config.n_head,
         },
-    }
-}
-
-pub(super) fn array(rows: Dim, cols: Dim, name: impl Into<String>) -> Array {
-    Array {
-        rows,
-        cols,
-        heads: None,
-        name: name.into(),
-        label: None,
-    }
-}
-
-pub(super) fn per_head(heads: Dim, rows: Dim, cols: Dim, name: impl Into<String>) -> Array {
-    Array {
-        heads: Some(heads),
-        ..array(rows, cols, name)
     }
 }
 
@@ -316,7 +260,7 @@ fn extent(a: &Array, largest: usize) -> (f64, f64) {
 
 /// A slot's width: the rectangle or its labels, whichever is wider.
 fn slot(a: &Array, largest: usize) -> f64 {
-    let labels = [symbols(a), numbers(a), a.shown_name()]
+    let labels = [symbols(a), numbers(a), shown_name(a)]
         .iter()
         .map(|l| text_width(l, Font::Sans, 12.0))
         .fold(0.0, f64::max);
@@ -324,19 +268,9 @@ fn slot(a: &Array, largest: usize) -> f64 {
     extent(a, largest).0.max(labels * 1.1).ceil() + 6.0
 }
 
-impl Array {
-    /// The same array called `label` under it.
-    pub(super) fn called(self, label: &'static str) -> Array {
-        Array {
-            label: Some(label),
-            ..self
-        }
-    }
-
-    fn shown_name(&self) -> String {
-        self.label
-            .map_or_else(|| short_name(&self.name), str::to_string)
-    }
+/// What an array is called under it: its label, else the reader's words for its name.
+fn shown_name(a: &Array) -> String {
+    a.label.map_or_else(|| short_name(&a.name), str::to_string)
 }
 
 fn draw(steps: &[Step], sizes: &Sizes) -> (Vec<Element>, f64) {
@@ -379,7 +313,7 @@ fn draw(steps: &[Step], sizes: &Sizes) -> (Vec<Element>, f64) {
             let centre = x + width / 2.0;
             labels.push(text(centre, top + tallest + 14.0).text(symbols(term)));
             labels.push(text(centre, top + tallest + 28.0).text(numbers(term)));
-            names.push(text(centre, top + tallest + 42.0).text(term.shown_name()));
+            names.push(text(centre, top + tallest + 42.0).text(shown_name(term)));
             x += width;
             if let Some(op) = step.ops.get(i) {
                 signs.push(text(x + OP / 2.0, top + tallest / 2.0 + 5.0).text(*op));
@@ -388,15 +322,7 @@ fn draw(steps: &[Step], sizes: &Sizes) -> (Vec<Element>, f64) {
         }
         y = top + tallest + 64.0;
     }
-    let notes = format!(
-        "T = {} tokens, d = {}, H = {} heads of dh = {}{}; every layer alike. Sides ∝ √size; \
-         a stack: one copy per head.",
-        sizes.t.size,
-        sizes.d.size,
-        sizes.h.size,
-        sizes.dh.size,
-        kv_note(sizes)
-    );
+    let notes = size_note(sizes);
     let mut body = vec![titles, arrays, decks, labels, names, signs];
     let (note, last) = wrapped_note(&notes, 0.0, y, WIDTH, 15.0);
     body.push(note);
@@ -442,6 +368,19 @@ fn short_name(name: &str) -> String {
     .to_string()
 }
 
+/// The sizes under the products.
+fn size_note(sizes: &Sizes) -> String {
+    format!(
+        "T = {} tokens, d = {}, H = {} heads of dh = {}{}; every layer alike. Sides ∝ √size; \
+         a stack: one copy per head.",
+        sizes.t.size,
+        sizes.d.size,
+        sizes.h.size,
+        sizes.dh.size,
+        kv_note(sizes)
+    )
+}
+
 /// ", sharing H_kv = 2 key/value heads" for grouped-query attention, else nothing.
 fn kv_note(sizes: &Sizes) -> String {
     if sizes.kv.size == sizes.h.size {
@@ -480,3 +419,7 @@ fn describe(steps: &[Step], sizes: &Sizes) -> String {
 #[cfg(test)]
 #[path = "shapes_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "shapes_decoder_tests.rs"]
+mod decoder_tests;

@@ -9,25 +9,20 @@
 //! another trained model: both runs' validation losses on one chart, `training_pair.rs`).
 
 use super::strips::WIDTH;
+use super::training_chart::{path, recorded_run, y_axis, HEIGHT, LEFT, RIGHT, TOP};
 use super::training_pair;
-use crate::chart::{tick_decimals, ticks, x_axis, Axis};
+use crate::chart::{ticks, x_axis, Axis};
 use crate::draw::{line, note, text, wrapped_notes};
 use crate::error::FigureError;
 use crate::figure::{Figure, Source};
-use crate::format::{count, short, signed};
+use crate::format::{count, short};
 use crate::options::{choice, resolve_prompt, Block};
-use crate::prompt::Prompt;
 use crate::svg::{number, text_width, Canvas, Css, Element, Font};
 use crate::Traces;
 use serde::Deserialize;
 use tracebook_trace::TrainingSummary;
 
 pub const KIND: &str = "training";
-
-pub(super) const LEFT: f64 = 44.0;
-pub(super) const RIGHT: f64 = WIDTH - 24.0;
-pub(super) const TOP: f64 = 40.0;
-pub(super) const HEIGHT: f64 = 200.0;
 
 choice! {
     /// What the x axis counts.
@@ -60,7 +55,7 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
             e.key = Some("other".to_string());
             e
         })?;
-        return training_pair::render(&prompt, &other, caption);
+        return training_pair::render(KIND, &prompt, &other, caption);
     }
     let run = recorded_run(&prompt)?;
     let axes = Axes::of(run, by_tokens);
@@ -97,33 +92,6 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
         css: Css::default(),
     };
     Ok(Figure::new(canvas, body, caption, &prompt).with_source(Source::TrainingLog))
-}
-
-/// The training run the prompt's trace records, with at least one step.
-pub(super) fn recorded_run<'p>(prompt: &'p Prompt<'_>) -> Result<&'p TrainingSummary, FigureError> {
-    let meta = &prompt.trace.meta;
-    let run = meta.training.as_ref().ok_or_else(|| {
-        FigureError::at(
-            "prompt",
-            format!(
-                "the trace of \"{}\" records no training run: its model, {}, has no \
-                 training_log.json beside its weights",
-                prompt.name,
-                meta.model.shown()
-            ),
-        )
-        .with_hint(
-            "this figure draws models trained by `tracebook train`; if the model folder has \
-             a training_log.json, run `tracebook trace --force --only NAME` to record it",
-        )
-    })?;
-    if run.loss.is_empty() {
-        return Err(FigureError::at(
-            "prompt",
-            "the training run records no steps",
-        ));
-    }
-    Ok(run)
 }
 
 /// Where steps and losses go: steps (or tokens seen) across, losses up.
@@ -207,30 +175,6 @@ fn validation_dots(run: &TrainingSummary, axes: &Axes) -> Element {
         );
     }
     dots
-}
-
-/// The vertical axis: a baseline, tick labels and faint grid lines.
-pub(super) fn y_axis(y: &Axis, tick_values: &[f64]) -> Element {
-    let mut group = Element::new("g").class("tbf-s tbf-dim");
-    group.push(line("tbf-ax", LEFT, y.start, LEFT, y.end));
-    let mut labels = Element::new("g").attr("text-anchor", "end");
-    let decimals = tick_decimals(tick_values);
-    for &value in tick_values {
-        let at = y.at(value);
-        group.push(line("tbf-grid", LEFT, at, RIGHT, at));
-        labels.push(text(LEFT - 6.0, at + 4.0).text(signed(value, decimals)));
-    }
-    group.push(labels);
-    group
-}
-
-pub(super) fn path(class: &str, points: impl Iterator<Item = (f64, f64)>) -> Element {
-    let mut d = String::new();
-    for (i, (px, py)) in points.enumerate() {
-        let verb = if i == 0 { 'M' } else { 'L' };
-        d.push_str(&format!("{verb}{} {}", number(px, 1), number(py, 1)));
-    }
-    Element::new("path").class(class).attr("d", d)
 }
 
 fn legend(top: f64) -> Element {

@@ -5,7 +5,7 @@
 //! losses with their difference.
 
 use super::strips::WIDTH;
-use super::training::{path, recorded_run, y_axis, HEIGHT, LEFT, RIGHT, TOP};
+use super::training_chart::{path, recorded_run, y_axis, HEIGHT, LEFT, RIGHT, TOP};
 use crate::chart::{ticks, x_axis, Axis};
 use crate::draw::{line, note, text, wrapped_notes};
 use crate::error::FigureError;
@@ -15,10 +15,10 @@ use crate::prompt::Prompt;
 use crate::svg::{number, Canvas, Css, Element};
 use tracebook_trace::TrainingSummary;
 
-use super::training::KIND;
-
-/// Both runs' validation curves; `a` and `b` name the prompts whose traces record them.
+/// Both runs' validation curves, drawn as figure `kind`; `a` and `b` name the prompts whose
+/// traces record them.
 pub fn render(
+    kind: &'static str,
     a: &Prompt<'_>,
     b: &Prompt<'_>,
     caption: Option<String>,
@@ -47,7 +47,7 @@ pub fn render(
     let (notes, last) = wrapped_notes(&lines, 0.0, TOP + HEIGHT + 90.0, WIDTH, 15.0);
     body.extend(notes);
     let canvas = Canvas {
-        kind: KIND,
+        kind,
         width: WIDTH,
         height: last + 8.0,
         title: format!("Validation loss of {} and {}", models[0], models[1]),

@@ -1,0 +1,68 @@
+//! The chart both views of `figure training` draw on: its frame, the vertical axis, a line
+//! through points, and the training run a trace records (`training.rs` for one run,
+//! `training_pair.rs` for two; `descent.rs` reads runs too).
+
+use super::strips::WIDTH;
+use crate::chart::{tick_decimals, Axis};
+use crate::draw::{line, text};
+use crate::error::FigureError;
+use crate::format::signed;
+use crate::prompt::Prompt;
+use crate::svg::{number, Element};
+use tracebook_trace::TrainingSummary;
+
+pub(super) const LEFT: f64 = 44.0;
+pub(super) const RIGHT: f64 = WIDTH - 24.0;
+pub(super) const TOP: f64 = 40.0;
+pub(super) const HEIGHT: f64 = 200.0;
+
+/// The training run the prompt's trace records, with at least one step.
+pub(super) fn recorded_run<'p>(prompt: &'p Prompt<'_>) -> Result<&'p TrainingSummary, FigureError> {
+    let meta = &prompt.trace.meta;
+    let run = meta.training.as_ref().ok_or_else(|| {
+        FigureError::at(
+            "prompt",
+            format!(
+                "the trace of \"{}\" records no training run: its model, {}, has no \
+                 training_log.json beside its weights",
+                prompt.name,
+                meta.model.shown()
+            ),
+        )
+        .with_hint(
+            "this figure draws models trained by `tracebook train`; if the model folder has \
+             a training_log.json, run `tracebook trace --force --only NAME` to record it",
+        )
+    })?;
+    if run.loss.is_empty() {
+        return Err(FigureError::at(
+            "prompt",
+            "the training run records no steps",
+        ));
+    }
+    Ok(run)
+}
+
+/// The vertical axis: a baseline, tick labels and faint grid lines.
+pub(super) fn y_axis(y: &Axis, tick_values: &[f64]) -> Element {
+    let mut group = Element::new("g").class("tbf-s tbf-dim");
+    group.push(line("tbf-ax", LEFT, y.start, LEFT, y.end));
+    let mut labels = Element::new("g").attr("text-anchor", "end");
+    let decimals = tick_decimals(tick_values);
+    for &value in tick_values {
+        let at = y.at(value);
+        group.push(line("tbf-grid", LEFT, at, RIGHT, at));
+        labels.push(text(LEFT - 6.0, at + 4.0).text(signed(value, decimals)));
+    }
+    group.push(labels);
+    group
+}
+
+pub(super) fn path(class: &str, points: impl Iterator<Item = (f64, f64)>) -> Element {
+    let mut d = String::new();
+    for (i, (px, py)) in points.enumerate() {
+        let verb = if i == 0 { 'M' } else { 'L' };
+        d.push_str(&format!("{verb}{} {}", number(px, 1), number(py, 1)));
+    }
+    Element::new("path").class(class).attr("d", d)
+}

@@ -1,8 +1,9 @@
 //! Reading a checkpoint's `model.safetensors` (GPT-2 or the Llama family): memory-mapped (or from bytes already in memory, as in the
 //! browser), either key layout, checked against the config.
 //!
-//! Tensors are copied out of the map one at a time as f32, and each one's pages are released as soon
-//! as it is copied, so peak memory stays near one copy of the weights rather than two.
+//! Tensors are copied out of the map one at a time (f16 and bf16 matrices as stored, the rest
+//! as f32), and each one's pages are released as soon as it is copied, so peak memory stays
+//! near one copy of the weights as stored rather than two, or an f32 copy of half-precision ones.
 
 use crate::config::{DecoderConfig, Gpt2Config, ModelConfig};
 use crate::error::{ModelError, Result};
@@ -18,7 +19,8 @@ use tracebook_trace::weights::tensor_values;
 /// `transformer.h.0.attn...` (what `save_pretrained` writes for GPT2LMHeadModel).
 const PREFIXES: [&str; 2] = ["", "transformer."];
 
-/// Every tensor the forward pass needs, as f32 on the CPU, by canonical name (no prefix).
+/// Every tensor the forward pass needs, on the CPU, by canonical name (no prefix): f16 and
+/// bf16 matrices as stored, everything else as f32.
 pub struct Weights {
     path: PathBuf,
     tensors: HashMap<String, Tensor>,
@@ -82,8 +84,10 @@ impl Weights {
         Weights::read(&[parsed], &[path.to_path_buf()], config, |_, _| ())
     }
 
-    /// Copy every tensor `config` names out of the parsed files (`paths[i]` names `parsed[i]`)
-    /// as f32, calling `copied(i, bytes)` once a tensor's bytes in file `i` are no longer needed.
+    /// Copy every tensor `config` names out of the parsed files (`paths[i]` names `parsed[i]`):
+    /// f16 and bf16 matrices as stored, everything else as f32 (the forward pass converts a
+    /// half-precision matrix where it uses it), calling `copied(i, bytes)` once a tensor's bytes
+    /// in file `i` are no longer needed.
     fn read(
         parsed: &[SafeTensors],
         paths: &[PathBuf],
@@ -116,27 +120,6 @@ impl Weights {
                     hint: "config.json does not describe these weights; use the config.json that came with them".into(),
                 });
             }
-            let values = tensor_values(&parsed[i], &key, &view).map_err(|message| {
-                let hint = match view.dtype() {
-                    Dtype::I8 => {
-                        "an int8 matrix needs its F32 row scales beside it; rebuild the browser \
-                         model with `tracebook build`"
-                    }
-                    Dtype::U8 => {
-                        "an int4 matrix needs its group codes and row units beside it; rebuild \
-                         the browser model with `tracebook build`"
-                    }
-                    _ => {
-                        "tracebook reads F32, F16 and BF16 weights, and int8 and int4 matrices \
-                         with their scales (a site's browser model)"
-                    }
-                };
-                ModelError::Weights {
-                    path: file.clone(),
-                    message,
-                    hint: hint.into(),
-                }
-            })?;
             let dtype = match view.dtype() {
                 Dtype::I8 => "int8".to_string(),
                 Dtype::U8 => "int4".to_string(),
@@ -145,8 +128,25 @@ impl Weights {
             if !stored.contains(&dtype) {
                 stored.push(dtype);
             }
+            let tensor = match (view.dtype(), shape.len()) {
+                // Half-precision matrices stay as stored (half the memory of f32); the forward
+                // pass converts each where it uses it, and f16/bf16 → f32 is exact.
+                (Dtype::F16 | Dtype::BF16, 2..) => {
+                    let dtype = if view.dtype() == Dtype::F16 {
+                        DType::F16
+                    } else {
+                        DType::BF16
+                    };
+                    Tensor::from_raw_buffer(view.data(), dtype, &shape, &Device::Cpu)?
+                }
+                _ => {
+                    let values = tensor_values(&parsed[i], &key, &view)
+                        .map_err(|message| unreadable(file, view.dtype(), message))?;
+                    Tensor::from_vec(values, shape, &Device::Cpu)?
+                }
+            };
             copied(i, view.data());
-            tensors.insert(name, Tensor::from_vec(values, shape, &Device::Cpu)?);
+            tensors.insert(name, tensor);
         }
         Ok(Weights {
             path,
@@ -194,9 +194,10 @@ impl Weights {
     }
 }
 
-/// The loaded weights behind a `VarBuilder`: every tensor is already f32 on the CPU, read and
-/// checked against the config by `Weights::read`, so a lookup only hands out its `Tensor` (a
-/// reference-counted handle: no copy, the peak memory stays one copy of the weights).
+/// The loaded weights behind a `VarBuilder`: every tensor is on the CPU, read and checked
+/// against the config by `Weights::read`, so a lookup only hands out its `Tensor` (a
+/// reference-counted handle: no copy, the peak memory stays one copy of the weights). Vectors
+/// come as f32; matrices stored in f16 or bf16 come as stored, and stay so in memory.
 struct Backend<'a>(&'a Weights);
 
 impl SimpleBackend for Backend<'_> {
@@ -229,11 +230,41 @@ impl SimpleBackend for Backend<'_> {
             .tensors
             .get(name)
             .ok_or_else(|| candle_core::Error::Msg(format!("tensor {name} was not loaded")))?;
-        tensor.to_dtype(dtype)?.to_device(device)
+        // A matrix stored in half precision is handed out as stored (see `Weights::read`).
+        let stored_half = matches!(tensor.dtype(), DType::F16 | DType::BF16) && tensor.rank() >= 2;
+        let tensor = if stored_half {
+            tensor.clone()
+        } else {
+            tensor.to_dtype(dtype)?
+        };
+        tensor.to_device(device)
     }
 
     fn contains_tensor(&self, name: &str) -> bool {
         self.0.tensors.contains_key(name)
+    }
+}
+
+/// A tensor whose values cannot be read, with what to do about it.
+fn unreadable(path: &Path, dtype: Dtype, message: String) -> ModelError {
+    let hint = match dtype {
+        Dtype::I8 => {
+            "an int8 matrix needs its F32 row scales beside it; rebuild the browser model with \
+             `tracebook build`"
+        }
+        Dtype::U8 => {
+            "an int4 matrix needs its group codes and row units beside it; rebuild the browser \
+             model with `tracebook build`"
+        }
+        _ => {
+            "tracebook reads F32, F16 and BF16 weights, and int8 and int4 matrices with their \
+             scales (a site's browser model)"
+        }
+    };
+    ModelError::Weights {
+        path: path.to_path_buf(),
+        message,
+        hint: hint.into(),
     }
 }
 

@@ -2,7 +2,7 @@
 //! `nn.Linear` (weight `[out, in]`, bias optional).
 
 use crate::error::Result;
-use candle_core::Tensor;
+use candle_core::{DType, Tensor};
 use candle_nn::VarBuilder;
 
 pub enum Affine {
@@ -34,12 +34,15 @@ impl Affine {
         })
     }
 
-    /// `x` `[T, in]` to `[T, out]`.
+    /// `x` `[T, in]` to `[T, out]`. A weight stored in half precision is converted to f32
+    /// here, for this product only (exactly: every f16 and bf16 value is an f32 value).
     pub fn forward(&self, x: &Tensor) -> Result<Tensor> {
         Ok(match self {
-            Affine::Conv1D { weight, bias } => x.matmul(weight)?.broadcast_add(bias)?,
+            Affine::Conv1D { weight, bias } => x
+                .matmul(&weight.to_dtype(DType::F32)?)?
+                .broadcast_add(bias)?,
             Affine::Linear { weight, bias } => {
-                let y = x.matmul(&weight.t()?)?;
+                let y = x.matmul(&weight.to_dtype(DType::F32)?.t()?)?;
                 match bias {
                     Some(b) => y.broadcast_add(b)?,
                     None => y,

@@ -18,7 +18,7 @@ use crate::recorder::Recorder;
 use crate::weights::Weights;
 use attention::{causal_mask, Context};
 use block::Block;
-use candle_core::{Device, Tensor};
+use candle_core::{DType, Device, Tensor};
 use candle_nn::VarBuilder;
 use norm::{Norm, TracedNorm};
 use rope::RopeTables;
@@ -30,6 +30,10 @@ enum Positions {
     /// RoPE: q and k rotated in every layer by these inverse frequencies.
     Rotary(Vec<f32>),
 }
+
+/// Rows of a half-precision unembedding converted to f32 at once (16,384 × d: 128 MB at
+/// Llama-3.2-1B's width).
+const UNEMBED_ROWS: usize = 16_384;
 
 /// A decoder-only language model of any family tracebook traces.
 pub struct Transformer {
@@ -139,7 +143,8 @@ impl Transformer {
     /// embedding (times √d for Gemma, which scales them).
     pub fn token_embeddings(&self, ids: &[u32]) -> Result<Tensor> {
         let ids_t = Tensor::new(ids, &Device::Cpu)?;
-        let rows = self.wte.index_select(&ids_t, 0)?;
+        // The rows as f32 before any scaling (a half-precision table stays as stored).
+        let rows = self.wte.index_select(&ids_t, 0)?.to_dtype(DType::F32)?;
         Ok(match self.embed_scale {
             // transformers multiplies by the scale rounded to the weights' float type.
             Some(scale) => (rows * (scale as f32) as f64)?,
@@ -160,7 +165,7 @@ impl Transformer {
         };
         let (mut x, input): (Tensor, &[&str]) = match &self.positions {
             Positions::Learned(wpe) => {
-                let pos_embed = wpe.narrow(0, 0, t)?;
+                let pos_embed = wpe.narrow(0, 0, t)?.to_dtype(DType::F32)?;
                 rec.record("pos_embed", &pos_embed)?;
                 ((embed + pos_embed)?, &["embed", "pos_embed"])
             }
@@ -182,8 +187,22 @@ impl Transformer {
     /// The final norm and the unembedding: residual stream `[T, d]` to logits `[T, V]`.
     /// The logit lens applies it to the stream after every block.
     pub fn unembed(&self, resid: &Tensor, rec: &mut dyn Recorder) -> Result<Tensor> {
-        let x = self.final_norm(resid, rec)?;
-        Ok(self.lm_head.matmul(&x.t()?)?.t()?)
+        let x = self.final_norm(resid, rec)?.t()?;
+        if self.lm_head.dtype() == DType::F32 {
+            return Ok(self.lm_head.matmul(&x)?.t()?);
+        }
+        // A half-precision unembedding (V × d, the largest matrix) is converted a block of rows
+        // at a time, so it never sits in memory as f32 whole.
+        let vocab = self.lm_head.dim(0)?;
+        let blocks = (0..vocab)
+            .step_by(UNEMBED_ROWS)
+            .map(|start| {
+                let rows = UNEMBED_ROWS.min(vocab - start);
+                let block = self.lm_head.narrow(0, start, rows)?.to_dtype(DType::F32)?;
+                block.matmul(&x)
+            })
+            .collect::<candle_core::Result<Vec<_>>>()?;
+        Ok(Tensor::cat(&blocks, 0)?.t()?)
     }
 
     /// The token embedding `[V, d]`.

@@ -84,7 +84,10 @@ pub fn render(
     let drawn = strips::draw_placed(&figure, 0.0, shared);
     let mut body = drawn.elements;
     let arrow_y = drawn.row_tops[heads] - GAP / 2.0 + 3.0;
-    let bias = prompt.config().model_type() == "gpt2";
+    // W_O's bias: GPT-2 always has one; a Llama-family model where its trace says so
+    // (`attention_bias`), none in a trace that does not record it.
+    let config = prompt.config();
+    let bias = config.model_type() == "gpt2" || config.decoder.as_ref().is_some_and(|d| d.o_bias);
     body.push(join_line((heads, dh, d), bias, drawn.left, arrow_y));
     let lengths = Lengths {
         heads: (0..heads).map(|h| norm(&z.row(&[h, t]))).collect(),
@@ -206,6 +209,31 @@ mod tests {
         );
         let texts = all_texts(&figure.svg);
         assert!(texts.contains(&"↓ concatenate 2 × 4 = 8 → × W_O (8 × 8) + b".to_string()));
+    }
+
+    /// W_O's "+ b" follows the model: a Llama-family trace shows it where the config has
+    /// attention biases (`decoder.o_bias`), and not otherwise.
+    #[test]
+    fn the_output_bias_is_shown_where_the_model_has_one() {
+        let with = |o_bias: bool| {
+            let mut trace = trace_of(&ROBOTS);
+            let config = &mut trace.meta.model.config;
+            config.model_type = Some("llama".into());
+            config.decoder = Some(tracebook_trace::DecoderBlock {
+                intermediate_size: 32,
+                tie_word_embeddings: true,
+                qkv_bias: o_bias,
+                o_bias,
+                mlp_bias: false,
+                qk_norm: false,
+            });
+            let traces = TestTraces::with("p", trace);
+            let (figure, _) = render(&options("prompt = \"p\"\nlayer = 1"), &traces, None).unwrap();
+            all_texts(&figure.svg)
+        };
+        let line = "↓ concatenate 2 × 4 = 8 → × W_O (8 × 8)";
+        assert!(with(true).contains(&format!("{line} + b")));
+        assert!(with(false).contains(&line.to_string()));
     }
 
     #[test]

@@ -84,10 +84,7 @@ pub fn render(
     let drawn = strips::draw_placed(&figure, 0.0, shared);
     let mut body = drawn.elements;
     let arrow_y = drawn.row_tops[heads] - GAP / 2.0 + 3.0;
-    // W_O's bias: GPT-2 always has one; a Llama-family model where its trace says so
-    // (`attention_bias`), none in a trace that does not record it.
-    let config = prompt.config();
-    let bias = config.model_type() == "gpt2" || config.decoder.as_ref().is_some_and(|d| d.o_bias);
+    let bias = has_output_bias(&prompt);
     body.push(join_line((heads, dh, d), bias, drawn.left, arrow_y));
     let lengths = Lengths {
         heads: (0..heads).map(|h| norm(&z.row(&[h, t]))).collect(),
@@ -163,6 +160,13 @@ fn describe(prompt: &Prompt<'_>, layer: Layer, t: usize, lengths: &Lengths) -> S
         ));
     }
     out
+}
+
+/// Whether W_O has a bias: GPT-2's always does; a Llama-family model's where its trace says
+/// so (`attention_bias`), and none in a trace that does not record it.
+fn has_output_bias(prompt: &Prompt<'_>) -> bool {
+    let config = prompt.config();
+    config.model_type() == "gpt2" || config.decoder.as_ref().is_some_and(|d| d.o_bias)
 }
 
 #[cfg(test)]

@@ -66,6 +66,8 @@ fn gpt2_like(pieces: &[(u32, &str)], top: &Top<'_>) -> Trace {
         training: None,
         merges,
         beam: None,
+        ablation: None,
+        patching: None,
     };
     let mut trace = Trace::new(meta);
     insert_logits(&mut trace, top);

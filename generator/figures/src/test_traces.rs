@@ -186,6 +186,8 @@ pub fn trace_with(ids: &[u32], precision: Precision) -> Trace {
         training: None,
         merges: Vec::new(),
         beam: Some(toy_beam()),
+        ablation: None,
+        patching: None,
     };
     let merges = toy_merges(&meta.tokens);
     let meta = TraceMeta { merges, ..meta };

@@ -22,6 +22,13 @@ pub trait Recorder {
         let _ = (name, tensor);
         Ok(())
     }
+    /// A hook point: the forward goes on with what this returns in place of `tensor` (an
+    /// ablation or a patch, see `intervene`); recorders return it unchanged. Called after the
+    /// tensor is recorded, at `blocks.{l}.resid_pre`, `blocks.{l}.attn.z` and `blocks.{l}.mlp_out`.
+    fn edit(&mut self, name: &str, tensor: Tensor) -> candle_core::Result<Tensor> {
+        let _ = name;
+        Ok(tensor)
+    }
 }
 
 /// Records nothing: the plain forward used for generation.

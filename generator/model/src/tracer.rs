@@ -2,6 +2,7 @@
 
 use crate::derived::derive;
 use crate::error::{ModelError, Result};
+use crate::experiments::{ablation, patching};
 use crate::generate::{beam_tree, generate};
 use crate::model::Model;
 use crate::recorder::TraceRecorder;
@@ -35,6 +36,8 @@ pub fn trace(model: &Model, request: &TraceRequest) -> Result<Trace> {
         training: model.training.clone(),
         merges: Vec::new(),
         beam: None,
+        ablation: None,
+        patching: None,
     });
     // Each tensor is encoded as the forward pass records it; only the residual streams the
     // logit lens reads stay as f32.
@@ -67,6 +70,18 @@ pub fn trace(model: &Model, request: &TraceRequest) -> Result<Trace> {
         tree.nodes.iter().for_each(|n| {
             text_of(n.id);
         });
+    }
+    let options = &request.prompt.options;
+    let label = prompt_label(request);
+    let tokens = trace.meta.tokens.clone();
+    if let Some(spec) = &options.ablate {
+        let text = &mut text_of;
+        trace.meta.ablation = Some(ablation(model, &label, &tokens, spec, k, text)?);
+    }
+    if let Some(spec) = &options.patch {
+        let special = options.special_tokens;
+        let text = &mut text_of;
+        trace.meta.patching = Some(patching(model, &label, &tokens, spec, special, text)?);
     }
     let merges = model
         .tokenizer
@@ -106,12 +121,17 @@ pub fn trace(model: &Model, request: &TraceRequest) -> Result<Trace> {
     Ok(trace)
 }
 
-fn tokenize(model: &Model, request: &TraceRequest) -> Result<Vec<Token>> {
-    let name = if request.name.is_empty() {
+/// How messages name the prompt.
+fn prompt_label(request: &TraceRequest) -> String {
+    if request.name.is_empty() {
         "the prompt".to_string()
     } else {
         format!("prompt {:?}", request.name)
-    };
+    }
+}
+
+fn tokenize(model: &Model, request: &TraceRequest) -> Result<Vec<Token>> {
+    let name = prompt_label(request);
     if request.prompt.text.is_empty() {
         return Err(ModelError::Prompt(format!(
             "{name} is empty\n  hint: give it some text, e.g. \"The robots will bring\""

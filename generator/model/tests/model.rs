@@ -267,8 +267,7 @@ fn sampling_is_reproducible_by_seed() {
                 top_k: Some(40),
                 top_p: Some(0.95),
                 seed: Some(seed),
-                special_tokens: false,
-                beams: None,
+                ..PromptOptions::default()
             },
         );
         let t = trace(&model, &request(&spec)).unwrap();

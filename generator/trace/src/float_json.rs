@@ -51,6 +51,56 @@ impl Visitor<'_> for FloatVisitor {
     }
 }
 
+/// A list of such floats.
+pub mod vec {
+    use serde::ser::SerializeSeq;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    #[derive(serde::Serialize, Deserialize)]
+    struct F(#[serde(with = "super")] f32);
+
+    pub fn serialize<S: Serializer>(values: &[f32], serializer: S) -> Result<S::Ok, S::Error> {
+        let mut seq = serializer.serialize_seq(Some(values.len()))?;
+        for v in values {
+            seq.serialize_element(&F(*v))?;
+        }
+        seq.end()
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<f32>, D::Error> {
+        Ok(Vec::<F>::deserialize(deserializer)?
+            .into_iter()
+            .map(|f| f.0)
+            .collect())
+    }
+}
+
+/// A list of lists of such floats (rows of a table).
+pub mod rows {
+    use serde::ser::SerializeSeq;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    #[derive(serde::Serialize, Deserialize)]
+    struct Row(#[serde(with = "super::vec")] Vec<f32>);
+
+    pub fn serialize<S: Serializer>(rows: &[Vec<f32>], serializer: S) -> Result<S::Ok, S::Error> {
+        let mut seq = serializer.serialize_seq(Some(rows.len()))?;
+        for r in rows {
+            seq.serialize_element(&Row(r.clone()))?;
+        }
+        seq.end()
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Vec<Vec<f32>>, D::Error> {
+        Ok(Vec::<Row>::deserialize(deserializer)?
+            .into_iter()
+            .map(|r| r.0)
+            .collect())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use serde::{Deserialize, Serialize};

@@ -14,6 +14,7 @@ mod float_json;
 mod folder_swap;
 pub mod int4;
 pub mod int8;
+mod intervention;
 mod json_style;
 mod kind;
 mod meta;
@@ -24,6 +25,7 @@ mod splitmix;
 mod stale;
 pub mod suggest;
 mod tensor;
+mod tokens;
 mod trace;
 pub mod weights;
 
@@ -37,6 +39,9 @@ pub use digest::{
 };
 pub use error::{Origin, TraceError};
 pub use folder_swap::{remove_dir_if_present, swap_folder};
+pub use intervention::{
+    Ablation, AblationMode, AblationSpec, NamedToken, Outcome, PatchSpec, Patching,
+};
 pub use kind::TensorKind;
 pub use meta::{
     BeamNode, BeamTree, Candidate, DecoderBlock, GenerationStep, Merge, ModelInfo, ModelShape,

@@ -1,7 +1,9 @@
 //! What a trace records besides tensors: the model, the prompt, its tokens and what was generated.
 
+use crate::intervention::{Ablation, Patching};
 use crate::precision::Precision;
 use crate::prompt::PromptSpec;
+pub use crate::tokens::{Candidate, Token};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -137,24 +139,6 @@ pub struct ModelInfo {
     pub weights_dtype: String,
 }
 
-/// A prompt token: vocabulary id, text, and its byte span `start..end` in the prompt text.
-#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
-pub struct Token {
-    pub id: u32,
-    pub text: String,
-    pub start: usize,
-    pub end: usize,
-}
-
-/// A possible next token and its probability.
-#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
-pub struct Candidate {
-    pub id: u32,
-    pub text: String,
-    #[serde(with = "crate::float_json")]
-    pub prob: f32,
-}
-
 /// One generated token: what was chosen, its probability, and the likeliest candidates.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
 pub struct GenerationStep {
@@ -258,6 +242,12 @@ pub struct TraceMeta {
     /// The beam-search tree the prompt asked for (`beams = N`), if it did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub beam: Option<BeamTree>,
+    /// Each head and MLP ablated in turn (`ablate = {...}`), if the prompt asked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ablation: Option<Ablation>,
+    /// Activation patching into a corrupted prompt (`patch = {...}`), if the prompt asked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub patching: Option<Patching>,
 }
 
 /// A model's training run in brief, for figures of the loss curve.

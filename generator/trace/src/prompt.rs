@@ -1,5 +1,6 @@
 //! A prompt as authors write it: a plain string, or a table with `text` and generation options.
 
+use crate::intervention::{AblationSpec, PatchSpec};
 use serde::de::{self, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
@@ -29,6 +30,12 @@ pub struct PromptOptions {
     /// `beams` likeliest children, so beam search of any width up to it replays exactly.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub beams: Option<usize>,
+    /// Ablate every head and MLP in turn and keep the targets' log-probabilities.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ablate: Option<AblationSpec>,
+    /// Patch this (clean) prompt's activations into a corrupted one, one site at a time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub patch: Option<PatchSpec>,
 }
 
 fn is_false(b: &bool) -> bool {
@@ -68,6 +75,12 @@ impl PromptOptions {
                 ));
             }
         }
+        if let Some(a) = &self.ablate {
+            a.validate()?;
+        }
+        if let Some(p) = &self.patch {
+            p.validate()?;
+        }
         Ok(())
     }
 
@@ -88,6 +101,18 @@ impl PromptOptions {
             self.special_tokens.then(|| "true".to_string()),
         );
         push("beams", self.beams.map(|v| v.to_string()));
+        push(
+            "ablate",
+            self.ablate
+                .as_ref()
+                .map(|a| format!("{:?} ({})", a.targets, a.mode)),
+        );
+        push(
+            "patch",
+            self.patch
+                .as_ref()
+                .map(|p| format!("from {:?}", p.corrupted)),
+        );
         parts.join(", ")
     }
 }
@@ -137,6 +162,10 @@ struct PromptTable {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     beams: Option<usize>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    ablate: Option<AblationSpec>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    patch: Option<PatchSpec>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     model: Option<String>,
     /// The name readers are shown for `model`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -155,6 +184,8 @@ impl From<PromptTable> for PromptSpec {
                 seed: t.seed,
                 special_tokens: t.special_tokens,
                 beams: t.beams,
+                ablate: t.ablate,
+                patch: t.patch,
             },
             model: t.model,
             model_name: t.name,
@@ -174,6 +205,8 @@ impl Serialize for PromptSpec {
             seed: o.seed,
             special_tokens: o.special_tokens,
             beams: o.beams,
+            ablate: o.ablate.clone(),
+            patch: o.patch.clone(),
             model: self.model.clone(),
             name: self.model_name.clone(),
         }
@@ -195,7 +228,8 @@ impl<'de> Visitor<'de> for PromptVisitor {
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str(
             "a prompt: a string, or a table with `text` and optionally \
-             generate, temperature, top_k, top_p, seed, special_tokens, model, name",
+             generate, temperature, top_k, top_p, seed, special_tokens, beams, ablate, \
+             patch, model, name",
         )
     }
 

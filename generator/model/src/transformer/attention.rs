@@ -45,6 +45,8 @@ pub struct Context {
     pub causal: Tensor,
     /// cos and sin of the positions, for a rotary model.
     pub rope: Option<RopeTables>,
+    /// Sequences of the same length run at once, their rows stacked: `[batch × T, d]`.
+    pub batch: usize,
 }
 
 impl Attention {
@@ -103,12 +105,16 @@ impl Attention {
         })
     }
 
-    /// q `[H, T, dh]`, k and v `[H_kv, T, dh]`, before any norm or rotation.
-    fn project(&self, x: &Tensor) -> Result<(Tensor, Tensor, Tensor)> {
-        let t = x.dim(0)?;
+    /// q `[B × H, T, dh]`, k and v `[B × H_kv, T, dh]`, before any norm or rotation, for `x`
+    /// `[B × T, d]`.
+    fn project(&self, x: &Tensor, batch: usize) -> Result<(Tensor, Tensor, Tensor)> {
+        let t = x.dim(0)? / batch;
         let dh = self.head_dim;
         let heads = |y: &Tensor, n: usize| -> Result<Tensor> {
-            Ok(y.reshape((t, n, dh))?.transpose(0, 1)?.contiguous()?)
+            Ok(y.reshape((batch, t, n, dh))?
+                .transpose(1, 2)?
+                .contiguous()?
+                .reshape((batch * n, t, dh))?)
         };
         Ok(match &self.projections {
             Projections::Fused(c_attn) => {
@@ -131,10 +137,10 @@ impl Attention {
             return Ok(x);
         }
         let (kv, t, dh) = x.dims3()?;
-        let group = self.n_head / kv;
+        let group = self.n_head / self.n_kv;
         Ok(x.unsqueeze(1)?
             .broadcast_as((kv, group, t, dh))?
-            .reshape((self.n_head, t, dh))?)
+            .reshape((kv * group, t, dh))?)
     }
 
     /// `b` is the block's trace name (`blocks.0`).
@@ -145,8 +151,9 @@ impl Attention {
         b: &str,
         rec: &mut dyn Recorder,
     ) -> Result<Tensor> {
-        let t = x.dim(0)?;
-        let (mut q, mut k, v) = self.project(x)?;
+        let batch = ctx.batch;
+        let t = x.dim(0)? / batch;
+        let (mut q, mut k, v) = self.project(x, batch)?;
         let name = |hook: &str| format!("{b}.attn.{hook}");
         if let Some((q_norm, k_norm)) = &self.qk_norm {
             q = q_norm.apply(&q)?;
@@ -197,9 +204,11 @@ impl Attention {
             let how = Derivation::new(DeriveOp::Matmul, &[&pn, &vn]);
             rec.derived(&name("z"), &z, how)?;
         }
+        let z = rec.edit(&name("z"), z)?;
         let merged = z
-            .transpose(0, 1)?
-            .reshape((t, self.n_head * self.head_dim))?;
+            .reshape((batch, self.n_head, t, self.head_dim))?
+            .transpose(1, 2)?
+            .reshape((batch * t, self.n_head * self.head_dim))?;
         self.out.forward(&merged)
     }
 }

@@ -81,6 +81,7 @@ impl Block {
             _ => sum(&[&format!("blocks.{}.resid_post", l - 1)]),
         };
         rec.derived(&pre, x, input)?;
+        let x = &rec.edit(&pre, x.clone())?;
         let ln1 = self.ln_1.forward(x, Some(&pre), &at("ln1"), rec)?;
         let attn_out = self.attn.forward(&ln1, ctx, &b, rec)?;
         rec.record(&at("attn_out"), &attn_out)?;
@@ -89,6 +90,7 @@ impl Block {
         let ln2 = self.ln_2.forward(&resid_mid, Some(&mid), &at("ln2"), rec)?;
         let mlp_out = self.mlp.forward(&ln2, &b, rec)?;
         rec.record(&at("mlp_out"), &mlp_out)?;
+        let mlp_out = rec.edit(&at("mlp_out"), mlp_out)?;
         let resid_post = (resid_mid + mlp_out)?;
         rec.derived(&post, &resid_post, sum(&[&mid, &at("mlp_out")]))?;
         Ok(resid_post)

@@ -156,25 +156,60 @@ impl Transformer {
     /// position embeddings (or prepares the rotation) and runs every block.
     pub fn residual_stream(&self, embed: &Tensor, rec: &mut dyn Recorder) -> Result<Tensor> {
         let t = embed.dim(0)?;
+        let x = match &self.positions {
+            Positions::Learned(wpe) => {
+                let pos_embed = wpe.narrow(0, 0, t)?.to_dtype(DType::F32)?;
+                rec.record("pos_embed", &pos_embed)?;
+                (embed + pos_embed)?
+            }
+            Positions::Rotary(_) => embed.clone(),
+        };
+        self.run_blocks(0, &x, 1, rec)
+    }
+
+    /// Blocks `first..` on `x`, the streams entering block `first` of `batch` sequences of the
+    /// same length stacked as rows (`[batch × T, d]`): the streams after the last block.
+    /// Interventions run many edited copies of one prompt this way at once.
+    pub fn run_blocks(
+        &self,
+        first: usize,
+        x: &Tensor,
+        batch: usize,
+        rec: &mut dyn Recorder,
+    ) -> Result<Tensor> {
+        let t = x.dim(0)? / batch;
         let ctx = Context {
             causal: causal_mask(t)?,
             rope: match &self.positions {
                 Positions::Rotary(freqs) => Some(RopeTables::new(freqs, t)?),
                 Positions::Learned(_) => None,
             },
+            batch,
         };
-        let (mut x, input): (Tensor, &[&str]) = match &self.positions {
-            Positions::Learned(wpe) => {
-                let pos_embed = wpe.narrow(0, 0, t)?.to_dtype(DType::F32)?;
-                rec.record("pos_embed", &pos_embed)?;
-                ((embed + pos_embed)?, &["embed", "pos_embed"])
-            }
-            Positions::Rotary(_) => (embed.clone(), &["embed"]),
+        let input: &[&str] = match &self.positions {
+            Positions::Learned(_) => &["embed", "pos_embed"],
+            Positions::Rotary(_) => &["embed"],
         };
-        for (l, block) in self.blocks.iter().enumerate() {
+        let mut x = x.clone();
+        for (l, block) in self.blocks.iter().enumerate().skip(first) {
             x = block.forward(&x, &ctx, l, input, rec)?;
         }
         Ok(x)
+    }
+
+    /// The next-token logits `[batch, V]` of `batch` stacked sequences from their streams
+    /// after the last block (`[batch × T, d]`): the final norm and unembedding of each
+    /// sequence's last row.
+    pub fn next_token_logits(&self, resid: &Tensor, batch: usize) -> Result<Tensor> {
+        let t = resid.dim(0)? / batch;
+        let last = Tensor::new(
+            (0..batch)
+                .map(|b| (b * t + t - 1) as u32)
+                .collect::<Vec<_>>(),
+            &Device::Cpu,
+        )?;
+        let rows = resid.index_select(&last, 0)?;
+        self.unembed(&rows, &mut crate::recorder::NoRecorder)
     }
 
     /// The final norm of the residual stream: the `[T, d]` states the unembedding reads.

@@ -86,6 +86,8 @@ fn meta(
         training: None,
         merges: Vec::new(),
         beam: None,
+        ablation: None,
+        patching: None,
     }
 }
 

@@ -107,6 +107,8 @@ pub fn meta(precision: Precision) -> TraceMeta {
         training: None,
         merges: Vec::new(),
         beam: None,
+        ablation: None,
+        patching: None,
     }
 }
 

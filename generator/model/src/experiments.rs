@@ -1,0 +1,135 @@
+//! A prompt's `ablate` and `patch` options run on the model and written as the trace keeps
+//! them (`TraceMeta::ablation`, `TraceMeta::patching`): token texts named, patching's logit
+//! differences normalised between the clean and corrupted runs.
+
+use crate::error::{ModelError, Result};
+use crate::intervene::{ablate, patch, Next};
+use crate::model::Model;
+use tracebook_trace::{
+    Ablation, AblationSpec, Candidate, NamedToken, Outcome, PatchSpec, Patching, Token,
+};
+
+/// Texts of token ids, as the trace's `token_texts` records them.
+pub type TextOf<'a> = dyn FnMut(u32) -> String + 'a;
+
+/// Each head and MLP of the run over `tokens` ablated in turn.
+pub fn ablation(
+    model: &Model,
+    prompt: &str,
+    tokens: &[Token],
+    spec: &AblationSpec,
+    k: usize,
+    text_of: &mut TextOf,
+) -> Result<Ablation> {
+    let targets = spec
+        .targets
+        .iter()
+        .map(|t| named(model, prompt, "ablate's target", t, text_of))
+        .collect::<Result<Vec<_>>>()?;
+    let ids: Vec<u32> = tokens.iter().map(|t| t.id).collect();
+    let target_ids: Vec<u32> = targets.iter().map(|t| t.id).collect();
+    let runs = ablate(&model.net, &ids, &target_ids, spec.mode, k)?;
+    let mut outcome = |n: &Next| Outcome {
+        logprobs: n.logprobs.clone(),
+        top: (n.top.iter())
+            .map(|&(id, prob)| Candidate {
+                id,
+                text: text_of(id),
+                prob,
+            })
+            .collect(),
+    };
+    Ok(Ablation {
+        mode: spec.mode,
+        targets,
+        base: outcome(&runs.base),
+        heads: (runs.heads.iter())
+            .map(|l| l.iter().map(&mut outcome).collect())
+            .collect(),
+        mlp: runs.mlp.iter().map(&mut outcome).collect(),
+    })
+}
+
+/// The run over `tokens` (clean) patched into the spec's corrupted text, site by site.
+pub fn patching(
+    model: &Model,
+    prompt: &str,
+    tokens: &[Token],
+    spec: &PatchSpec,
+    special: bool,
+    text_of: &mut TextOf,
+) -> Result<Patching> {
+    let corrupted = model.tokenizer.encode_as(&spec.corrupted, special)?;
+    if corrupted.len() != tokens.len() {
+        let list = |t: &[Token]| {
+            let texts: Vec<String> = t.iter().map(|t| format!("{:?}", t.text)).collect();
+            texts.join(" ")
+        };
+        return Err(ModelError::Prompt(format!(
+            "{prompt}: patch's corrupted text is {} tokens and the prompt is {}; patching \
+             copies activations position by position, so both need the same count\n  \
+             prompt:    {}\n  corrupted: {}\n  hint: change words of the corrupted text for \
+             others of as many tokens",
+            corrupted.len(),
+            tokens.len(),
+            list(tokens),
+            list(&corrupted),
+        )));
+    }
+    let answer = named(model, prompt, "patch's answer", &spec.answer, text_of)?;
+    let wrong = named(model, prompt, "patch's wrong", &spec.wrong, text_of)?;
+    let ids: Vec<u32> = tokens.iter().map(|t| t.id).collect();
+    let corrupted_ids: Vec<u32> = corrupted.iter().map(|t| t.id).collect();
+    let runs = patch(&model.net, &ids, &corrupted_ids, answer.id, wrong.id)?;
+    if (runs.clean - runs.corrupted).abs() < 1e-6 {
+        return Err(ModelError::Prompt(format!(
+            "{prompt}: the clean and corrupted runs give the same logit difference \
+             logit({:?}) − logit({:?}) = {}, so no patch can move it\n  hint: choose a \
+             corrupted text that changes the answer",
+            spec.answer, spec.wrong, runs.clean
+        )));
+    }
+    let mut patching = Patching {
+        corrupted: spec.corrupted.clone(),
+        corrupted_tokens: corrupted,
+        answer,
+        wrong,
+        clean_diff: runs.clean,
+        corrupted_diff: runs.corrupted,
+        resid: Vec::new(),
+        heads: Vec::new(),
+    };
+    let normalise = |rows: &[Vec<f32>], p: &Patching| -> Vec<Vec<f32>> {
+        let row = |r: &Vec<f32>| r.iter().map(|&d| p.metric(d)).collect();
+        rows.iter().map(row).collect()
+    };
+    patching.resid = normalise(&runs.resid, &patching);
+    patching.heads = normalise(&runs.heads, &patching);
+    Ok(patching)
+}
+
+/// A token the author named by its text, which must be one token of the model.
+fn named(
+    model: &Model,
+    prompt: &str,
+    what: &str,
+    text: &str,
+    text_of: &mut TextOf,
+) -> Result<NamedToken> {
+    match model.tokenizer.single_token(text) {
+        Some(id) => Ok(NamedToken {
+            id,
+            text: text_of(id),
+        }),
+        None => {
+            let pieces = model.tokenizer.encode(text)?;
+            let pieces: Vec<String> = pieces.iter().map(|t| format!("{:?}", t.text)).collect();
+            Err(ModelError::Prompt(format!(
+                "{prompt}: {what} {text:?} is not one token of {}: it reads as {}\n  hint: \
+                 name a single token, often with its leading space (\" Paris\")",
+                model.files.id,
+                pieces.join(" + ")
+            )))
+        }
+    }
+}

@@ -1,0 +1,162 @@
+//! Causal experiments a prompt asks for and what a trace keeps of them: ablation (each head's
+//! output and each MLP's output replaced, one at a time) and activation patching (a clean run's
+//! activations copied into a corrupted run, one site at a time).
+//!
+//! The specs are prompt options (`ablate = {...}`, `patch = {...}`); the results sit in the
+//! trace's meta beside the plain run, so the build draws and checks them without a model.
+
+use crate::tokens::{Candidate, Token};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// What an ablated activation is replaced by.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum AblationMode {
+    /// Zero at every position.
+    Zero,
+    /// Its mean over the prompt's positions, at every position.
+    #[default]
+    Mean,
+}
+
+impl fmt::Display for AblationMode {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str(match self {
+            AblationMode::Zero => "zero",
+            AblationMode::Mean => "mean",
+        })
+    }
+}
+
+/// `ablate = { targets = [" was"], mode = "mean" }`: every attention head's output, and every
+/// layer's MLP output, replaced in turn; the next-token log-probability of each target kept.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct AblationSpec {
+    /// Next tokens whose log-probability each ablation reports (each one token of the model).
+    pub targets: Vec<String>,
+    #[serde(default)]
+    pub mode: AblationMode,
+}
+
+/// `patch = { corrupted = "...", answer = " Paris", wrong = " Rome" }`: the prompt is the
+/// clean run; the corrupted text (the same number of tokens) is run with one clean activation
+/// copied in at a time, and the logit difference answer − wrong measured after it.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct PatchSpec {
+    pub corrupted: String,
+    pub answer: String,
+    pub wrong: String,
+}
+
+impl AblationSpec {
+    pub fn validate(&self) -> Result<(), String> {
+        if self.targets.is_empty() {
+            return Err("ablate needs at least one target token, e.g. \
+                        ablate = { targets = [\" was\"] }"
+                .to_string());
+        }
+        if let Some(t) = self.targets.iter().find(|t| t.is_empty()) {
+            return Err(format!("ablate's targets hold an empty token ({t:?})"));
+        }
+        Ok(())
+    }
+}
+
+impl PatchSpec {
+    pub fn validate(&self) -> Result<(), String> {
+        if self.answer == self.wrong {
+            return Err(format!(
+                "patch's answer and wrong are the same token ({:?}): the logit difference \
+                 needs two different tokens",
+                self.answer
+            ));
+        }
+        if self.corrupted.is_empty() || self.answer.is_empty() || self.wrong.is_empty() {
+            return Err("patch needs corrupted, answer and wrong, none empty".to_string());
+        }
+        Ok(())
+    }
+}
+
+/// A token the author named, as the model reads it.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct NamedToken {
+    pub id: u32,
+    pub text: String,
+}
+
+/// The next token after the prompt in one run (plain or intervened): the log-probability of
+/// each target, in the spec's order, and the likeliest tokens.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct Outcome {
+    #[serde(with = "crate::float_json::vec")]
+    pub logprobs: Vec<f32>,
+    pub top: Vec<Candidate>,
+}
+
+/// Every ablation of one prompt.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct Ablation {
+    pub mode: AblationMode,
+    pub targets: Vec<NamedToken>,
+    /// The run with nothing ablated.
+    pub base: Outcome,
+    /// `heads[layer][head]`: that head's output ablated.
+    pub heads: Vec<Vec<Outcome>>,
+    /// `mlp[layer]`: that layer's MLP output ablated.
+    pub mlp: Vec<Outcome>,
+}
+
+impl Ablation {
+    /// The change in target `t`'s log-probability (nats) when head `h` of layer `l` is
+    /// ablated; `None` for a head the trace has not.
+    pub fn head_effect(&self, l: usize, h: usize, t: usize) -> Option<f32> {
+        let o = self.heads.get(l)?.get(h)?;
+        Some(o.logprobs.get(t)? - self.base.logprobs.get(t)?)
+    }
+
+    /// The change in target `t`'s log-probability when layer `l`'s MLP is ablated.
+    pub fn mlp_effect(&self, l: usize, t: usize) -> Option<f32> {
+        Some(self.mlp.get(l)?.logprobs.get(t)? - self.base.logprobs.get(t)?)
+    }
+
+    /// The target's index, by its text.
+    pub fn target(&self, text: &str) -> Option<usize> {
+        self.targets.iter().position(|t| t.text == text)
+    }
+}
+
+/// Activation patching from the traced (clean) prompt into a corrupted one.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct Patching {
+    /// The corrupted prompt, as the model read it (as many tokens as the clean one).
+    pub corrupted: String,
+    pub corrupted_tokens: Vec<Token>,
+    pub answer: NamedToken,
+    pub wrong: NamedToken,
+    /// logit(answer) − logit(wrong) at the last position of the clean run.
+    #[serde(with = "crate::float_json")]
+    pub clean_diff: f32,
+    /// The same of the corrupted run.
+    #[serde(with = "crate::float_json")]
+    pub corrupted_diff: f32,
+    /// `resid[layer][position]`: the corrupted run with the clean residual stream entering
+    /// block `layer` at `position` copied in; the metric (patched − corrupted) / (clean −
+    /// corrupted) of the logit difference: 0 is the corrupted run, 1 the clean one.
+    #[serde(with = "crate::float_json::rows")]
+    pub resid: Vec<Vec<f32>>,
+    /// `heads[layer][head]`: the same, with that head's clean output copied in at every
+    /// position.
+    #[serde(with = "crate::float_json::rows")]
+    pub heads: Vec<Vec<f32>>,
+}
+
+impl Patching {
+    /// The normalised metric from a patched run's logit difference.
+    pub fn metric(&self, diff: f32) -> f32 {
+        (diff - self.corrupted_diff) / (self.clean_diff - self.corrupted_diff)
+    }
+}

@@ -57,6 +57,7 @@ fn listing_json(trace: &Trace) -> serde_json::Value {
                 "shape": trace.shape(name),
                 "encoding": trace.encoding(name).map(|e| e.to_string()),
                 "derive": trace.derivation(name),
+                "experiment": trace.is_table(name),
                 "bound": trace.bound(name).ok().map(|b| b.into_iter().fold(0.0, f64::max)),
             })
         })
@@ -93,6 +94,7 @@ fn listing_text(trace: &Trace) -> String {
         let stored = match (trace.encoding(name), trace.derivation(name)) {
             (Some(encoding), _) => encoding.to_string(),
             (None, Some(derive)) => format!("= {}({})", derive.op.as_str(), derive.from.join(", ")),
+            (None, None) if trace.is_table(name) => "experiment (meta)".to_string(),
             (None, None) => String::new(),
         };
         let bound = match trace.bound(name) {

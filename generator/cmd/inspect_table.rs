@@ -29,6 +29,10 @@ fn axes(trace: &Trace, name: &str, shape: &[usize]) -> Vec<Axis> {
             Axis::Other
         }
     };
+    if trace.is_table(name) {
+        // The experiments' tables are by layer, head, position or target, not by token.
+        return vec![Axis::Other; shape.len()];
+    }
     match shape {
         [h, t, n] if *h == heads && *t == tokens => vec![Axis::Head, Axis::Token, key_axis(*n)],
         [t, _] if *t == tokens => vec![Axis::Token, Axis::Other],

@@ -95,15 +95,7 @@ pub const MIN_VALUE_CELL: f64 = 24.0;
 
 /// Lays out and draws `grid` within `width`, starting at `top`.
 pub fn draw(grid: &Grid<'_>, width: f64, top: f64) -> Placed {
-    let corner_width = text_width(grid.corner.0, Font::Sans, 12.0).max(text_width(
-        grid.corner.1,
-        Font::Sans,
-        12.0,
-    ));
-    // The corner's arrows render wider than the text-width estimate allows for.
-    let left = (label_width(grid.rows) + 8.0)
-        .max(corner_width + 22.0)
-        .ceil();
+    let left = left_of(grid);
     let col_label = label_width(grid.cols);
     let n_cols = grid.cols.len().max(1) as f64;
     let smallest = if grid.cells.iter().any(Cell::has_label) {
@@ -149,6 +141,31 @@ pub fn draw(grid: &Grid<'_>, width: f64, top: f64) -> Placed {
         bottom: grid_top + cell * grid.rows.len() as f64,
         right: left + cell * (n_cols - 0.5) + lean + 4.0,
     }
+}
+
+/// Left edge of the cells: room for the row labels and the corner.
+fn left_of(grid: &Grid<'_>) -> f64 {
+    let corner_width = text_width(grid.corner.0, Font::Sans, 12.0).max(text_width(
+        grid.corner.1,
+        Font::Sans,
+        12.0,
+    ));
+    // The corner's arrows render wider than the text-width estimate allows for.
+    (label_width(grid.rows) + 8.0)
+        .max(corner_width + 22.0)
+        .ceil()
+}
+
+/// The width [`draw`] needs to give `grid` cells `cell` wide (column labels slanted where
+/// cells are wide enough for that, upright otherwise): for a figure that widens rather
+/// than shrink its cells below legible.
+pub fn width_for(grid: &Grid<'_>, cell: f64) -> f64 {
+    let lean = if cell >= MIN_SLANTED_CELL {
+        label_width(grid.cols) * SLANT
+    } else {
+        0.0
+    };
+    (left_of(grid) + lean + 4.0 + cell * grid.cols.len().max(1) as f64).ceil()
 }
 
 /// The widest of `labels` at the labels' size.

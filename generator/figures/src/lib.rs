@@ -37,6 +37,9 @@ mod shared_tests;
 #[cfg(any(test, feature = "preview"))]
 #[cfg_attr(not(test), allow(dead_code, unused_imports))]
 mod test_forward;
+#[cfg(any(test, feature = "preview"))]
+#[cfg_attr(not(test), allow(dead_code, unused_imports))]
+mod test_interventions;
 #[cfg(test)]
 mod test_llama;
 #[cfg(any(test, feature = "preview"))]

@@ -5,6 +5,7 @@
 //! The specs are prompt options (`ablate = {...}`, `patch = {...}`); the results sit in the
 //! trace's meta beside the plain run, so the build draws and checks them without a model.
 
+use crate::tensor::Tensor;
 use crate::tokens::{Candidate, Token};
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -158,5 +159,109 @@ impl Patching {
     /// The normalised metric from a patched run's logit difference.
     pub fn metric(&self, diff: f32) -> f32 {
         (diff - self.corrupted_diff) / (self.clean_diff - self.corrupted_diff)
+    }
+}
+
+/// The experiments' numbers a trace offers as tensors (to claims, inline values and
+/// `tracebook inspect`), beside the tensors it stores: name, shape in words, meaning.
+pub const TABLES: &[(&str, &str, &str)] = &[
+    (
+        "ablation.logprob",
+        "[targets]",
+        "each target's next-token log-probability, nothing ablated",
+    ),
+    ("ablation.prob", "[targets]", "the same as a probability"),
+    (
+        "ablation.heads.logprob",
+        "[layers, heads, targets]",
+        "with that head's output ablated",
+    ),
+    (
+        "ablation.heads.prob",
+        "[layers, heads, targets]",
+        "the same as a probability",
+    ),
+    (
+        "ablation.mlp.logprob",
+        "[layers, targets]",
+        "with that layer's MLP output ablated",
+    ),
+    (
+        "ablation.mlp.prob",
+        "[layers, targets]",
+        "the same as a probability",
+    ),
+    (
+        "patching.resid",
+        "[layers, positions]",
+        "the patching metric, the stream entering that block at that position patched",
+    ),
+    (
+        "patching.heads",
+        "[layers, heads]",
+        "the patching metric, that head's output patched",
+    ),
+];
+
+/// Every table of the ablation and the patching a trace holds, by name.
+pub fn tables(
+    ablation: Option<&Ablation>,
+    patching: Option<&Patching>,
+) -> Vec<(&'static str, Tensor)> {
+    let mut out = Vec::new();
+    if let Some(a) = ablation {
+        let k = a.targets.len();
+        let (layers, heads) = (a.heads.len(), a.heads.first().map_or(0, Vec::len));
+        let flat_heads: Vec<f32> = a
+            .heads
+            .iter()
+            .flatten()
+            .flat_map(|o| o.logprobs.clone())
+            .collect();
+        let flat_mlp: Vec<f32> = a.mlp.iter().flat_map(|o| o.logprobs.clone()).collect();
+        for (name, shape, logprobs) in [
+            ("ablation", vec![k], a.base.logprobs.clone()),
+            ("ablation.heads", vec![layers, heads, k], flat_heads),
+            ("ablation.mlp", vec![layers, k], flat_mlp),
+        ] {
+            let probs = logprobs.iter().map(|l| l.exp()).collect();
+            out.push((
+                logprob_name(name),
+                Tensor {
+                    shape: shape.clone(),
+                    data: logprobs,
+                },
+            ));
+            out.push((prob_name(name), Tensor { shape, data: probs }));
+        }
+    }
+    if let Some(p) = patching {
+        for (name, rows) in [("patching.resid", &p.resid), ("patching.heads", &p.heads)] {
+            let shape = vec![rows.len(), rows.first().map_or(0, Vec::len)];
+            out.push((
+                name,
+                Tensor {
+                    shape,
+                    data: rows.concat(),
+                },
+            ));
+        }
+    }
+    out
+}
+
+fn logprob_name(table: &str) -> &'static str {
+    match table {
+        "ablation" => "ablation.logprob",
+        "ablation.heads" => "ablation.heads.logprob",
+        _ => "ablation.mlp.logprob",
+    }
+}
+
+fn prob_name(table: &str) -> &'static str {
+    match table {
+        "ablation" => "ablation.prob",
+        "ablation.heads" => "ablation.heads.prob",
+        _ => "ablation.mlp.prob",
     }
 }

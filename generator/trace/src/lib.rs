@@ -41,6 +41,7 @@ pub use error::{Origin, TraceError};
 pub use folder_swap::{remove_dir_if_present, swap_folder};
 pub use intervention::{
     Ablation, AblationMode, AblationSpec, NamedToken, Outcome, PatchSpec, Patching,
+    TABLES as EXPERIMENT_TABLES,
 };
 pub use kind::TensorKind;
 pub use meta::{

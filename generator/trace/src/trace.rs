@@ -21,6 +21,9 @@ pub struct Trace {
     tensors: BTreeMap<String, Stored>,
     /// The file the trace was read from, named in errors.
     origin: Origin,
+    /// The tables of the meta's experiments (ablation, patching) offered as tensors, made on
+    /// first use: set `meta.ablation` and `meta.patching` before reading tensors.
+    tables: OnceLock<BTreeMap<String, Tensor>>,
 }
 
 /// A tensor as it is kept: exactly what the file holds for it.
@@ -98,6 +101,7 @@ impl Trace {
             meta,
             tensors: BTreeMap::new(),
             origin: Origin::default(),
+            tables: OnceLock::new(),
         }
     }
 
@@ -199,13 +203,31 @@ impl Trace {
         Ok(())
     }
 
-    /// Tensor names in sorted order.
+    /// Tensor names: the stored ones in sorted order, then the experiments' tables
+    /// (`intervention::TABLES`) the meta holds.
     pub fn tensor_names(&self) -> impl Iterator<Item = &str> {
-        self.tensors.keys().map(String::as_str)
+        (self.tensors.keys().chain(self.tables().keys())).map(String::as_str)
+    }
+
+    /// Whether `name` is one of the experiments' tables rather than a stored tensor.
+    pub fn is_table(&self, name: &str) -> bool {
+        !self.tensors.contains_key(name) && self.tables().contains_key(name)
     }
 
     pub fn shape(&self, name: &str) -> Option<&[usize]> {
-        self.tensors.get(name).map(|t| t.shape.as_slice())
+        match self.tensors.get(name) {
+            Some(t) => Some(t.shape.as_slice()),
+            None => self.tables().get(name).map(|t| t.shape.as_slice()),
+        }
+    }
+
+    fn tables(&self) -> &BTreeMap<String, Tensor> {
+        self.tables.get_or_init(|| {
+            let (a, p) = (self.meta.ablation.as_ref(), self.meta.patching.as_ref());
+            (crate::intervention::tables(a, p).into_iter())
+                .map(|(name, t)| (name.to_string(), t))
+                .collect()
+        })
     }
 
     /// How the tensor is stored: the encoding its kind asks for, or f32 where that could not
@@ -227,6 +249,11 @@ impl Trace {
 
     /// The tensor's decoded values.
     pub fn tensor(&self, name: &str) -> Result<Tensor, TraceError> {
+        if !self.tensors.contains_key(name) {
+            if let Some(table) = self.tables().get(name) {
+                return Ok(table.clone());
+            }
+        }
         Ok(Tensor {
             shape: self.stored(name)?.shape.clone(),
             data: self.values(name, 0, 0)?,
@@ -324,6 +351,10 @@ impl Trace {
     /// tensor's encoding bound where it is stored, propagated from its bases where it is
     /// derived (`codec::bound`, and the table in `docs/trace-format.md`).
     pub fn bound(&self, name: &str) -> Result<Vec<f64>, TraceError> {
+        if self.is_table(name) {
+            // The experiments' numbers are kept as computed (f32 in the meta).
+            return Ok(vec![0.0; self.tables()[name].data.len()]);
+        }
         self.stored(name)?;
         Ok(self.bounded(name, 0)?.1)
     }
@@ -527,6 +558,7 @@ impl Trace {
             meta: file.meta,
             tensors: BTreeMap::new(),
             origin,
+            tables: OnceLock::new(),
         };
         for (name, t) in file.tensors {
             let body = match (t.derive, t.encoding, t.data) {

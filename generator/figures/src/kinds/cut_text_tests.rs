@@ -3,6 +3,7 @@
 
 use super::tests::{EXAMPLES, LLAMA_ONLY};
 use crate::render;
+use crate::test_interventions::with_experiments;
 use crate::test_llama::llama_trace;
 use crate::test_svg::{parse, text_of};
 use crate::test_traces::{options, tiny_trace, training_run, TestTraces};
@@ -21,7 +22,7 @@ fn lengthened(mut trace: Trace) -> TestTraces {
     trace.meta.tokens[1].text = LONG_TOKEN.to_string();
     trace.meta.prompt.text = format!("{} {}", "a very long prompt".repeat(8), LONG_TOKEN);
     trace.meta.training = Some(training_run());
-    TestTraces::with("robots", trace)
+    TestTraces::with("robots", with_experiments(trace))
 }
 
 /// (drawn text, its title) of every `<text>` whose drawn text was cut.

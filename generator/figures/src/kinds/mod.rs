@@ -1,5 +1,6 @@
 //! The figure kinds, one per file, and the dispatch from a kind's name to its renderer.
 
+mod ablation;
 mod architecture;
 mod architecture_decoder;
 mod architecture_parts;
@@ -11,6 +12,7 @@ mod bpe;
 mod compare;
 mod compare_views;
 mod descent;
+mod effect_grid;
 mod embedding;
 mod embedding_sum;
 mod gated_mlp;
@@ -24,6 +26,7 @@ mod logits;
 mod loss;
 mod mlp;
 mod next_token;
+mod patching;
 mod positional;
 mod qkv;
 mod residual;
@@ -112,6 +115,8 @@ kinds![
     generation,
     beam,
     logit_lens: scaled,
+    ablation: scaled,
+    patching: scaled,
     loss,
     training,
     descent,
@@ -234,6 +239,7 @@ mod size_tests;
 mod tests {
     use super::NAMES;
     use crate::render;
+    use crate::test_interventions::with_experiments;
     use crate::test_llama::llama_trace;
     use crate::test_svg::{desc, parse};
     use crate::test_traces::{options, tiny_trace, training_run, TestTraces};
@@ -267,6 +273,8 @@ mod tests {
         ("generation", ""),
         ("beam", ""),
         ("logit-lens", ""),
+        ("ablation", ""),
+        ("patching", ""),
         ("loss", ""),
         ("architecture", ""),
         ("compare", "other = \"robots\""),
@@ -280,7 +288,7 @@ mod tests {
 
     #[test]
     fn every_kind_renders_well_formed_accessible_deterministic_svg() {
-        let mut trace = tiny_trace();
+        let mut trace = with_experiments(tiny_trace());
         trace.meta.training = Some(training_run());
         let gpt2 = TestTraces::with("robots", trace);
         let llama = TestTraces::with("robots", llama_trace());

@@ -64,6 +64,10 @@ pub const FUNCTIONS: &[(&str, &str)] = &[
         "prob",
         "prob(t): the probability of next token t (\"text\" or id) after the prompt",
     ),
+    (
+        "target",
+        "target(\" was\"): the index of this token among the prompt's ablation targets (the last axis of ablation.* tables)",
+    ),
 ];
 
 /// Work allowed for one claim (values visited), so a hostile `all` cannot hang a build.
@@ -228,7 +232,11 @@ impl<'a> Evaluator<'a> {
         let last =
             if name.starts_with("logits") && last_dim == self.trace.meta.model.config.vocab_size {
                 Axis::Vocab
-            } else if last_dim == self.tokens() && tensor.shape.len() > 1 {
+            } else if last_dim == self.tokens()
+                && tensor.shape.len() > 1
+                // Of the experiments' tables only patching.resid ends in positions.
+                && (!self.trace.is_table(name) || name == "patching.resid")
+            {
                 Axis::Positions
             } else {
                 Axis::Plain
@@ -437,6 +445,46 @@ impl<'a> Evaluator<'a> {
     }
 
     /// `pos("text")`: the position of the one prompt token whose text is `text`.
+    /// `target(" was")`: the index of an ablation target, by its text.
+    fn target_of(&self, expr: &Expr) -> Result<Val> {
+        let text = match self.eval(expr)? {
+            Val::Text(text) => text,
+            other => return Err(self.wrong(expr, "a target's \"text\"", &other)),
+        };
+        let Some(ablation) = &self.trace.meta.ablation else {
+            return Err(Problem::new(
+                expr.span.clone(),
+                format!("prompt `{}` has no ablation, so no targets", self.prompt),
+            )
+            .with_hint(format!(
+                "add `ablate = {{ targets = [{text:?}] }}` to the prompt and run `tracebook trace --only {}`",
+                self.prompt
+            )));
+        };
+        match ablation.target(&text) {
+            Some(i) => Ok(Val::Num {
+                value: i as f64,
+                label: Some(text),
+            }),
+            None => {
+                let targets: Vec<String> = (ablation.targets.iter())
+                    .map(|t| format!("{:?}", t.text))
+                    .collect();
+                Err(Problem::new(
+                    expr.span.clone(),
+                    format!(
+                        "{text:?} is not an ablation target of prompt `{}`",
+                        self.prompt
+                    ),
+                )
+                .with_hint(format!(
+                    "its targets are {}; add it to `ablate`'s targets and run `tracebook trace`",
+                    targets.join(", ")
+                )))
+            }
+        }
+    }
+
     fn position_of(&self, expr: &Expr) -> Result<Val> {
         let text = match self.eval(expr)? {
             Val::Text(text) => text,
@@ -603,6 +651,7 @@ impl<'a> Evaluator<'a> {
             }
             "count" => Ok(Val::num(self.tokens() as f64)),
             "pos" => self.position_of(&args[0]),
+            "target" => self.target_of(&args[0]),
             "top" => {
                 let k = self.integer(&args[0])?;
                 let last = self.last_logits(span)?;

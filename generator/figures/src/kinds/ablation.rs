@@ -1,0 +1,369 @@
+//! `figure ablation`: what each attention head and each MLP does for one next token, found
+//! by taking it out. A prompt traced with `ablate = { targets = [...] }` records the run with
+//! each head's output, and each layer's MLP output, replaced in turn (by its mean over the
+//! prompt's positions, or by zero: the spec's `mode`), and each target's next-token
+//! log-probability after it (`meta.ablation`). The grid has a row per layer and a column per
+//! head, then one for the layer's MLP; each cell is coloured by how the target's probability
+//! changes (diverging: blue where taking the part out lowers it, red where it raises it) and,
+//! where the numbers fit the figure's width, carries the change in percentage points. The
+//! headline gives the probability with nothing ablated.
+//!
+//! Options: `prompt`, `caption`, `target` (the target token's text as the prompt's `ablate`
+//! lists it, leading space included; default the first), `show` (`prob`, default: the change
+//! in probability, in percentage points; `logprob`: the change in ln p, in nats). With several
+//! targets every target's grid is drawn, all but the figure's own hidden, for the page's
+//! target picker; one colour scale spans them all, so a colour means the same change in each.
+
+use super::effect_grid::{self, change, tenths, Scale, Table};
+use super::strips::WIDTH;
+use crate::draw::{line, text, wrapped_note};
+use crate::error::FigureError;
+use crate::figure::Figure;
+use crate::format::percent;
+use crate::options::{choice, Block};
+use crate::panels::{self, Panel};
+use crate::prompt::Prompt;
+use crate::shared::{self, Domain, SharedScale};
+use crate::svg::{Canvas, Element, Font, Ramp};
+use crate::token_text::{fitted, visible, Shown};
+use crate::Traces;
+use serde::Deserialize;
+use tracebook_trace::suggest::closest;
+use tracebook_trace::{Ablation, AblationMode};
+
+pub const KIND: &str = "ablation";
+
+choice! {
+    /// What a cell's number and colour measure.
+    enum Show { Prob = "prob", Logprob = "logprob" } default Prob
+}
+
+/// The options of `ablation`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct Opts {
+    target: Option<String>,
+    #[serde(default)]
+    show: Show,
+}
+
+/// The ablation's numbers, checked: per target, per layer, the heads' changes then the MLP's.
+struct Effects<'a> {
+    ablation: &'a Ablation,
+    layers: usize,
+    heads: usize,
+    /// `[target][layer][column]`: Δp in percentage points (columns: heads, then the MLP).
+    points: Vec<Vec<Vec<f64>>>,
+    /// The same as Δ ln p, in nats.
+    nats: Vec<Vec<Vec<f64>>>,
+}
+
+impl Effects<'_> {
+    fn shown(&self, show: Show) -> &Vec<Vec<Vec<f64>>> {
+        match show {
+            Show::Prob => &self.points,
+            Show::Logprob => &self.nats,
+        }
+    }
+
+    fn base(&self, t: usize) -> f64 {
+        f64::from(self.ablation.base.logprobs[t]).exp()
+    }
+
+    fn target(&self, t: usize) -> &str {
+        &self.ablation.targets[t].text
+    }
+}
+
+pub fn render(
+    table: &toml::Table,
+    traces: &dyn Traces,
+    shared: Option<&SharedScale>,
+) -> Result<(Figure, Domain), FigureError> {
+    let block = Block::<Opts>::read(KIND, table, traces)?;
+    let (prompt, caption, show) = (block.prompt, block.caption, block.options.show);
+    let ablation = traced(&prompt)?;
+    let effects = read(&prompt, ablation)?;
+    let t = target(&prompt, ablation, block.options.target.as_deref())?;
+    let own = effect_grid::limit(effects.shown(show).iter().flatten().flatten().copied());
+    let scale = |t: usize| Scale {
+        limit: shared::signed_limit(shared, own),
+        label: tenths,
+        title: legend_title(&effects, t, show),
+        shared: shared::note(shared),
+    };
+    let mut panels: Vec<(Panel, f64, f64)> = (0..ablation.targets.len())
+        .map(|i| {
+            let (body, right, bottom) = panel(&effects, i, show, &scale(i));
+            let key = vec![("target", i)];
+            (Panel { key, body }, right, bottom)
+        })
+        .collect();
+    let width = panels.iter().fold(WIDTH, |w, p| w.max(p.1)).ceil();
+    let height = panels.iter().fold(0.0, |h: f64, p| h.max(p.2)) + 4.0;
+    let canvas = Canvas {
+        kind: KIND,
+        width,
+        height,
+        title: format!(
+            "Ablating each head and MLP: the change in p({})",
+            visible(effects.target(t))
+        ),
+        desc: describe(&effects, t, show),
+        css: Ramp::signed().css(),
+    };
+    let (body, live) = if panels.len() == 1 {
+        (panels.remove(0).0.body, None)
+    } else {
+        let panels: Vec<Panel> = panels.into_iter().map(|p| p.0).collect();
+        let label = |_: &str, i: usize| ablation.targets.get(i).map(|n| visible(&n.text));
+        let live = panels::json_labelled(&panels, t, &label);
+        (panels::stack(panels, t), Some(live))
+    };
+    let figure = Figure::new(canvas, body, caption, &prompt);
+    let figure = match live {
+        Some(json) => figure.with_live(json),
+        None => figure,
+    };
+    Ok((figure, Domain::Signed { limit: own }))
+}
+
+/// The prompt's ablation, or an error that says how to ask for one.
+fn traced<'p>(prompt: &'p Prompt<'_>) -> Result<&'p Ablation, FigureError> {
+    prompt.trace.meta.ablation.as_ref().ok_or_else(|| {
+        FigureError::at(
+            "prompt",
+            format!("the trace of \"{}\" records no ablation", prompt.name),
+        )
+        .with_hint(format!(
+            "give the prompt `ablate = {{ targets = [{:?}] }}` in its table (the next tokens \
+             whose probability each ablation reports; `mode = \"zero\"` to zero a part out \
+             instead of replacing it by its mean), then run `tracebook trace --only {}`",
+            likeliest(prompt).unwrap_or_else(|| " Paris".to_string()),
+            prompt.name
+        ))
+    })
+}
+
+/// The prompt's likeliest next token, for an example target.
+pub(super) fn likeliest(prompt: &Prompt<'_>) -> Option<String> {
+    let last = prompt.trace.meta.tokens.len().checked_sub(1)?;
+    let next = crate::candidates::at(prompt, last).ok()?;
+    Some(next.candidates.first()?.text.clone())
+}
+
+/// The index of the target `asked` (the first when `None`), or an error listing them.
+fn target(
+    prompt: &Prompt<'_>,
+    ablation: &Ablation,
+    asked: Option<&str>,
+) -> Result<usize, FigureError> {
+    let Some(asked) = asked else { return Ok(0) };
+    if let Some(t) = ablation.target(asked) {
+        return Ok(t);
+    }
+    let texts: Vec<&str> = ablation.targets.iter().map(|t| t.text.as_str()).collect();
+    let list: Vec<String> = texts.iter().map(|t| format!("{t:?}")).collect();
+    let list = list.join(", ");
+    let hint = match closest(asked, texts.iter().copied()) {
+        Some(near) => format!("did you mean target = {near:?}? The targets are {list}"),
+        None => format!(
+            "the targets are {list}; to draw another, add it to the prompt's `ablate` targets \
+             and run `tracebook trace --only {}`",
+            prompt.name
+        ),
+    };
+    Err(FigureError::at(
+        "target",
+        format!(
+            "the ablation of \"{}\" has no target {asked:?}",
+            prompt.name
+        ),
+    )
+    .with_hint(hint))
+}
+
+/// The changes of every target, checked to cover every head and MLP of the model.
+fn read<'a>(prompt: &Prompt<'_>, ablation: &'a Ablation) -> Result<Effects<'a>, FigureError> {
+    let config = prompt.config();
+    let (layers, heads) = (config.n_layer, config.n_head);
+    let targets = ablation.targets.len();
+    let shaped = ablation.heads.len() == layers
+        && ablation.heads.iter().all(|row| row.len() == heads)
+        && ablation.mlp.len() == layers
+        && targets > 0;
+    if !shaped {
+        return Err(prompt.broken(format!(
+            "the ablation in the trace of \"{}\" does not cover the model's {layers} layers of \
+             {heads} heads and their MLPs",
+            prompt.name
+        )));
+    }
+    let outcomes = (ablation.heads.iter().flatten())
+        .chain(&ablation.mlp)
+        .chain([&ablation.base]);
+    for outcome in outcomes {
+        if outcome.logprobs.len() != targets || outcome.logprobs.iter().any(|l| !l.is_finite()) {
+            return Err(prompt.broken(format!(
+                "the ablation in the trace of \"{}\" lacks a log-probability of one of its \
+                 {targets} targets, or holds one that is not finite",
+                prompt.name
+            )));
+        }
+    }
+    let grid = |f: &dyn Fn(f64, f64) -> f64| -> Vec<Vec<Vec<f64>>> {
+        (0..targets)
+            .map(|t| {
+                let base = f64::from(ablation.base.logprobs[t]);
+                let after = |o: &tracebook_trace::Outcome| f(f64::from(o.logprobs[t]), base);
+                (0..layers)
+                    .map(|l| {
+                        let row = ablation.heads[l].iter().chain([&ablation.mlp[l]]);
+                        row.map(after).collect()
+                    })
+                    .collect()
+            })
+            .collect()
+    };
+    Ok(Effects {
+        ablation,
+        layers,
+        heads,
+        points: grid(&|after, base| 100.0 * (after.exp() - base.exp())),
+        nats: grid(&|after, base| after - base),
+    })
+}
+
+fn legend_title(effects: &Effects<'_>, t: usize, show: Show) -> String {
+    let target = visible(effects.target(t));
+    match show {
+        Show::Prob => format!("change in p({target}), percentage points"),
+        Show::Logprob => format!("change in ln p({target}), nats"),
+    }
+}
+
+/// What replaces an ablated output, in words.
+fn replaced(mode: AblationMode) -> &'static str {
+    match mode {
+        AblationMode::Mean => "replaced by its mean over the prompt's positions",
+        AblationMode::Zero => "set to zero",
+    }
+}
+
+/// One target's panel: the headline, the note on what a cell is, the grid with the MLP
+/// column set apart, the legend; with its right edge and bottom.
+fn panel(effects: &Effects<'_>, t: usize, show: Show, scale: &Scale) -> (Vec<Element>, f64, f64) {
+    let headline = format!(
+        "p({}) = {} with nothing ablated",
+        visible(effects.target(t)),
+        percent(effects.base(t))
+    );
+    let head = text(0.0, 12.0).class("tbf-s tbf-b");
+    let mut body = vec![fitted(head, &headline, WIDTH, Font::Sans, 12.0)];
+    let unit = match show {
+        Show::Prob => "the change in p, in percentage points",
+        Show::Logprob => "the change in ln p, in nats",
+    };
+    let what = format!(
+        "each cell: that head's output (last column: the layer's MLP output) {}; {unit}",
+        replaced(effects.ablation.mode)
+    );
+    let (note, last) = wrapped_note(&what, 0.0, 30.0, WIDTH, 15.0);
+    body.push(note);
+    let table = Table {
+        rows: (0..effects.layers)
+            .map(|l| Shown::plain(l.to_string()))
+            .collect(),
+        cols: (0..effects.heads)
+            .map(|h| Shown::plain(h.to_string()))
+            .chain([Shown::plain("MLP")])
+            .collect(),
+        values: effects.shown(show)[t].iter().flatten().copied().collect(),
+        corner: ("layer ↓", "head →"),
+    };
+    let drawn = effect_grid::draw(&table, scale, last + 8.0);
+    // A rule in the gap before the MLP column: heads to its left, MLPs to its right.
+    let cell = drawn.width / (effects.heads + 1) as f64;
+    let x = drawn.left + effects.heads as f64 * cell - 0.5;
+    let bottom = drawn.grid_top + effects.layers as f64 * cell;
+    body.extend(drawn.body);
+    body.push(line("tbf-ax", x, drawn.grid_top - 3.0, x, bottom + 2.0));
+    (body, drawn.right, drawn.bottom)
+}
+
+/// A part of the model by name: "head 3 of layer 9", "the MLP of layer 9".
+fn part(effects: &Effects<'_>, layer: usize, column: usize) -> String {
+    if column == effects.heads {
+        format!("the MLP of layer {layer}")
+    } else {
+        format!("head {column} of layer {layer}")
+    }
+}
+
+/// "−5.2 points (ln p −0.14)", or nats first when the figure shows them.
+fn amount(effects: &Effects<'_>, t: usize, (l, c): (usize, usize), show: Show) -> String {
+    let points = format!("{} points", change(effects.points[t][l][c], 1));
+    let nats = format!("ln p {}", change(effects.nats[t][l][c], 2));
+    match show {
+        Show::Prob => format!("{points} ({nats})"),
+        Show::Logprob => format!("{nats} ({points})"),
+    }
+}
+
+fn describe(effects: &Effects<'_>, t: usize, show: Show) -> String {
+    let mut cells: Vec<(usize, usize, f64)> = (0..effects.layers)
+        .flat_map(|l| (0..=effects.heads).map(move |c| (l, c)))
+        .map(|(l, c)| (l, c, effects.nats[t][l][c]))
+        .collect();
+    cells.sort_by(|a, b| a.2.total_cmp(&b.2).then((a.0, a.1).cmp(&(b.0, b.1))));
+    let said = |&(l, c, _): &(usize, usize, f64)| {
+        format!(
+            "{}, {}",
+            part(effects, l, c),
+            amount(effects, t, (l, c), show)
+        )
+    };
+    let drops: Vec<String> = cells
+        .iter()
+        .filter(|c| c.2 < 0.0)
+        .take(3)
+        .map(said)
+        .collect();
+    let rise = cells.last().filter(|c| c.2 > 0.0).map(said);
+    let unit = match show {
+        Show::Prob => "in percentage points",
+        Show::Logprob => "as the change in its natural log, in nats",
+    };
+    let mut out = format!(
+        "Each of the model's {} attention heads in {} layers, and each layer's MLP, taken out \
+         one at a time (its output {}), and how the probability that the next token is {:?} \
+         changes, {unit}: {} with nothing ablated.",
+        effects.layers * effects.heads,
+        effects.layers,
+        replaced(effects.ablation.mode),
+        effects.target(t),
+        percent(effects.base(t)),
+    );
+    out.push_str(&match drops.len() {
+        0 => " No ablation lowers it.".to_string(),
+        _ => format!(" Largest drops: {}.", drops.join("; ")),
+    });
+    if let Some(rise) = rise {
+        out.push_str(&format!(" Largest rise: {rise}."));
+    }
+    let others: Vec<String> = (0..effects.ablation.targets.len())
+        .filter(|&o| o != t)
+        .map(|o| format!("{:?} ({})", effects.target(o), percent(effects.base(o))))
+        .collect();
+    if !others.is_empty() {
+        out.push_str(&format!(
+            " The figure's picker shows the same for {}.",
+            others.join(", ")
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+#[path = "ablation_tests.rs"]
+mod tests;

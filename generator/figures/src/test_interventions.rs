@@ -1,0 +1,115 @@
+//! Synthetic experiments for the tiny test trace (2 layers of 2 heads, "The robots will
+//! bring"): an ablation with the targets " peace" and " war", and a patching from a
+//! corrupted prompt whose second token differs, with effects chosen so the tests know which
+//! cell is largest and of which sign.
+
+use tracebook_trace::{
+    Ablation, AblationMode, Candidate, NamedToken, Outcome, Patching, Token, Trace,
+};
+
+/// p(" peace") and p(" war") with nothing ablated.
+pub const BASE: [f64; 2] = [0.40, 0.10];
+
+/// p(" peace") with each part ablated: `[layer][head 0, head 1, MLP]`. The largest change is
+/// head 0 of layer 1 (−25 points); head 1 of layer 1 raises it most (+4).
+pub const PEACE: [[f64; 3]; 2] = [[0.38, 0.41, 0.30], [0.15, 0.44, 0.35]];
+
+/// p(" war") the same way: the largest change is head 0 of layer 1 (+20 points).
+pub const WAR: [[f64; 3]; 2] = [[0.10, 0.12, 0.11], [0.30, 0.09, 0.05]];
+
+fn outcome(peace: f64, war: f64) -> Outcome {
+    Outcome {
+        logprobs: vec![peace.ln() as f32, war.ln() as f32],
+        top: vec![
+            Candidate {
+                id: 2,
+                text: " peace".to_string(),
+                prob: peace as f32,
+            },
+            Candidate {
+                id: 3,
+                text: " war".to_string(),
+                prob: war as f32,
+            },
+        ],
+    }
+}
+
+/// Every head and MLP of the tiny model mean-ablated, for " peace" and " war".
+pub fn ablation_run() -> Ablation {
+    let part = |l: usize, c: usize| outcome(PEACE[l][c], WAR[l][c]);
+    Ablation {
+        mode: AblationMode::Mean,
+        targets: vec![named(2, " peace"), named(3, " war")],
+        base: outcome(BASE[0], BASE[1]),
+        heads: (0..2)
+            .map(|l| (0..2).map(|h| part(l, h)).collect())
+            .collect(),
+        mlp: (0..2).map(|l| part(l, 2)).collect(),
+    }
+}
+
+/// [`ablation_run`] with its first target only.
+pub fn one_target() -> Ablation {
+    let mut ablation = ablation_run();
+    ablation.targets.truncate(1);
+    let keep_first = |o: &mut Outcome| o.logprobs.truncate(1);
+    keep_first(&mut ablation.base);
+    ablation.heads.iter_mut().flatten().for_each(keep_first);
+    ablation.mlp.iter_mut().for_each(keep_first);
+    ablation
+}
+
+fn named(id: u32, text: &str) -> NamedToken {
+    NamedToken {
+        id,
+        text: text.to_string(),
+    }
+}
+
+/// The metric with the stream entering `[layer][position]` patched: the corrupted token
+/// (position 1) carries the answer early, the last position late.
+pub const RESID: [[f32; 4]; 2] = [[0.0, 0.98, 0.0, 0.02], [0.0, 0.35, 0.0, 0.61]];
+
+/// The metric with head `[layer][head]` patched: head 0 of layer 1 restores most, head 1 of
+/// layer 0 pushes the wrong way.
+pub const HEADS: [[f32; 2]; 2] = [[0.05, -0.2], [0.72, 0.1]];
+
+/// The corrupted prompt "The</svg> will bring" patched from the clean one, measured by
+/// logit(" peace") − logit(" war"): 3.2 clean, −1.1 corrupted.
+pub fn patching_run() -> Patching {
+    let texts = ["The", "</svg>", " will", " bring"];
+    let ids = [10, 23, 12, 13];
+    let mut start = 0;
+    let corrupted_tokens = texts
+        .iter()
+        .zip(ids)
+        .map(|(text, id)| {
+            let token = Token {
+                id,
+                text: text.to_string(),
+                start,
+                end: start + text.len(),
+            };
+            start = token.end;
+            token
+        })
+        .collect();
+    Patching {
+        corrupted: texts.concat(),
+        corrupted_tokens,
+        answer: named(2, " peace"),
+        wrong: named(3, " war"),
+        clean_diff: 3.2,
+        corrupted_diff: -1.1,
+        resid: RESID.iter().map(|r| r.to_vec()).collect(),
+        heads: HEADS.iter().map(|r| r.to_vec()).collect(),
+    }
+}
+
+/// `trace` with both experiments.
+pub fn with_experiments(mut trace: Trace) -> Trace {
+    trace.meta.ablation = Some(ablation_run());
+    trace.meta.patching = Some(patching_run());
+    trace
+}

@@ -265,3 +265,81 @@ fn prob_name(table: &str) -> &'static str {
         _ => "ablation.mlp.prob",
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn outcome(logprobs: Vec<f32>) -> Outcome {
+        Outcome {
+            logprobs,
+            top: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn every_table_is_listed_and_documented() {
+        let target = |id, text: &str| NamedToken {
+            id,
+            text: text.into(),
+        };
+        let ablation = Ablation {
+            mode: AblationMode::Zero,
+            targets: vec![target(1, " a"), target(2, " b")],
+            base: outcome(vec![-1.0, -2.0]),
+            heads: vec![vec![outcome(vec![-1.5, -2.5]); 3]; 2],
+            mlp: vec![outcome(vec![-0.5, f32::NEG_INFINITY]); 2],
+        };
+        let patching = Patching {
+            corrupted: "x".into(),
+            corrupted_tokens: Vec::new(),
+            answer: target(1, " a"),
+            wrong: target(2, " b"),
+            clean_diff: 1.0,
+            corrupted_diff: -1.0,
+            resid: vec![vec![1.0, 0.0, 0.5]; 2],
+            heads: vec![vec![0.25; 3]; 2],
+        };
+        let made = tables(Some(&ablation), Some(&patching));
+        let names: Vec<&str> = made.iter().map(|(n, _)| *n).collect();
+        let listed: Vec<&str> = TABLES.iter().map(|t| t.0).collect();
+        assert_eq!(names.len(), listed.len());
+        assert!(listed.iter().all(|n| names.contains(n)), "{names:?}");
+        let get = |name: &str| &made.iter().find(|t| t.0 == name).unwrap().1;
+        assert_eq!(get("ablation.heads.prob").shape, vec![2, 3, 2]);
+        assert_eq!(get("ablation.mlp.prob").data[1], 0.0);
+        assert_eq!(get("ablation.prob").data[0], (-1f32).exp());
+        assert_eq!(get("patching.resid").data, [1.0, 0.0, 0.5, 1.0, 0.0, 0.5]);
+        assert_eq!(patching.metric(0.0), 0.5);
+        let doc = include_str!("../../../docs/trace-format.md");
+        for name in listed {
+            let short = name.rsplit_once('.').map_or(name, |(_, last)| last);
+            assert!(
+                doc.contains(&format!("`{name}`")) || doc.contains(&format!("`.{short}`")),
+                "docs/trace-format.md does not list {name}"
+            );
+        }
+        assert!(tables(None, None).is_empty());
+    }
+
+    #[test]
+    fn specs_that_cannot_run_are_refused_as_they_are_read() {
+        let empty = AblationSpec {
+            targets: Vec::new(),
+            mode: AblationMode::Mean,
+        };
+        assert!(empty
+            .validate()
+            .unwrap_err()
+            .contains("at least one target"));
+        let same = PatchSpec {
+            corrupted: "She".into(),
+            answer: " his".into(),
+            wrong: " his".into(),
+        };
+        assert!(same.validate().unwrap_err().contains("the same token"));
+        let spec: AblationSpec = toml::from_str("targets = [\" a\"]").unwrap();
+        assert_eq!(spec.mode, AblationMode::Mean);
+        assert!(toml::from_str::<AblationSpec>("targets = [\" a\"]\nmode = \"half\"").is_err());
+    }
+}

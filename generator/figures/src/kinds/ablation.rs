@@ -279,7 +279,7 @@ fn panel(effects: &Effects<'_>, t: usize, show: Show, scale: &Scale) -> (Vec<Ele
             .chain([Shown::plain("MLP")])
             .collect(),
         values: effects.shown(show)[t].iter().flatten().copied().collect(),
-        corner: ("layer ↓", "head →"),
+        corner: ("layer", "head"),
     };
     let drawn = effect_grid::draw(&table, scale, last + 8.0);
     // A rule in the gap before the MLP column: heads to its left, MLPs to its right.

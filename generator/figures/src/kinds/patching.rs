@@ -211,7 +211,7 @@ fn resid_table(prompt: &Prompt<'_>, patching: &Patching) -> Table {
         rows: layer_labels(patching.resid.len()),
         cols,
         values: flat(&patching.resid),
-        corner: ("layer ↓", "token →"),
+        corner: ("layer", "token"),
     };
     if effect_grid::fits(&table) {
         table
@@ -226,7 +226,7 @@ fn heads_table(patching: &Patching) -> Table {
         rows: layer_labels(patching.heads.len()),
         cols: (0..heads).map(|h| Shown::plain(h.to_string())).collect(),
         values: flat(&patching.heads),
-        corner: ("layer ↓", "head →"),
+        corner: ("layer", "head"),
     }
 }
 

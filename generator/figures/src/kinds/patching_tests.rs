@@ -71,8 +71,8 @@ fn positions_are_labelled_clean_to_corrupted_where_the_prompts_differ() {
     assert_eq!(labels[0], ["0", "1"]);
     assert_eq!(labels[1], ["The", "·robots→</svg>", "·will", "·bring"]);
     let texts = all_texts(&figure.svg);
-    assert!(texts.contains(&"layer ↓".to_string()));
-    assert!(texts.contains(&"token →".to_string()));
+    assert!(texts.contains(&"layer".to_string()));
+    assert!(texts.contains(&"token".to_string()));
     assert!(texts.contains(
         &"1 = the clean run's logit difference logit(·peace) − logit(·war) = 3.20, 0 = the \
           corrupted run's (−1.10)"
@@ -187,8 +187,9 @@ fn a_long_prompt_turns_positions_down_and_keeps_labels_legible() {
     let traces = TestTraces::with("p", long(30));
     let (figure, _) = draw_from(&traces, "view = \"resid\"").unwrap();
     let texts = all_texts(&figure.svg);
-    assert!(texts.contains(&"token ↓".to_string()), "{texts:?}");
-    assert!(texts.contains(&"layer →".to_string()));
+    // Rows are the positions now: the corner's lower line names the rows.
+    let corner = crate::test_svg::texts_in(&figure.svg, "tbf-s tbf-dim");
+    assert_eq!(corner, ["layer", "token"], "{texts:?}");
     assert!(texts.contains(&"The→A".to_string()));
     for g in parse(&figure.svg)
         .descendants()
@@ -200,7 +201,8 @@ fn a_long_prompt_turns_positions_down_and_keeps_labels_legible() {
     }
     let short = TestTraces::with("p", long(8));
     let (figure, _) = draw_from(&short, "view = \"resid\"").unwrap();
-    assert!(all_texts(&figure.svg).contains(&"token →".to_string()));
+    let corner = crate::test_svg::texts_in(&figure.svg, "tbf-s tbf-dim");
+    assert_eq!(corner, ["token", "layer"]);
 }
 
 #[test]

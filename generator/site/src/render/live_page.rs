@@ -68,7 +68,12 @@ impl<'a> LivePage<'a> {
             .entry(prompt.clone())
             .or_insert_with(|| LivePrompt {
                 text: trace.meta.prompt.text.clone(),
-                options: trace.meta.prompt.options.clone(),
+                // A reader's text is patched into nothing (see `follows_the_prompt`); the
+                // ablation runs on it as on the author's.
+                options: PromptOptions {
+                    patch: None,
+                    ..trace.meta.prompt.options.clone()
+                },
             });
         let options = from_the_end(&figure.options, trace.meta.tokens.len());
         self.figures.push(PageFigure {

@@ -264,9 +264,11 @@ fn render(
 
 /// Whether a figure changes with the prompt, so that a reader's own prompt may redraw it:
 /// only one drawn from what the model did on the prompt, not one of the model's sizes, of a
-/// formula, or of the training log (which a trace carries, the same for every prompt).
+/// formula, or of the training log (which a trace carries, the same for every prompt). Nor
+/// patching: it pairs the prompt with an author's corrupted text of as many tokens, which a
+/// reader's text would not match.
 fn follows_the_prompt(kind: &str, source: tracebook_figures::Source) -> bool {
-    source == tracebook_figures::Source::Traced && kind != "training"
+    source == tracebook_figures::Source::Traced && !matches!(kind, "training" | "patching")
 }
 
 fn fail(problems: &mut Vec<Problem>, problem: Problem) -> Option<String> {

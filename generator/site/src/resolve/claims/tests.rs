@@ -278,3 +278,65 @@ fn pos_finds_a_token_by_its_text() {
         "{absent:?}"
     );
 }
+
+/// The example site's trace with an ablation and a patching (`traces/he_loved.json`: "He was
+/// happy and loved", patched from "She was happy and loved").
+const HE_LOVED: &str = include_str!("../../../../../traces/he_loved.json");
+
+fn verdict_on(json: &str, prompt: &str, claim: &str) -> Result<Verdict, Problem> {
+    let trace = Trace::from_json(json).expect("the example trace reads");
+    let ev = Evaluator::new(&trace, prompt, &NoVocabulary);
+    let expr = parse(claim, 0..claim.len())?;
+    decide(&ev, &expr, claim)
+}
+
+#[test]
+fn the_experiments_tables_read_as_the_meta_holds_them() {
+    let trace = Trace::from_json(HE_LOVED).unwrap();
+    let a = trace.meta.ablation.as_ref().expect("an ablation");
+    let p = trace.meta.patching.as_ref().expect("a patching");
+    let holds = |claim: &str| verdict_on(HE_LOVED, "he_loved", claim).unwrap().holds;
+    let (l, h) = (a.heads.len() - 1, a.heads[0].len() - 1);
+    let her = a.target(" her").unwrap();
+    assert_eq!(her, 1);
+    assert!(holds("target(\" his\") == 0 and target(\" her\") == 1"));
+    let prob = a.heads[l][h].logprobs[her].exp();
+    assert!(holds(&format!(
+        "abs(ablation.heads.prob[{l}, {h}, target(\" her\")] - {prob}) < 1e-6"
+    )));
+    let mlp = a.mlp[0].logprobs[0];
+    assert!(holds(&format!(
+        "abs(ablation.mlp.logprob[0, 0] - {mlp}) < 1e-6"
+    )));
+    assert!(holds(&format!("len(patching.resid) == {}", p.resid.len())));
+    assert!(holds(&format!(
+        "abs(patching.heads[1, 2] - {}) < 1e-6 and len(patching.resid[0]) == count()",
+        p.heads[1][2]
+    )));
+    // The base run is the traced run.
+    assert!(holds("abs(ablation.prob[0] - prob(\" his\")) < 1e-4"));
+    // A head's index is no token: the verdict names none.
+    let v = verdict_on(HE_LOVED, "he_loved", "argmax(patching.heads[0, :]) == 0").unwrap();
+    assert!(!v.detail.contains("(\""), "{}", v.detail);
+    // A position's is.
+    let v = verdict_on(HE_LOVED, "he_loved", "argmax(patching.resid[0, :]) == 1").unwrap();
+    assert!(v.detail.contains("(\"He\")"), "{}", v.detail);
+}
+
+#[test]
+fn targets_that_are_not_there_say_which_are() {
+    let claim = "ablation.prob[target(\" hers\")] > 0";
+    let e = verdict_on(HE_LOVED, "he_loved", claim).unwrap_err();
+    assert_eq!(&claim[e.span.clone()], "\" hers\"");
+    let hint = e.hint.unwrap();
+    assert!(hint.contains("\" his\", \" her\""), "{hint}");
+    let e = error("target(\" his\") == 0");
+    assert!(e.message.contains("has no ablation"), "{}", e.message);
+    assert!(e.hint.unwrap().contains("ablate = {"));
+    let e = error("patching.resid[0, 0] > 0");
+    assert!(
+        e.message.contains("no tensor `patching.resid`"),
+        "{}",
+        e.message
+    );
+}

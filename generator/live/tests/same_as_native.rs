@@ -90,10 +90,20 @@ fn the_live_trace_is_the_trace_file_tracebook_trace_writes() {
 #[test]
 fn every_figure_kind_is_drawn_byte_for_byte_as_the_build_draws_it() {
     let dir = tiny();
-    let spec = prompt(
+    let mut spec = prompt(
         "When Mary and John went to the store, John gave a drink to",
         4,
     );
+    // With the experiments, so their figures are compared too.
+    spec.options.ablate = Some(tracebook_trace::AblationSpec {
+        targets: vec![" Mary".into(), " John".into()],
+        mode: tracebook_trace::AblationMode::Mean,
+    });
+    spec.options.patch = Some(tracebook_trace::PatchSpec {
+        corrupted: "When Mary and John went to the store, Mary gave a drink to".into(),
+        answer: " Mary".into(),
+        wrong: " John".into(),
+    });
     let expected = native(dir.path(), &spec);
     let mut session = live(dir.path());
     session.trace(NAME, &spec).unwrap();
@@ -129,6 +139,8 @@ fn every_figure_kind_is_drawn_byte_for_byte_as_the_build_draws_it() {
         "tokens",
         "residual",
         "generation",
+        "ablation",
+        "patching",
     ] {
         assert!(
             drawn.contains(&kind),

@@ -332,7 +332,7 @@ fn every_figure_reference_example_builds_in_a_new_site() {
         .filter_map(|l| l.strip_prefix("  "))
         .map(|l| l.split_whitespace().next().unwrap())
         .collect();
-    assert_eq!(kinds.len(), 32, "{list}");
+    assert_eq!(kinds.len(), 34, "{list}");
     let mut article = String::from("+++\ntitle = \"All kinds\"\ndescription = \"x\"\n+++\n\n");
     for kind in &kinds {
         let out = tracebook(&site, &["figures", kind]);
@@ -353,6 +353,15 @@ fn every_figure_reference_example_builds_in_a_new_site() {
         if *kind == "beam" {
             // It needs a prompt traced with `beams = N`, which the reference names.
             assert!(page.contains("beams = N"), "{page}");
+            continue;
+        }
+        if ["ablation", "patching"].contains(kind) {
+            // They need a prompt traced with `ablate = {...}` or `patch = {...}`, which the
+            // reference names.
+            assert!(
+                page.contains("ablate = {") || page.contains("patch = {"),
+                "{page}"
+            );
             continue;
         }
         let example = page.split("example:\n\n").nth(1).unwrap();

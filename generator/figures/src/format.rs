@@ -12,6 +12,16 @@ pub fn signed(value: f64, decimals: usize) -> String {
     }
 }
 
+/// A change with its sign, "+" included: "+1.3", "−5.2", "0.0".
+pub fn change(value: f64, decimals: usize) -> String {
+    let text = signed(value, decimals);
+    if value > 0.0 && text.chars().any(|c| c.is_ascii_digit() && c != '0') {
+        format!("+{text}")
+    } else {
+        text
+    }
+}
+
 /// About three significant digits whatever the magnitude: "1,234", "56.7", "−2.35", "0.042".
 pub fn short(value: f64) -> String {
     let magnitude = value.abs();
@@ -149,7 +159,14 @@ pub fn count(n: usize) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{bytes, count, percent, short, signed, small, thousands, weight};
+    use super::{bytes, change, count, percent, short, signed, small, thousands, weight};
+
+    #[test]
+    fn changes_carry_their_sign() {
+        assert_eq!(change(1.26, 1), "+1.3");
+        assert_eq!(change(-1.26, 1), "−1.3");
+        assert_eq!(change(0.01, 1), "0.0");
+    }
 
     #[test]
     fn bytes_use_binary_units() {

@@ -29,6 +29,9 @@ mod token_text;
 // `examples/preview.rs` (a page of every figure kind to look at).
 #[cfg(any(test, feature = "preview"))]
 #[cfg_attr(not(test), allow(dead_code, unused_imports))]
+mod preview_interventions;
+#[cfg(any(test, feature = "preview"))]
+#[cfg_attr(not(test), allow(dead_code, unused_imports))]
 mod preview_traces;
 #[cfg(test)]
 mod readme_tests;

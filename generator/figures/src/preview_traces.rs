@@ -3,12 +3,13 @@
 //! pseudo-random activations ([`crate::test_wide`]). Real traces can replace them: every
 //! `NAME.json` in the folder `TBF_TRACES` is loaded as prompt `NAME`.
 
+use crate::preview_interventions::{ablation, eiffel_effect, patching, tokens};
 use crate::test_traces::TestTraces;
 use crate::test_wide::insert_wide;
 use std::collections::BTreeMap;
 use tracebook_trace::{
-    Candidate, GenerationStep, ModelInfo, ModelShape, Precision, PromptSpec, Token, Trace,
-    TraceMeta, TraceOptions,
+    AblationMode, Candidate, GenerationStep, ModelInfo, ModelShape, Precision, PromptSpec, Token,
+    Trace, TraceMeta, TraceOptions,
 };
 
 const GPT2_VOCAB: usize = 50257;
@@ -191,6 +192,7 @@ pub fn preview_traces() -> TestTraces {
     let mut traces = BTreeMap::from([
         ("robots".to_string(), robots()),
         ("animal".to_string(), animal()),
+        ("eiffel".to_string(), eiffel()),
     ]);
     if let Ok(dir) = std::env::var("TBF_TRACES") {
         traces.extend(real_traces(&dir));
@@ -225,9 +227,10 @@ fn robots() -> Trace {
 }
 
 /// "The animal didn't cross the street because it was too tired." and awkward tokens after
-/// it: a paragraph break, a word split in three, a lone space, numbers, a ⏎ and markup.
+/// it: a paragraph break, a word split in three, a lone space, numbers, a ⏎ and markup; with
+/// an ablation for a newline and " I", and a patching from "... too wide".
 fn animal() -> Trace {
-    gpt2_like(
+    let mut trace = gpt2_like(
         &[
             (464, "The"),
             (5044, " animal"),
@@ -261,7 +264,59 @@ fn animal() -> Trace {
             (314, " I", -71.5),
             (632, " It", -71.9),
         ],
-    )
+    );
+    let targets = [(198, "\n", 0.31), (314, " I", 0.04)];
+    let effect = |t: usize, l: usize, c: usize| eiffel_effect(t, (l + 3) % 12, c);
+    trace.meta.ablation = Some(ablation(&targets, AblationMode::Zero, &effect));
+    let mut corrupted = trace.meta.tokens.clone();
+    corrupted[11].text = " wide".to_string();
+    let answer = (198, "\n");
+    trace.meta.patching = Some(patching(corrupted, (11, 11), answer, (383, " The")));
+    trace
+}
+
+/// "The Eiffel Tower is in the city of", with an ablation for " Paris" and " Rome" and a
+/// patching from "The ancient Colosseum is in the city of" (as many tokens).
+fn eiffel() -> Trace {
+    let clean = [
+        (464, "The"),
+        (412, " E"),
+        (733, "iff"),
+        (417, "el"),
+        (8765, " Tower"),
+        (318, " is"),
+        (287, " in"),
+        (262, " the"),
+        (1748, " city"),
+        (286, " of"),
+    ];
+    let mut trace = gpt2_like(
+        &clean,
+        &[
+            (6342, " Paris", -55.0),
+            (10598, " Rome", -57.6),
+            (3576, " London", -57.9),
+            (262, " the", -58.2),
+            (968, " New", -58.6),
+        ],
+    );
+    let targets = [(6342, " Paris", 0.412), (10598, " Rome", 0.031)];
+    trace.meta.ablation = Some(ablation(&targets, AblationMode::Mean, &eiffel_effect));
+    let mut corrupted = clean;
+    corrupted[1..5].copy_from_slice(&[
+        (6156, " ancient"),
+        (1623, " Col"),
+        (418, "os"),
+        (325, "seum"),
+    ]);
+    let patched = patching(
+        tokens(&corrupted),
+        (1, 4),
+        (6342, " Paris"),
+        (10598, " Rome"),
+    );
+    trace.meta.patching = Some(patched);
+    trace
 }
 
 /// Every `.json` trace in the folder `dir`, by file stem.

@@ -14,7 +14,7 @@
 //! targets every target's grid is drawn, all but the figure's own hidden, for the page's
 //! target picker; one colour scale spans them all, so a colour means the same change in each.
 
-use super::effect_grid::{self, change, tenths, Scale, Table};
+use super::effect_grid::{self, hundredths, tenths, Scale, Table};
 use super::strips::WIDTH;
 use crate::draw::{line, text, wrapped_note};
 use crate::error::FigureError;
@@ -24,12 +24,15 @@ use crate::options::{choice, Block};
 use crate::panels::{self, Panel};
 use crate::prompt::Prompt;
 use crate::shared::{self, Domain, SharedScale};
-use crate::svg::{Canvas, Element, Font, Ramp};
+use crate::svg::{Canvas, Element, Font, Ramp, WIDE_FONT};
 use crate::token_text::{fitted, visible, Shown};
 use crate::Traces;
+use describe::describe;
 use serde::Deserialize;
 use tracebook_trace::suggest::closest;
 use tracebook_trace::{Ablation, AblationMode};
+
+mod describe;
 
 pub const KIND: &str = "ablation";
 
@@ -88,7 +91,10 @@ pub fn render(
     let own = effect_grid::limit(effects.shown(show).iter().flatten().flatten().copied());
     let scale = |t: usize| Scale {
         limit: shared::signed_limit(shared, own),
-        label: tenths,
+        label: match show {
+            Show::Prob => tenths,
+            Show::Logprob => hundredths,
+        },
         title: legend_title(&effects, t, show),
         shared: shared::note(shared),
     };
@@ -259,7 +265,7 @@ fn panel(effects: &Effects<'_>, t: usize, show: Show, scale: &Scale) -> (Vec<Ele
         percent(effects.base(t))
     );
     let head = text(0.0, 12.0).class("tbf-s tbf-b");
-    let mut body = vec![fitted(head, &headline, WIDTH, Font::Sans, 12.0)];
+    let mut body = vec![fitted(head, &headline, WIDTH / WIDE_FONT, Font::Sans, 12.0)];
     let unit = match show {
         Show::Prob => "the change in p, in percentage points",
         Show::Logprob => "the change in ln p, in nats",
@@ -281,7 +287,7 @@ fn panel(effects: &Effects<'_>, t: usize, show: Show, scale: &Scale) -> (Vec<Ele
         values: effects.shown(show)[t].iter().flatten().copied().collect(),
         corner: ("layer", "head"),
     };
-    let drawn = effect_grid::draw(&table, scale, last + 8.0);
+    let drawn = effect_grid::draw(&table, scale, last + 12.0);
     // A rule in the gap before the MLP column: heads to its left, MLPs to its right.
     let cell = drawn.width / (effects.heads + 1) as f64;
     let x = drawn.left + effects.heads as f64 * cell - 0.5;
@@ -289,79 +295,6 @@ fn panel(effects: &Effects<'_>, t: usize, show: Show, scale: &Scale) -> (Vec<Ele
     body.extend(drawn.body);
     body.push(line("tbf-ax", x, drawn.grid_top - 3.0, x, bottom + 2.0));
     (body, drawn.right, drawn.bottom)
-}
-
-/// A part of the model by name: "head 3 of layer 9", "the MLP of layer 9".
-fn part(effects: &Effects<'_>, layer: usize, column: usize) -> String {
-    if column == effects.heads {
-        format!("the MLP of layer {layer}")
-    } else {
-        format!("head {column} of layer {layer}")
-    }
-}
-
-/// "−5.2 points (ln p −0.14)", or nats first when the figure shows them.
-fn amount(effects: &Effects<'_>, t: usize, (l, c): (usize, usize), show: Show) -> String {
-    let points = format!("{} points", change(effects.points[t][l][c], 1));
-    let nats = format!("ln p {}", change(effects.nats[t][l][c], 2));
-    match show {
-        Show::Prob => format!("{points} ({nats})"),
-        Show::Logprob => format!("{nats} ({points})"),
-    }
-}
-
-fn describe(effects: &Effects<'_>, t: usize, show: Show) -> String {
-    let mut cells: Vec<(usize, usize, f64)> = (0..effects.layers)
-        .flat_map(|l| (0..=effects.heads).map(move |c| (l, c)))
-        .map(|(l, c)| (l, c, effects.nats[t][l][c]))
-        .collect();
-    cells.sort_by(|a, b| a.2.total_cmp(&b.2).then((a.0, a.1).cmp(&(b.0, b.1))));
-    let said = |&(l, c, _): &(usize, usize, f64)| {
-        format!(
-            "{}, {}",
-            part(effects, l, c),
-            amount(effects, t, (l, c), show)
-        )
-    };
-    let drops: Vec<String> = cells
-        .iter()
-        .filter(|c| c.2 < 0.0)
-        .take(3)
-        .map(said)
-        .collect();
-    let rise = cells.last().filter(|c| c.2 > 0.0).map(said);
-    let unit = match show {
-        Show::Prob => "in percentage points",
-        Show::Logprob => "as the change in its natural log, in nats",
-    };
-    let mut out = format!(
-        "Each of the model's {} attention heads in {} layers, and each layer's MLP, taken out \
-         one at a time (its output {}), and how the probability that the next token is {:?} \
-         changes, {unit}: {} with nothing ablated.",
-        effects.layers * effects.heads,
-        effects.layers,
-        replaced(effects.ablation.mode),
-        effects.target(t),
-        percent(effects.base(t)),
-    );
-    out.push_str(&match drops.len() {
-        0 => " No ablation lowers it.".to_string(),
-        _ => format!(" Largest drops: {}.", drops.join("; ")),
-    });
-    if let Some(rise) = rise {
-        out.push_str(&format!(" Largest rise: {rise}."));
-    }
-    let others: Vec<String> = (0..effects.ablation.targets.len())
-        .filter(|&o| o != t)
-        .map(|o| format!("{:?} ({})", effects.target(o), percent(effects.base(o))))
-        .collect();
-    if !others.is_empty() {
-        out.push_str(&format!(
-            " The figure's picker shows the same for {}.",
-            others.join(", ")
-        ));
-    }
-    out
 }
 
 #[cfg(test)]

@@ -90,11 +90,11 @@ fn one_cell_per_head_and_mlp_of_every_layer_with_its_change_in_points() {
     }
     assert_eq!(
         values(&figure.svg, Some("0")),
-        ["−2.0", "1.0", "−10", "−25", "4.0", "−5.0"]
+        ["−2", "1", "−10", "−25", "4", "−5"]
     );
     assert_eq!(
         values(&figure.svg, Some("1")),
-        ["0", "2.0", "1.0", "20", "−1.0", "−5.0"]
+        ["0", "2", "1", "20", "−1", "−5"]
     );
     let texts = crate::test_svg::all_texts(&figure.svg);
     assert!(texts.contains(&"p(·peace) = 40.0% with nothing ablated".to_string()));
@@ -135,16 +135,13 @@ fn several_targets_get_a_picker_and_one_does_not() {
     assert_eq!(one.live, None);
     assert!(!one.svg.contains("data-tb-panel"));
     assert_eq!(cells(&one.svg, None).len(), 6);
-    assert_eq!(
-        values(&one.svg, None),
-        ["−2.0", "1.0", "−10", "−25", "4.0", "−5.0"]
-    );
+    assert_eq!(values(&one.svg, None), ["−2", "1", "−10", "−25", "4", "−5"]);
 }
 
 #[test]
 fn logprob_shows_the_change_in_nats() {
     let figure = draw("show = \"logprob\"").unwrap();
-    let nats = |p: f64| crate::kinds::effect_grid::tenths((p / 0.4f64).ln());
+    let nats = |p: f64| crate::kinds::effect_grid::hundredths((p / 0.4f64).ln());
     let expected: Vec<String> = [0.38, 0.41, 0.30, 0.15, 0.44, 0.35]
         .iter()
         .map(|&p| nats(p))
@@ -167,11 +164,13 @@ fn the_alt_text_names_the_largest_drops_and_rise_in_points_and_nats() {
     for part in [
         "Each of the model's 4 attention heads in 2 layers, and each layer's MLP",
         "replaced by its mean over the prompt's positions",
-        "next token is \" peace\" changes, in percentage points: 40.0% with nothing ablated.",
+        "one at a time (its output replaced by its mean over the prompt's positions): how the \
+         probability that the next token is \" peace\" changes, in percentage points, from 40.0% \
+         with nothing ablated.",
         "Largest drops: head 0 of layer 1, −25.0 points (ln p −0.98); the MLP of layer 0, \
          −10.0 points (ln p −0.29); the MLP of layer 1, −5.0 points (ln p −0.13).",
         "Largest rise: head 1 of layer 1, +4.0 points (ln p +0.10).",
-        "\" war\" (10.0%)",
+        "A picker shows the same for the other target, \" war\" at 10.0%, with nothing ablated.",
     ] {
         assert!(alt.contains(part), "{part:?} not in {alt}");
     }
@@ -184,6 +183,28 @@ fn the_domain_is_the_largest_change_on_show() {
         panic!("{domain:?}")
     };
     assert!((limit - 25.0).abs() < 1e-3, "{limit}");
+}
+
+#[test]
+fn a_shared_scale_sets_the_colours_and_says_so() {
+    let shared = crate::shared::SharedScale {
+        name: "ablate".to_string(),
+        domain: Domain::Signed { limit: 50.0 },
+        figures: 2,
+    };
+    let traces = traces_with(Some(ablation_run()));
+    let (figure, domain) = render(&options("prompt = \"p\""), &traces, Some(&shared)).unwrap();
+    // −25 of 50 is halfway to the blue end; the domain stays the figure's own.
+    let ramp = Ramp::signed();
+    assert_eq!(
+        cells(&figure.svg, Some("0"))[3].0,
+        ramp.class(ramp.bin_of_signed(-0.5))
+    );
+    let texts = crate::test_svg::all_texts(&figure.svg);
+    assert!(texts
+        .iter()
+        .any(|t| t.contains("shared with 1 other figure (scale \"ablate\")")));
+    assert!(matches!(domain, Domain::Signed { limit } if (limit - 25.0).abs() < 1e-3));
 }
 
 #[test]

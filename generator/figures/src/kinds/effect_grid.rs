@@ -143,31 +143,26 @@ pub(super) fn fits(table: &Table) -> bool {
     heatmap::width_for(&grid, heatmap::LABEL_SIZE) <= WIDTH
 }
 
-/// A number in a cell: one decimal, none from 10 on, and a plain "0" for what rounds to
-/// zero ("−5.2", "12", "0").
+/// A number in a cell: one decimal without the leading zero, none from 10 on, and a plain
+/// "0" for what rounds to zero ("−5.2", "−.7", "12", "0"), so most fit a 24-unit cell.
 pub(super) fn tenths(value: f64) -> String {
     let decimals = if value.abs() >= 9.95 { 0 } else { 1 };
-    let text = signed(value, decimals);
-    if text
-        .trim_start_matches('−')
-        .trim_start_matches(['0', '.'])
-        .is_empty()
-    {
-        "0".to_string()
-    } else {
-        text
-    }
+    bare(&signed(value, decimals), ".0")
 }
 
 /// A fraction in a cell: two decimals without the leading zero, whole numbers bare
 /// (".87", "−.12", "1.04", "1", "0").
 pub(super) fn hundredths(value: f64) -> String {
-    let text = signed(value, 2);
+    bare(&signed(value, 2), ".00")
+}
+
+/// `text` (a number from [`signed`]) without a leading zero or the `zeros` of a whole number.
+fn bare(text: &str, zeros: &str) -> String {
     let (sign, digits) = match text.strip_prefix('−') {
         Some(rest) => ("−", rest),
-        None => ("", text.as_str()),
+        None => ("", text),
     };
-    let digits = digits.strip_suffix(".00").unwrap_or(digits);
+    let digits = digits.strip_suffix(zeros).unwrap_or(digits);
     let digits = match digits.strip_prefix("0.") {
         Some(rest) => format!(".{rest}"),
         None => digits.to_string(),
@@ -176,16 +171,6 @@ pub(super) fn hundredths(value: f64) -> String {
         "0".to_string()
     } else {
         format!("{sign}{digits}")
-    }
-}
-
-/// A change as text with its sign, "+" included: "+1.3", "−5.2".
-pub(super) fn change(value: f64, decimals: usize) -> String {
-    let text = signed(value, decimals);
-    if value > 0.0 && text.chars().any(|c| c.is_ascii_digit() && c != '0') {
-        format!("+{text}")
-    } else {
-        text
     }
 }
 
@@ -199,12 +184,14 @@ pub(super) fn limit(values: impl IntoIterator<Item = f64>) -> f64 {
 
 #[cfg(test)]
 mod tests {
-    use super::{change, hundredths, tenths, Table};
+    use super::{hundredths, tenths, Table};
     use crate::token_text::Shown;
 
     #[test]
     fn numbers_in_cells_are_short() {
         assert_eq!(tenths(-5.24), "−5.2");
+        assert_eq!(tenths(-0.74), "−.7");
+        assert_eq!(tenths(2.0), "2");
         assert_eq!(tenths(12.4), "12");
         assert_eq!(tenths(-0.04), "0");
         assert_eq!(tenths(0.04), "0");
@@ -213,9 +200,6 @@ mod tests {
         assert_eq!(hundredths(1.0), "1");
         assert_eq!(hundredths(1.04), "1.04");
         assert_eq!(hundredths(-0.001), "0");
-        assert_eq!(change(1.26, 1), "+1.3");
-        assert_eq!(change(-1.26, 1), "−1.3");
-        assert_eq!(change(0.01, 1), "0.0");
     }
 
     #[test]

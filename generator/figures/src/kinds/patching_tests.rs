@@ -118,6 +118,25 @@ fn the_domain_covers_both_grids() {
 }
 
 #[test]
+fn a_shared_scale_colours_both_grids_alike() {
+    let shared = crate::shared::SharedScale {
+        name: "patch".to_string(),
+        domain: Domain::Signed { limit: 1.0 },
+        figures: 3,
+    };
+    let traces = traces_with(Some(patching_run()));
+    let (figure, _) = render(&options("prompt = \"p\""), &traces, Some(&shared)).unwrap();
+    let grids = printed(&figure.svg);
+    // .72 of 1 rounds to bin 9, no longer the red end.
+    assert_eq!(grids[1][2].0, "tbf-v9t");
+    let notes = all_texts(&figure.svg)
+        .into_iter()
+        .filter(|t| t.contains("shared with 2 other figures"))
+        .count();
+    assert_eq!(notes, 2);
+}
+
+#[test]
 fn a_trace_without_patching_says_how_to_record_it() {
     let error = draw_from(&traces_with(None), "").unwrap_err();
     assert_eq!(error.key.as_deref(), Some("prompt"));

@@ -36,6 +36,8 @@ const CASES: &[(&str, &str)] = &[
     ("sampling", "top_p = 0.99"),
     ("generation", ""),
     ("logit-lens", "tokens = 10"),
+    ("ablation", "target = \" I\"\nshow = \"logprob\""),
+    ("patching", "view = \"resid\""),
     ("loss", "tokens = 32"),
     ("compare", "other = \"robots\""),
     ("architecture", ""),

@@ -1,0 +1,101 @@
+// [interventions]: a reader's own prompt is ablated in the browser as `tracebook trace` ablates
+// the author's, and the `ablation` figure redraws for it; a `patching` figure, whose corrupted
+// text belongs to the author's prompt, is offered no redraw. The site is the browser test site
+// with one more article on the shipped model at f16 (the weights as stored, so the browser
+// model is the site's bit for bit): typing the author's own prompt must redraw the ablation
+// exactly as the build drew it.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, mkdtempSync, cpSync, writeFileSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { launch, tracebook, here, repo, serve, svgs, sameDrawing } from './harness.mjs';
+
+const run = (args) => execFileSync(tracebook, args, { stdio: 'pipe', encoding: 'utf8' });
+const TEXT = 'He was happy and loved';
+const ARTICLE = `+++
+title = "Experiments"
+weight = 50
+
+[prompts]
+he = { text = "${TEXT}", ablate = { targets = [" his", " her"], mode = "zero" }, patch = { corrupted = "She was happy and loved", answer = " his", wrong = " her" } }
++++
+
+\`\`\`figure ablation
+prompt = "he"
+caption = "Each head zeroed."
+\`\`\`
+
+\`\`\`figure patching
+prompt = "he"
+caption = "He patched into She."
+\`\`\`
+`;
+let work, browser, server, origin, out;
+
+before(async () => {
+  work = mkdtempSync(join(tmpdir(), 'tracebook-live-experiments-'));
+  const site = join(work, 'site');
+  cpSync(join(here, 'site'), site, { recursive: true });
+  cpSync(join(repo, 'models', 'tracebook-tiny-en'), join(site, 'models', 'tracebook-tiny-en'), { recursive: true });
+  writeFileSync(join(site, 'content', 'experiments.md'), ARTICLE);
+  const config = readFileSync(join(site, 'tracebook.toml'), 'utf8');
+  writeFileSync(join(site, 'tracebook.toml'), config + '\n[live]\nenabled = true\nprecision = "f16"\n');
+  run(['trace', '--root', site]);
+  out = join(site, 'public');
+  run(['build', '--root', site, '--out', out]);
+  server = await serve(out);
+  origin = `http://127.0.0.1:${server.address().port}`;
+  browser = await launch();
+});
+
+after(async () => {
+  await browser?.close();
+  server?.close();
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+async function runPrompt(page, text) {
+  await page.locator('.tb-live-input').first().fill(text);
+  await page.locator('.tb-live-run').first().click();
+  await page.waitForFunction(() => {
+    const form = document.querySelector('.tb-live-form');
+    return form && !form.querySelector('.tb-live-run').disabled && !form.querySelector('progress:not([hidden])');
+  }, null, { timeout: 60000 });
+  assert.equal(await page.locator('.tb-live-error').first().textContent(), '');
+}
+
+test('the ablation figure redraws for the reader\'s prompt; patching is not offered', async () => {
+  const live = await (await fetch(`${origin}/experiments.live.json`)).json();
+  const kinds = live.figures.map((f) => f.kind);
+  assert.deepEqual(kinds, ['ablation'], `figures offered live: ${kinds}`);
+  assert.equal(live.prompts.he.options.patch, undefined, 'the reader\'s prompt is patched into nothing');
+  assert.deepEqual(live.prompts.he.options.ablate.targets, [' his', ' her']);
+
+  const context = await browser.newContext({ viewport: { width: 1000, height: 1400 } });
+  const page = await context.newPage();
+  const problems = [];
+  page.on('console', (m) => { if (m.type() === 'error') problems.push(m.text()); });
+  page.on('pageerror', (e) => problems.push(e.message));
+  await page.goto(`${origin}/experiments.html`);
+  const built = await svgs(page);
+  const [ablation, patching] = Object.keys(built);
+  assert.equal(await page.locator(`#${patching} .tb-try`).count(), 0, 'no try button under patching');
+  await page.locator(`#${ablation} .tb-try`).click();
+
+  // The author's prompt, typed by the reader: the same runs, the same drawing.
+  await runPrompt(page, TEXT);
+  let now = await svgs(page);
+  assert.ok(sameDrawing(now[ablation], built[ablation]), `the ablation differs from the build's:\n${now[ablation].slice(0, 400)}`);
+
+  // A prompt of the reader's own: ablated in the browser, the headline's probability is the
+  // model's on the new text; the patching figure stays the author's.
+  await runPrompt(page, 'She smiled and shook');
+  now = await svgs(page);
+  assert.ok(!sameDrawing(now[ablation], built[ablation]), 'the ablation was redrawn');
+  assert.match(now[ablation], /with nothing ablated/);
+  assert.ok(sameDrawing(now[patching], built[patching]), 'patching is the author\'s');
+  assert.deepEqual(problems, []);
+  await context.close();
+});

@@ -8,6 +8,7 @@ mod check;
 mod dev;
 mod eject;
 mod external;
+mod figure;
 mod figures;
 mod init;
 mod inspect;
@@ -71,6 +72,8 @@ pub enum Command {
     EjectTemplates(eject::Args),
     /// List the figure kinds, or print one kind's options, defaults and an example block.
     Figures(figures::Args),
+    /// Draw one figure block from the site's traces as an SVG file or an HTML fragment for any page.
+    Figure(figure::Args),
     /// List a trace's tokens and tensors, or print one as a table of tokens and heads.
     Inspect(inspect::Args),
     /// Train a small GPT-2-architecture model on a text file.
@@ -91,6 +94,7 @@ pub fn run(cli: Cli, ui: &ui::Ui) -> anyhow::Result<()> {
         Command::EjectTemplates(args) => eject::run(&cli.root, ui, args),
         Command::Trace(args) => trace::run(&cli.root, args),
         Command::Figures(args) => figures::run(args),
+        Command::Figure(args) => figure::run(&cli.root, ui, args),
         Command::Inspect(args) => inspect::run(args),
         Command::Train(args) => train::run(*args),
         #[cfg(feature = "trace")]

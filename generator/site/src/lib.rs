@@ -30,6 +30,9 @@ mod write;
 /// `build` and `check`: the stages in order.
 mod commands;
 
+/// `tracebook figure`: one figure outside any page, as an SVG and an HTML fragment.
+mod lone;
+
 #[doc(hidden)]
 pub mod fuzzing;
 
@@ -47,6 +50,7 @@ pub use load::prompt_name::{InvalidPromptName, PromptName};
 pub use load::prompts::{NamedPrompt, PromptScope};
 pub use load::site::SitePrompts;
 pub use load::templates::DEFAULTS as DEFAULT_TEMPLATES;
+pub use lone::{figure, LoneFigure};
 pub use render::GENERATOR;
 pub use resolve::claim_report::{
     list as claims_list, list_as as claims_list_as, ClaimRecord, ListFormat as ClaimsListFormat,

@@ -11,9 +11,24 @@
 //    below 1:1: data-tb-scroll on the figure says so, and which way there is more to see.
 // 5. [live]: "Try your own prompt" shows, its first click loads tracebook-live.js, and a
 //    figure redrawn for the reader's prompt (a `tb:redrawn` event) gets its controls again.
-// Changes are announced through a polite live region per figure. No network, no globals.
+// 6. In a `tracebook figure` HTML fragment (this script marked data-tb-fragment, right after
+//    its <tracebook-figure>), all of the above for that figure's shadow root only.
+// Changes are announced through a polite live region per figure. No network, no globals
+// (a page's one: tracebookPanels, which loads panel files; fragments keep their panels inline).
 (function () {
   'use strict';
+
+  // What this copy enhances: the page, or one fragment's shadow root.
+  var boot = document.currentScript;
+  var host = boot && boot.hasAttribute('data-tb-fragment') ? boot.previousElementSibling : null;
+  var root = host ? shadowOf(host) : document;
+  // A fragment inserted by a script (innerHTML) has its declarative template unattached.
+  function shadowOf(h) {
+    if (h.shadowRoot) return h.shadowRoot;
+    var t = h.querySelector('template[shadowrootmode]'), s = h.attachShadow({ mode: 'open' });
+    if (t) { s.appendChild(t.content); t.remove(); }
+    return s;
+  }
 
   function $(root, sel) { return root.querySelector(sel); }
   function $$(root, sel) { return Array.prototype.slice.call(root.querySelectorAll(sel)); }
@@ -295,7 +310,7 @@
 
   // PAGE.figure-N.panels.js calls tracebookPanels(name, panels): a script loads from file:// too.
   var panelFiles = {};
-  window.tracebookPanels = function (name, panels) { panelFiles[name].resolve(panels); };
+  if (!host) window.tracebookPanels = function (name, panels) { panelFiles[name].resolve(panels); };
   function loadPanels(src) {
     if (!panelFiles[src]) {
       var w = panelFiles[src] = {};
@@ -372,12 +387,12 @@
   function highlight(key) {
     if (key === lit) return;
     lit = key;
-    $$(document, '.tb-tok-hl').forEach(function (e) { e.classList.remove('tb-tok-hl'); });
-    $$(document, '.tb-band').forEach(function (e) { e.remove(); });
+    $$(root, '.tb-tok-hl').forEach(function (e) { e.classList.remove('tb-tok-hl'); });
+    $$(root, '.tb-band').forEach(function (e) { e.remove(); });
     if (!key) return;
     var at = key.lastIndexOf(':'), prompt = key.slice(0, at), pos = +key.slice(at + 1);
-    $$(document, '[data-tb-tok="' + key + '"]').forEach(function (e) { e.classList.add('tb-tok-hl'); });
-    $$(document, '[data-tb-grid]').forEach(function (g) {
+    $$(root, '[data-tb-tok="' + key + '"]').forEach(function (e) { e.classList.add('tb-tok-hl'); });
+    $$(root, '[data-tb-grid]').forEach(function (g) {
       var a = g.getAttribute('data-tb-grid').split(' '), n = +a[2], x = +a[3], y = +a[4], c = +a[5];
       var i = pos - a[1];
       if (a[0] !== prompt || i < 0 || i >= n) return;
@@ -412,10 +427,11 @@
   }
 
   function init() {
-    document.addEventListener('mouseover', follow);
-    document.addEventListener('focusin', follow);
-    $$(document, 'figure').forEach(enhance);
-    $$(document, 'figure .tb-figure-art').forEach(scrollHint);
+    root.addEventListener('mouseover', follow);
+    root.addEventListener('focusin', follow);
+    $$(root, 'figure').forEach(enhance);
+    $$(root, 'figure .tb-figure-art').forEach(scrollHint);
+    if (host) return;
     // A figure redrawn for the reader's own prompt (tracebook-live.js), or back to the
     // author's: its controls are made again from its new numbers.
     document.addEventListener('tb:redrawn', function (e) {
@@ -448,6 +464,6 @@
     });
   }
 
-  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', init);
-  else init();
+  if (host || document.readyState !== 'loading') init();
+  else document.addEventListener('DOMContentLoaded', init);
 })();

@@ -37,6 +37,70 @@ pub struct FigureStats<'a> {
     /// The site's theme: each figure (its panels too) is restyled into it, so the page, the
     /// downloadable SVG and the preview image show the same colours.
     pub theme: &'a tracebook_figures::Theme,
+    /// Keep every picker panel inside the figure's numbers, never in a file beside the page
+    /// (`tracebook figure`'s fragments, which must need no other file).
+    pub inline_panels: bool,
+}
+
+/// One figure drawn outside any page (`tracebook figure`): its `<figure>` as a page shows it,
+/// and its standalone SVG file.
+pub struct Lone {
+    pub html: String,
+    pub svg: String,
+}
+
+/// Draws the figure block `info` (`figure attention`) with `body` (its TOML, starting at
+/// `body_start` of the text that `info_span` also indexes), every panel inline; the first
+/// problem, or a template's error, when it cannot be drawn.
+pub fn lone(
+    (info, info_span): (&str, Range<usize>),
+    (body, body_start): (&str, usize),
+    scope: &PromptScopeView<'_>,
+    (words, templates): (&Words, &Templates),
+    theme: &tracebook_figures::Theme,
+) -> Result<Lone, Result<Problem, Diagnostic>> {
+    let block = Block {
+        info: info.to_string(),
+        info_span,
+        body: body.to_string(),
+        body_start,
+    };
+    let mut stats = FigureStats {
+        count: 0,
+        page_stem: "figure".to_string(),
+        files: Vec::new(),
+        models: BTreeSet::new(),
+        live: None,
+        template_errors: Vec::new(),
+        theme,
+        inline_panels: true,
+    };
+    let mut problems = Vec::new();
+    let scales = scales::Shared::default();
+    let html = render(
+        &block,
+        scope,
+        &scales,
+        (words, templates),
+        &mut problems,
+        &mut stats,
+    );
+    if let Some(error) = stats.template_errors.pop() {
+        return Err(Err(error));
+    }
+    match (html, problems.pop()) {
+        (_, Some(problem)) => Err(Ok(problem)),
+        (Some(html), None) => Ok(Lone {
+            html,
+            svg: stats.files.pop().map(|(_, svg)| svg).unwrap_or_default(),
+        }),
+        // A prompt whose trace is missing: reported where it is declared, by the caller.
+        (None, None) => Err(Ok(Problem::new(
+            block.info_span.clone(),
+            "this figure's prompt has no fresh trace",
+        )
+        .with_hint("run `tracebook trace`, then try again"))),
+    }
 }
 
 /// A figure block as written: its kind, where the info string and the TOML body are.
@@ -204,6 +268,10 @@ fn render(
             stats.models.extend(figure.models.iter().cloned());
             let file = format!("{}.figure-{}.svg", stats.page_stem, stats.count);
             let href = file.rsplit('/').next().unwrap_or(&file).to_string();
+            if let Some(panels) = figure.deferred.take_if(|_| stats.inline_panels) {
+                // In the figure's own numbers, as a figure of up to 16 panels keeps them.
+                figure.live = figure.live_with("panels", &panels);
+            }
             if let Some(panels) = figure.deferred.take() {
                 // Beside the page: a script (not JSON) so that it loads from file:// too.
                 let js = format!("{}.figure-{}.panels.js", stats.page_stem, stats.count);

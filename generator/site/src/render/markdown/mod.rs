@@ -13,6 +13,7 @@ mod scan;
 mod values;
 
 pub use crate::load::body::{options, BodyRef};
+pub use figures::lone;
 pub use headings::TocEntry;
 pub use links::{LinkRef, PageIndex, PageTarget};
 pub use math::MathRenderer;
@@ -112,6 +113,7 @@ pub fn render(input: &MarkdownInput<'_>) -> (RenderedMarkdown, Vec<Diagnostic>) 
             .map(|(model, per_figure)| LivePage::new(model, per_figure)),
         template_errors: Vec::new(),
         theme: input.theme,
+        inline_panels: false,
     };
     let events = figures::rewrite(
         events,

@@ -1,0 +1,187 @@
+//! `tracebook figure`: one figure block drawn outside any page, from the site's traces, as
+//! the build draws it on a page: a standalone SVG file, and an HTML fragment to paste into
+//! any page (or iframe) with the figure's controls working and nothing shared with the host.
+//!
+//! The fragment is a `<tracebook-figure>` element holding a *declarative shadow root*
+//! (`<template shadowrootmode="open">`): the browser attaches it while parsing, so the figure
+//! shows with no script at all, the host page's style sheets cannot reach inside it and the
+//! fragment's style (the site's theme, `:root` read as `:host`) cannot leak out. After it comes
+//! the site's `tracebook.js` marked `data-tb-fragment`: it enhances that one shadow root
+//! (pickers, sliders, token highlighting) and defines no global and no custom element, so any
+//! number of fragments, of any tracebook version, live on one page. A shadow root rather than
+//! a custom element definition: a definition is one global name per page, and it would leave
+//! the figure blank until its script ran.
+
+use crate::base::diagnostic::Diagnostics;
+use crate::base::source::SourceFile;
+use crate::load::prompts::{NamedPrompt, PromptScope};
+use crate::load::site::Site;
+use crate::load::templates::Templates;
+use crate::load::traces::TraceSet;
+use crate::render::markdown::lone;
+use crate::resolve::scope::PromptScopeView;
+use crate::write::files;
+use std::ops::Range;
+use std::path::Path;
+
+/// A figure drawn outside a page.
+pub struct LoneFigure {
+    /// The standalone SVG file (caption and credit drawn under the figure).
+    pub svg: String,
+    /// The HTML fragment.
+    pub html: String,
+}
+
+/// Draws the figure block in `text` (a ```` ```figure KIND ```` fenced block, alone or in a
+/// markdown file; or `KIND` on its first line and the TOML body below) with the traces of the
+/// site at `root`; errors point into `text`, called `name`.
+pub fn figure(root: &Path, name: &str, text: &str) -> Result<LoneFigure, Diagnostics> {
+    let source = SourceFile::from_text(name, text);
+    let Some(block) = find_block(text) else {
+        let mut out = Diagnostics::new();
+        out.push(
+            source
+                .error(0..0, "no figure block here")
+                .with_hint("write ```figure KIND, the TOML body, then ```; or KIND on the first line and the body below it"),
+        );
+        return Err(out);
+    };
+    let (site, _) = Site::load_partial(root)?;
+    let templates = Templates::load(root)?;
+    let traces = TraceSet::load(&site);
+    // Prompt names are unique in a site, so a lone figure may name any of them.
+    let prompts: Vec<NamedPrompt> = (site.prompts.iter())
+        .map(|p| NamedPrompt {
+            scope: PromptScope::Shared,
+            ..p.clone()
+        })
+        .collect();
+    let scope = PromptScopeView::new(&prompts, &traces, name);
+    let drawn = lone(
+        (&block.info, block.info_span.clone()),
+        (&text[block.body.clone()], block.body.start),
+        &scope,
+        (&site.config.words, &templates),
+        &site.config.theme,
+    );
+    let drawn = drawn.map_err(|e| {
+        let mut out = Diagnostics::new();
+        out.push(match e {
+            Ok(problem) => {
+                let d = source.error(problem.span, problem.message);
+                match problem.hint {
+                    Some(hint) => d.with_hint(hint),
+                    None => d,
+                }
+            }
+            Err(template) => template,
+        });
+        out
+    })?;
+    Ok(LoneFigure {
+        svg: drawn.svg,
+        html: fragment(&drawn.html, &theme_css(root)),
+    })
+}
+
+/// The block: its info string (`figure attention`) with where it is, and where its body is.
+struct Found {
+    info: String,
+    info_span: Range<usize>,
+    body: Range<usize>,
+}
+
+fn find_block(text: &str) -> Option<Found> {
+    let mut offset = 0;
+    let lines: Vec<(usize, &str)> = text
+        .split_inclusive('\n')
+        .map(|line| {
+            let at = offset;
+            offset += line.len();
+            (at, line)
+        })
+        .collect();
+    let fence = lines.iter().position(|(_, l)| {
+        let t = l.trim_start();
+        (t.starts_with("```") || t.starts_with("~~~"))
+            && t.trim_start_matches(['`', '~'])
+                .trim_start()
+                .starts_with("figure")
+    });
+    let Some(open) = fence else {
+        // `KIND` (or `figure KIND`) on the first line, the body below.
+        let (at, first) = *lines.first()?;
+        let kind = first.trim().trim_start_matches("figure").trim();
+        if kind.is_empty() || kind.contains(char::is_whitespace) {
+            return None;
+        }
+        let start = at + first.find(kind)?;
+        let body_start = at + first.len();
+        return Some(Found {
+            info: format!("figure {kind}"),
+            info_span: start..start + kind.len(),
+            body: body_start..text.len(),
+        });
+    };
+    let (at, line) = lines[open];
+    let marker: String = line
+        .trim_start()
+        .chars()
+        .take_while(|c| *c == '`' || *c == '~')
+        .collect();
+    let info = line.trim().trim_start_matches(['`', '~']).trim();
+    let info_start = at + line.find(info)?;
+    let body_start = lines.get(open + 1).map_or(text.len(), |(a, _)| *a);
+    let close = lines[open + 1..]
+        .iter()
+        .find(|(_, l)| l.trim_start().starts_with(&marker))
+        .map_or(text.len(), |(a, _)| *a);
+    Some(Found {
+        info: info.to_string(),
+        info_span: info_start..info_start + info.len(),
+        body: body_start..close,
+    })
+}
+
+/// The site's theme (its own `static/tracebook.css`, else the default) for a shadow root:
+/// `:root` is the shadow root's host, and the host page's inherited text styles are reset.
+fn theme_css(root: &Path) -> String {
+    let own = std::fs::read_to_string(root.join(files::STATIC_DIR).join(files::THEME.0));
+    let css = own.unwrap_or_else(|_| files::THEME.1.to_string());
+    let host = ":host { all: initial; display: block; background: var(--bg); color: var(--fg); \
+                font-family: var(--serif); font-size: 1.0625rem; line-height: 1.6; }\n";
+    format!("{host}{}", css.replace(":root", ":host"))
+}
+
+/// The figure's HTML in a declarative shadow root, followed by the script that enhances it.
+fn fragment(figure_html: &str, css: &str) -> String {
+    // A `</` in the style or script would end its element early in the host's parser.
+    let css = css.replace("</", "<\\/");
+    let script = files::SCRIPT.1.replace("</script", "<\\/script");
+    format!(
+        "<tracebook-figure><template shadowrootmode=\"open\"><style>{css}</style>\
+         {figure_html}</template></tracebook-figure>\n\
+         <script data-tb-fragment>\n{script}</script>\n"
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::find_block;
+
+    #[test]
+    fn a_block_is_found_fenced_in_markdown_or_as_kind_and_body() {
+        let text = "Some prose.\n\n```figure attention\nprompt = \"a\"\n```\nmore\n";
+        let found = find_block(text).unwrap();
+        assert_eq!(found.info, "figure attention");
+        assert_eq!(&text[found.info_span.clone()], "figure attention");
+        assert_eq!(&text[found.body], "prompt = \"a\"\n");
+        let bare = "attention\nprompt = \"a\"\nlayer = 1\n";
+        let found = find_block(bare).unwrap();
+        assert_eq!(found.info, "figure attention");
+        assert_eq!(&bare[found.info_span], "attention");
+        assert_eq!(&bare[found.body], "prompt = \"a\"\nlayer = 1\n");
+        assert!(find_block("not a kind\nx = 1").is_none());
+        assert!(find_block("").is_none());
+    }
+}

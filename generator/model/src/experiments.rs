@@ -15,7 +15,6 @@ pub type TextOf<'a> = dyn FnMut(u32) -> String + 'a;
 /// Each head and MLP of the run over `tokens` ablated in turn.
 pub fn ablation(
     model: &Model,
-    prompt: &str,
     tokens: &[Token],
     spec: &AblationSpec,
     k: usize,
@@ -24,7 +23,7 @@ pub fn ablation(
     let targets = spec
         .targets
         .iter()
-        .map(|t| named(model, prompt, "ablate's target", t, text_of))
+        .map(|t| named(model, "ablate's target", t, text_of))
         .collect::<Result<Vec<_>>>()?;
     let ids: Vec<u32> = tokens.iter().map(|t| t.id).collect();
     let target_ids: Vec<u32> = targets.iter().map(|t| t.id).collect();
@@ -53,7 +52,6 @@ pub fn ablation(
 /// The run over `tokens` (clean) patched into the spec's corrupted text, site by site.
 pub fn patching(
     model: &Model,
-    prompt: &str,
     tokens: &[Token],
     spec: &PatchSpec,
     special: bool,
@@ -66,7 +64,7 @@ pub fn patching(
             texts.join(" ")
         };
         return Err(ModelError::Prompt(format!(
-            "{prompt}: patch's corrupted text is {} tokens and the prompt is {}; patching \
+            "patch's corrupted text is {} tokens and the prompt is {}; patching \
              copies activations position by position, so both need the same count\n  \
              prompt:    {}\n  corrupted: {}\n  hint: change words of the corrupted text for \
              others of as many tokens",
@@ -76,14 +74,14 @@ pub fn patching(
             list(&corrupted),
         )));
     }
-    let answer = named(model, prompt, "patch's answer", &spec.answer, text_of)?;
-    let wrong = named(model, prompt, "patch's wrong", &spec.wrong, text_of)?;
+    let answer = named(model, "patch's answer", &spec.answer, text_of)?;
+    let wrong = named(model, "patch's wrong", &spec.wrong, text_of)?;
     let ids: Vec<u32> = tokens.iter().map(|t| t.id).collect();
     let corrupted_ids: Vec<u32> = corrupted.iter().map(|t| t.id).collect();
     let runs = patch(&model.net, &ids, &corrupted_ids, answer.id, wrong.id)?;
     if (runs.clean - runs.corrupted).abs() < 1e-6 {
         return Err(ModelError::Prompt(format!(
-            "{prompt}: the clean and corrupted runs give the same logit difference \
+            "the clean and corrupted runs give the same logit difference \
              logit({:?}) − logit({:?}) = {}, so no patch can move it\n  hint: choose a \
              corrupted text that changes the answer",
             spec.answer, spec.wrong, runs.clean
@@ -109,13 +107,7 @@ pub fn patching(
 }
 
 /// A token the author named by its text, which must be one token of the model.
-fn named(
-    model: &Model,
-    prompt: &str,
-    what: &str,
-    text: &str,
-    text_of: &mut TextOf,
-) -> Result<NamedToken> {
+fn named(model: &Model, what: &str, text: &str, text_of: &mut TextOf) -> Result<NamedToken> {
     match model.tokenizer.single_token(text) {
         Some(id) => Ok(NamedToken {
             id,
@@ -125,7 +117,7 @@ fn named(
             let pieces = model.tokenizer.encode(text)?;
             let pieces: Vec<String> = pieces.iter().map(|t| format!("{:?}", t.text)).collect();
             Err(ModelError::Prompt(format!(
-                "{prompt}: {what} {text:?} is not one token of {}: it reads as {}\n  hint: \
+                "{what} {text:?} is not one token of {}: it reads as {}\n  hint: \
                  name a single token, often with its leading space (\" Paris\")",
                 model.files.id,
                 pieces.join(" + ")

@@ -72,16 +72,15 @@ pub fn trace(model: &Model, request: &TraceRequest) -> Result<Trace> {
         });
     }
     let options = &request.prompt.options;
-    let label = prompt_label(request);
     let tokens = trace.meta.tokens.clone();
     if let Some(spec) = &options.ablate {
         let text = &mut text_of;
-        trace.meta.ablation = Some(ablation(model, &label, &tokens, spec, k, text)?);
+        trace.meta.ablation = Some(ablation(model, &tokens, spec, k, text)?);
     }
     if let Some(spec) = &options.patch {
         let special = options.special_tokens;
         let text = &mut text_of;
-        trace.meta.patching = Some(patching(model, &label, &tokens, spec, special, text)?);
+        trace.meta.patching = Some(patching(model, &tokens, spec, special, text)?);
     }
     let merges = model
         .tokenizer

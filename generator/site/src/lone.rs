@@ -157,7 +157,7 @@ fn theme_css(root: &Path) -> String {
 fn fragment(figure_html: &str, css: &str) -> String {
     // A `</` in the style or script would end its element early in the host's parser.
     let css = css.replace("</", "<\\/");
-    let script = files::SCRIPT.1.replace("</script", "<\\/script");
+    let script = files::script().replace("</script", "<\\/script");
     format!(
         "<tracebook-figure><template shadowrootmode=\"open\"><style>{css}</style>\
          {figure_html}</template></tracebook-figure>\n\

@@ -22,11 +22,9 @@ pub fn assemble(site: &Site, rendered: &mut RenderedSite, live: LiveFiles, out: 
         search::SCRIPT.0.to_string(),
         search::SCRIPT.1.as_bytes().to_vec(),
     );
-    for (path, text) in [files::THEME, files::SCRIPT] {
-        rendered
-            .files
-            .insert(path.to_string(), text.as_bytes().to_vec());
-    }
+    let theme = files::THEME;
+    (rendered.files).insert(theme.0.to_string(), theme.1.as_bytes().to_vec());
+    (rendered.files).insert(files::SCRIPT.0.to_string(), files::script().into_bytes());
     for (dir, beside_articles) in [(CONTENT_DIR, true), (files::STATIC_DIR, false)] {
         let generated = &rendered.sources;
         files::copy_tree(

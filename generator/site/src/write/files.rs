@@ -20,6 +20,18 @@ pub const SCRIPT: (&str, &str) = (
     include_str!("../../defaults/static/tracebook.js"),
 );
 
+/// The figures' script as readers get it: `SCRIPT` without its whole-line `//` comments (the
+/// source documents itself; a reader on a slow link needs only the code). The script has no
+/// template literals, so no string holds a line that starts with `//`.
+pub fn script() -> String {
+    SCRIPT
+        .1
+        .lines()
+        .filter(|line| !line.trim_start().starts_with("//"))
+        .map(|line| format!("{line}\n"))
+        .collect()
+}
+
 /// The folder copied as is into the output.
 pub const STATIC_DIR: &str = "static";
 
@@ -139,5 +151,18 @@ mod tests {
         let xml = sitemap("https://x.org/b/", &["a.html", "my page.html"]);
         assert!(xml.contains("<loc>https://x.org/b/</loc>"));
         assert!(xml.contains("<loc>https://x.org/b/my%20page.html</loc>"));
+    }
+
+    #[test]
+    fn the_shipped_script_is_the_source_without_its_comment_lines() {
+        let code: Vec<&str> = (SCRIPT.1.lines())
+            .filter(|l| !l.trim_start().starts_with("//"))
+            .collect();
+        let shipped = script();
+        assert_eq!(shipped.lines().collect::<Vec<_>>(), code);
+        assert!(shipped.len() + 2_000 < SCRIPT.1.len(), "{}", shipped.len());
+        // What makes dropping whole lines safe: no template literal, whose lines could start
+        // with `//`, outside the comments.
+        assert!(code.iter().all(|l| !l.contains('`')));
     }
 }

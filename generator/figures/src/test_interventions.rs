@@ -3,9 +3,8 @@
 //! corrupted prompt whose second token differs, with effects chosen so the tests know which
 //! cell is largest and of which sign.
 
-use tracebook_trace::{
-    Ablation, AblationMode, Candidate, NamedToken, Outcome, Patching, Token, Trace,
-};
+use crate::preview_interventions::tokens;
+use tracebook_trace::{Ablation, AblationMode, Candidate, NamedToken, Outcome, Patching, Trace};
 
 /// p(" peace") and p(" war") with nothing ablated.
 pub const BASE: [f64; 2] = [0.40, 0.10];
@@ -78,23 +77,9 @@ pub const HEADS: [[f32; 2]; 2] = [[0.05, -0.2], [0.72, 0.1]];
 /// The corrupted prompt "The</svg> will bring" patched from the clean one, measured by
 /// logit(" peace") − logit(" war"): 3.2 clean, −1.1 corrupted.
 pub fn patching_run() -> Patching {
-    let texts = ["The", "</svg>", " will", " bring"];
-    let ids = [10, 23, 12, 13];
-    let mut start = 0;
-    let corrupted_tokens = texts
-        .iter()
-        .zip(ids)
-        .map(|(text, id)| {
-            let token = Token {
-                id,
-                text: text.to_string(),
-                start,
-                end: start + text.len(),
-            };
-            start = token.end;
-            token
-        })
-        .collect();
+    let pieces = [(10, "The"), (23, "</svg>"), (12, " will"), (13, " bring")];
+    let corrupted_tokens = tokens(&pieces);
+    let texts: Vec<&str> = pieces.iter().map(|p| p.1).collect();
     Patching {
         corrupted: texts.concat(),
         corrupted_tokens,

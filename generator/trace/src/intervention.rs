@@ -219,20 +219,30 @@ pub fn tables(
             .flat_map(|o| o.logprobs.clone())
             .collect();
         let flat_mlp: Vec<f32> = a.mlp.iter().flat_map(|o| o.logprobs.clone()).collect();
-        for (name, shape, logprobs) in [
-            ("ablation", vec![k], a.base.logprobs.clone()),
-            ("ablation.heads", vec![layers, heads, k], flat_heads),
-            ("ablation.mlp", vec![layers, k], flat_mlp),
+        for (names, shape, logprobs) in [
+            (
+                ("ablation.logprob", "ablation.prob"),
+                vec![k],
+                a.base.logprobs.clone(),
+            ),
+            (
+                ("ablation.heads.logprob", "ablation.heads.prob"),
+                vec![layers, heads, k],
+                flat_heads,
+            ),
+            (
+                ("ablation.mlp.logprob", "ablation.mlp.prob"),
+                vec![layers, k],
+                flat_mlp,
+            ),
         ] {
             let probs = logprobs.iter().map(|l| l.exp()).collect();
-            out.push((
-                logprob_name(name),
-                Tensor {
-                    shape: shape.clone(),
-                    data: logprobs,
-                },
-            ));
-            out.push((prob_name(name), Tensor { shape, data: probs }));
+            let logprob = Tensor {
+                shape: shape.clone(),
+                data: logprobs,
+            };
+            out.push((names.0, logprob));
+            out.push((names.1, Tensor { shape, data: probs }));
         }
     }
     if let Some(p) = patching {
@@ -248,22 +258,6 @@ pub fn tables(
         }
     }
     out
-}
-
-fn logprob_name(table: &str) -> &'static str {
-    match table {
-        "ablation" => "ablation.logprob",
-        "ablation.heads" => "ablation.heads.logprob",
-        _ => "ablation.mlp.logprob",
-    }
-}
-
-fn prob_name(table: &str) -> &'static str {
-    match table {
-        "ablation" => "ablation.prob",
-        "ablation.heads" => "ablation.heads.prob",
-        _ => "ablation.mlp.prob",
-    }
 }
 
 #[cfg(test)]

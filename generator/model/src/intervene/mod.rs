@@ -60,9 +60,7 @@ pub fn ablate(
     mode: AblationMode,
     k: usize,
 ) -> Result<Ablated> {
-    let mut cache = Cache::default();
-    let logits = net.forward(ids, &mut cache)?;
-    let last = logits.get(ids.len() - 1)?.to_vec1::<f32>()?;
+    let (cache, last) = plain(net, ids)?;
     let value = match mode {
         AblationMode::Zero => Value::Zero,
         AblationMode::Mean => Value::Mean,
@@ -113,13 +111,8 @@ pub fn patch(
     wrong: u32,
 ) -> Result<Patched> {
     let diff = |row: &[f32]| row[answer as usize] - row[wrong as usize];
-    let run = |ids: &[u32]| -> Result<(Cache, f32)> {
-        let mut cache = Cache::default();
-        let logits = net.forward(ids, &mut cache)?;
-        let last = logits.get(ids.len() - 1)?.to_vec1::<f32>()?;
-        Ok((cache, diff(&last)))
-    };
-    let ((from, clean_diff), (into, corrupted_diff)) = (run(clean)?, run(corrupted)?);
+    let ((from, clean_last), (into, corrupted_last)) = (plain(net, clean)?, plain(net, corrupted)?);
+    let (clean_diff, corrupted_diff) = (diff(&clean_last), diff(&corrupted_last));
     let (layers, heads, t) = (net.config().n_layer(), net.config().n_head(), clean.len());
     let mut patched = Patched {
         clean: clean_diff,
@@ -145,6 +138,15 @@ pub fn patch(
         patched.heads.push(diffs[t..].to_vec());
     }
     Ok(patched)
+}
+
+/// The run over `ids` with nothing edited: what interventions start from and copy (each
+/// block's input, each attention's `z`), and its next-token logits.
+fn plain(net: &Transformer, ids: &[u32]) -> Result<(Cache, Vec<f32>)> {
+    let mut cache = Cache::default();
+    let logits = net.forward(ids, &mut cache)?;
+    let last = logits.get(ids.len() - 1)?.to_vec1::<f32>()?;
+    Ok((cache, last))
 }
 
 /// Each edit alone on the stream `start` (`[T, d]`) entering block `first`, in batches: the

@@ -13,6 +13,7 @@ mod figures;
 mod init;
 mod inspect;
 mod inspect_table;
+mod mdbook;
 #[cfg(not(feature = "trace"))]
 mod model_free;
 mod new;
@@ -74,6 +75,9 @@ pub enum Command {
     Figures(figures::Args),
     /// Draw one figure block from the site's traces as an SVG file or an HTML fragment for any page.
     Figure(figure::Args),
+    /// The mdBook preprocessor: `command = "tracebook mdbook"` under [preprocessor.tracebook]
+    /// in book.toml draws the book's figures from its traces (mdBook runs it).
+    Mdbook(mdbook::Args),
     /// List a trace's tokens and tensors, or print one as a table of tokens and heads.
     Inspect(inspect::Args),
     /// Train a small GPT-2-architecture model on a text file.
@@ -96,6 +100,7 @@ pub fn run(cli: Cli, ui: &ui::Ui) -> anyhow::Result<()> {
         Command::Figures(args) => figures::run(args),
         Command::Figure(args) => figure::run(&cli.root, ui, args),
         Command::Inspect(args) => inspect::run(args),
+        Command::Mdbook(args) => mdbook::run(ui, args),
         Command::Train(args) => train::run(*args),
         #[cfg(feature = "trace")]
         Command::Dev(args) => dev::run(args),

@@ -33,6 +33,9 @@ mod commands;
 /// `tracebook figure`: one figure outside any page, as an SVG and an HTML fragment.
 mod lone;
 
+/// `tracebook mdbook`: an mdBook preprocessor drawing a book's figures from its traces.
+mod book;
+
 #[doc(hidden)]
 pub mod fuzzing;
 
@@ -40,6 +43,7 @@ use tracebook_trace::suggest;
 
 pub use base::diagnostic::{Diagnostic, Diagnostics, Position, Snippet};
 pub use base::source::Location;
+pub use book::{mdbook, BookOutput, RENDERERS as MDBOOK_RENDERERS};
 pub use commands::{build, build_at, check, check_with, BuildReport, CheckReport, Overrides};
 pub use load::config::{
     CheckSettings, ClaimPolicy, LiveOffer, LivePrecision, LiveSettings, ModelSettings, SiteConfig,

@@ -145,29 +145,82 @@ fn find_block(text: &str) -> Option<Found> {
 
 /// The site's theme (its own `static/tracebook.css`, else the default) for a shadow root:
 /// `:root` is the shadow root's host, and the host page's inherited text styles are reset.
-fn theme_css(root: &Path) -> String {
+pub(crate) fn theme_css(root: &Path) -> String {
     let own = std::fs::read_to_string(root.join(files::STATIC_DIR).join(files::THEME.0));
     let css = own.unwrap_or_else(|_| files::THEME.1.to_string());
     let host = ":host { all: initial; display: block; background: var(--bg); color: var(--fg); \
                 font-family: var(--serif); font-size: 1.0625rem; line-height: 1.6; }\n";
-    format!("{host}{}", css.replace(":root", ":host"))
+    rem_as_px(&format!("{host}{}", css.replace(":root", ":host")))
+}
+
+/// `css` with every length in `rem` given in pixels at the usual 16 px root: a `rem` inside a
+/// shadow root is still the host page's root size, which pages set as they like (mdBook's
+/// themes to 10 px), and the figure must look the same on every page.
+fn rem_as_px(css: &str) -> String {
+    let mut out = String::with_capacity(css.len());
+    let mut rest = css;
+    while let Some(at) = rest.find("rem") {
+        let before = &rest[..at];
+        let digits = before.len()
+            - before
+                .trim_end_matches(|c: char| c.is_ascii_digit() || c == '.')
+                .len();
+        let number: Option<f64> = before[before.len() - digits..].parse().ok();
+        let after = rest[at + 3..].chars().next();
+        match number {
+            Some(n) if !after.is_some_and(|c| c.is_alphanumeric() || c == '-') => {
+                out.push_str(&before[..before.len() - digits]);
+                out.push_str(&format!("{}px", n * 16.0));
+            }
+            _ => out.push_str(&rest[..at + 3]),
+        }
+        rest = &rest[at + 3..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// The figure's HTML in a declarative shadow root, followed by the script that enhances it.
-fn fragment(figure_html: &str, css: &str) -> String {
-    // A `</` in the style or script would end its element early in the host's parser.
-    let css = css.replace("</", "<\\/");
-    let script = files::script().replace("</script", "<\\/script");
+pub(crate) fn fragment(figure_html: &str, css: &str) -> String {
     format!(
-        "<tracebook-figure><template shadowrootmode=\"open\"><style>{css}</style>\
-         {figure_html}</template></tracebook-figure>\n\
-         <script data-tb-fragment>\n{script}</script>\n"
+        "{}\n{}",
+        shadow_host(figure_html, css),
+        fragment_script(false)
     )
+}
+
+/// The `<tracebook-figure>` element: the figure and its style in a declarative shadow root.
+pub(crate) fn shadow_host(figure_html: &str, css: &str) -> String {
+    // A `</` in the style would end its element early in the host's parser.
+    let css = css.replace("</", "<\\/");
+    format!(
+        "<tracebook-figure>\n<template shadowrootmode=\"open\"><style>{css}</style>\
+         {figure_html}</template></tracebook-figure>"
+    )
+}
+
+/// The script that enhances the fragment just before it, or (`all`) every fragment above it
+/// that no copy has enhanced yet.
+pub(crate) fn fragment_script(all: bool) -> String {
+    let script = files::script().replace("</script", "<\\/script");
+    let mode = if all { "=\"all\"" } else { "" };
+    format!("<script data-tb-fragment{mode}>\n{script}</script>\n")
 }
 
 #[cfg(test)]
 mod tests {
     use super::find_block;
+
+    #[test]
+    fn rem_lengths_become_pixels_at_a_16_px_root() {
+        assert_eq!(
+            super::rem_as_px(
+                "a { margin: 0.5rem 1rem; font-size: 1.0625rem } li { counter-increment: part }"
+            ),
+            "a { margin: 8px 16px; font-size: 17px } li { counter-increment: part }"
+        );
+        assert_eq!(super::rem_as_px("x: 2remy; y: .25rem"), "x: 2remy; y: 4px");
+    }
 
     #[test]
     fn a_block_is_found_fenced_in_markdown_or_as_kind_and_body() {

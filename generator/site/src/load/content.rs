@@ -12,6 +12,9 @@ use std::path::{Path, PathBuf};
 /// The folder articles live in, at the site root.
 pub const CONTENT_DIR: &str = "content";
 
+/// An mdBook book's config: a site folder that holds it needs no content/.
+pub const BOOK_FILE: &str = "book.toml";
+
 /// The file that makes its folder a part (see `load::parts`).
 pub const PART_INDEX: &str = "_index.md";
 
@@ -86,6 +89,11 @@ pub struct Content {
 pub fn load(root: &Path, out: &mut Diagnostics) -> Content {
     let mut content = Content::default();
     let dir = root.join(CONTENT_DIR);
+    // An mdBook book with tracebook.toml beside its book.toml keeps its chapters in its own
+    // src/ (read by `tracebook mdbook`); only its prompts and traces are tracebook's.
+    if !dir.is_dir() && root.join(BOOK_FILE).is_file() {
+        return content;
+    }
     if !dir.is_dir() {
         out.push(
             Diagnostic::file(CONTENT_DIR, "there is no content/ folder").with_hint(

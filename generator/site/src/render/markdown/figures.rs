@@ -37,9 +37,27 @@ pub struct FigureStats<'a> {
     /// The site's theme: each figure (its panels too) is restyled into it, so the page, the
     /// downloadable SVG and the preview image show the same colours.
     pub theme: &'a tracebook_figures::Theme,
-    /// Keep every picker panel inside the figure's numbers, never in a file beside the page
-    /// (`tracebook figure`'s fragments, which must need no other file).
+    /// Keep every picker panel inside the figure's numbers, never in a file beside the page,
+    /// and link no download (`tracebook figure`'s fragments and mdBook chapters, which must
+    /// need no other file).
     pub inline_panels: bool,
+}
+
+impl<'a> FigureStats<'a> {
+    /// For figures that need no other file (fragments, mdBook chapters): panels inline, no
+    /// live mode, no download link.
+    pub fn standalone(theme: &'a tracebook_figures::Theme) -> FigureStats<'a> {
+        FigureStats {
+            count: 0,
+            page_stem: "figure".to_string(),
+            files: Vec::new(),
+            models: BTreeSet::new(),
+            live: None,
+            template_errors: Vec::new(),
+            theme,
+            inline_panels: true,
+        }
+    }
 }
 
 /// One figure drawn outside any page (`tracebook figure`): its `<figure>` as a page shows it,
@@ -65,16 +83,7 @@ pub fn lone(
         body: body.to_string(),
         body_start,
     };
-    let mut stats = FigureStats {
-        count: 0,
-        page_stem: "figure".to_string(),
-        files: Vec::new(),
-        models: BTreeSet::new(),
-        live: None,
-        template_errors: Vec::new(),
-        theme,
-        inline_panels: true,
-    };
+    let mut stats = FigureStats::standalone(theme);
     let mut problems = Vec::new();
     let scales = scales::Shared::default();
     let html = render(
@@ -298,7 +307,12 @@ fn render(
                 kind: kind.to_string(),
                 number: stats.count,
                 id: anchor,
-                download: href,
+                // A fragment needs no other file: no link to one beside the page.
+                download: if stats.inline_panels {
+                    String::new()
+                } else {
+                    href
+                },
                 try_prompt: try_button,
                 ..FigureContext::default()
             };

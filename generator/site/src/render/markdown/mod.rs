@@ -1,7 +1,9 @@
 //! Markdown to HTML: pulldown-cmark with the project's options, then small event rewriters
-//! (figures, math, inline values, links, heading ids) and the table of contents.
+//! (figures, math, inline values, links, heading ids) and the table of contents; and
+//! [`chapter`], markdown out, for a book that another tool renders.
 
 mod callouts;
+mod chapter;
 mod figures;
 mod headings;
 mod highlight;
@@ -13,6 +15,7 @@ mod scan;
 mod values;
 
 pub use crate::load::body::{options, BodyRef};
+pub use chapter::{chapter, ChapterInput};
 pub use figures::lone;
 pub use headings::TocEntry;
 pub use links::{LinkRef, PageIndex, PageTarget};

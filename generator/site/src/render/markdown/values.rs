@@ -81,6 +81,45 @@ pub fn rewrite<'s>(
     out
 }
 
+/// A value as inline HTML in markdown that another tool renders (an mdBook chapter): as
+/// [`rewrite`] shows it, its text escaped for HTML and for markdown both, so that no `*`, `_`
+/// or `$` of a token starts emphasis or math there. Claims without markers show nothing.
+pub fn markdown_inline(
+    n: usize,
+    value: &Value,
+    sources: &[String],
+    markers: Option<&Words>,
+) -> String {
+    match value {
+        Value::Claim(claim) => markers.map_or(String::new(), |words| marker(claim, words)),
+        Value::Ref { html, .. } | Value::Cite { html, .. } => html.clone(),
+        v => {
+            let of = sources.get(n).map_or(String::new(), |s| {
+                format!(" data-tb-of=\"{}\"", escape::html(s))
+            });
+            format!(
+                "<span class=\"{}\"{of}>{}</span>",
+                v.class(),
+                markdown_text(&v.text())
+            )
+        }
+    }
+}
+
+/// `text` for markdown: HTML-escaped, and markdown's punctuation as character references.
+pub fn markdown_text(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '\\' | '`' | '*' | '_' | '[' | ']' | '$' | '~' | '|' | '!' | '#' | '{' | '}' => {
+                out.push_str(&format!("&#{};", c as u32))
+            }
+            c => out.push_str(&escape::html(c.encode_utf8(&mut [0; 4]))),
+        }
+    }
+    out
+}
+
 /// The marker of a checked claim: `✓` with what was checked as its title.
 fn marker(claim: &CheckedClaim, words: &Words) -> String {
     let prompt = [("prompt", claim.prompt.as_str())];

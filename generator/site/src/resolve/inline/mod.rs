@@ -108,6 +108,26 @@ pub fn expand<'v>(text: &str, values: &'v [Option<Value>]) -> Vec<Piece<'v>> {
     pieces
 }
 
+/// Every placeholder of `text`: its value's number and its byte range.
+pub fn placeholders(text: &str) -> Vec<(usize, std::ops::Range<usize>)> {
+    let mut out = Vec::new();
+    let mut from = 0;
+    while let Some(start) = text[from..].find(START).map(|s| from + s) {
+        let Some(end) = text[start..].find(END).map(|e| start + e + END.len_utf8()) else {
+            break;
+        };
+        let number: String = text[start + 1..end]
+            .chars()
+            .take_while(char::is_ascii_digit)
+            .collect();
+        if let Ok(n) = number.parse() {
+            out.push((n, start..end));
+        }
+        from = end;
+    }
+    out
+}
+
 /// Whether `text` holds a placeholder.
 pub fn has_placeholder(text: &str) -> bool {
     text.contains(START)
@@ -133,6 +153,10 @@ mod tests {
             placeholder(1, 6).unwrap(),
             placeholder(2, 9).unwrap()
         );
+        let found = placeholders(&text);
+        assert_eq!(found.iter().map(|(n, _)| *n).collect::<Vec<_>>(), [0, 1, 2]);
+        assert_eq!(found[0].1, 2..15);
+        assert_eq!(found[2].1.len(), 9);
         assert_eq!(
             expand(&text, &values),
             vec![

@@ -2,6 +2,7 @@
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
+use tracebook_model::config::seq2seq::{Seq2SeqConfig, Seq2SeqKind};
 use tracebook_model::testmodel::{write_test_model, KeyLayout, StoredDtype, TestModelSpec, SHAPES};
 use tracebook_model::{Family, Model, NoRecorder, TensorRecorder};
 
@@ -23,7 +24,9 @@ pub enum DevCommand {
         #[arg(long, default_value = "tiny")]
         shape: String,
         /// The architecture: gpt2, or llama, mistral, qwen2, qwen3, gemma (2 layers, 4 query
-        /// heads sharing 2 key/value heads, 64 wide; change any field with --set).
+        /// heads sharing 2 key/value heads, 64 wide; change any field with --set), or the
+        /// encoder-decoders marian and bart (2 + 2 layers, 4 heads, 64 wide, 96 tokens; no
+        /// tokenizer).
         #[arg(long, default_value = "gpt2")]
         arch: String,
         /// Write keys as `h.0...` (bare) or `transformer.h.0...` (save_pretrained).
@@ -65,6 +68,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             dtype,
             shards,
         } => {
+            if let Some(kind) = Seq2SeqKind::from_model_type(&arch) {
+                return seq2seq_test_model(&dir, kind, (&set, &dtype, shards, seed));
+            }
             let Some(mut spec) = TestModelSpec::shape(&shape) else {
                 let names: Vec<&str> = SHAPES.iter().map(|s| s.0).collect();
                 anyhow::bail!("unknown shape {shape:?}: use {}", names.join(", "));
@@ -118,6 +124,40 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             runs,
         } => bench_forward(&model, tokens, runs),
     }
+}
+
+/// `dev test-model DIR --arch marian|bart`: the tiny encoder-decoder, with `--set` fields.
+fn seq2seq_test_model(
+    dir: &Path,
+    kind: Seq2SeqKind,
+    (set, dtype, shards, seed): (&[String], &str, usize, Option<u64>),
+) -> anyhow::Result<()> {
+    let mut config = Seq2SeqConfig::tiny(kind);
+    for assignment in set {
+        let (field, value) = assignment
+            .split_once('=')
+            .ok_or_else(|| anyhow::anyhow!("--set {assignment:?}: write FIELD=VALUE"))?;
+        config = config
+            .with(field, value)
+            .map_err(|e| anyhow::anyhow!("--set {assignment}: {e}"))?;
+    }
+    let dtype = match dtype {
+        "f32" => StoredDtype::F32,
+        "f16" => StoredDtype::F16,
+        "bf16" => StoredDtype::BF16,
+        other => anyhow::bail!("unknown dtype {other:?}: use f32, f16 or bf16"),
+    };
+    if shards != 1 {
+        anyhow::bail!("an encoder-decoder test model is one file: leave out --shards");
+    }
+    let seed = seed.unwrap_or(TestModelSpec::tiny().seed);
+    tracebook_model::seq2seq::testmodel::write(dir, &config, seed, dtype)?;
+    println!(
+        "wrote a tiny {} test model to {}",
+        kind.model_type(),
+        dir.display()
+    );
+    Ok(())
 }
 
 fn bench_forward(dir: &Path, tokens: usize, runs: usize) -> anyhow::Result<()> {

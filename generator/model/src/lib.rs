@@ -16,6 +16,7 @@ pub mod generate;
 pub mod intervene;
 pub mod model;
 pub mod recorder;
+pub mod seq2seq;
 pub mod source;
 pub mod testmodel;
 pub mod topk;

@@ -149,7 +149,7 @@ pub fn write_test_model(dir: &Path, spec: &TestModelSpec) -> Result<()> {
 }
 
 /// The values as little-endian bytes of `dtype` (rounded to nearest for the half types).
-fn encode(values: &[f32], dtype: StoredDtype) -> Vec<u8> {
+pub(crate) fn encode(values: &[f32], dtype: StoredDtype) -> Vec<u8> {
     match dtype {
         StoredDtype::F32 => values.iter().flat_map(|v| v.to_le_bytes()).collect(),
         StoredDtype::F16 => values
@@ -193,7 +193,7 @@ fn init_values(
 }
 
 /// Uniform in [-√3, √3): zero mean, unit variance.
-fn uniform(rng: &mut SplitMix64) -> f32 {
+pub(crate) fn uniform(rng: &mut SplitMix64) -> f32 {
     let unit = (rng.next_u64() >> 40) as f32 / (1u64 << 24) as f32;
     (unit * 2.0 - 1.0) * 3f32.sqrt()
 }

@@ -4,9 +4,11 @@
 
 pub mod decoder;
 pub mod gpt2;
+pub mod seq2seq;
 
 pub use decoder::{DecoderConfig, Family, RopeScaling};
 pub use gpt2::Gpt2Config;
+pub use seq2seq::{Seq2SeqConfig, Seq2SeqKind};
 
 use crate::error::{ModelError, Result};
 use std::path::Path;
@@ -42,9 +44,20 @@ const OTHERS: [(&str, &str); 14] = [
         "gpt_neox",
         "parallel attention and MLP with partial rotary positions",
     ),
-    ("t5", "an encoder-decoder"),
-    ("bart", "an encoder-decoder"),
-    ("marian", "an encoder-decoder"),
+    (
+        "t5",
+        "an encoder-decoder with relative position buckets and no biases",
+    ),
+    (
+        "bart",
+        "an encoder-decoder; tracebook computes its forward pass (checked against \
+         transformers) but does not write traces of one yet",
+    ),
+    (
+        "marian",
+        "an encoder-decoder; tracebook computes its forward pass (checked against \
+         transformers) but does not write traces of one yet",
+    ),
     (
         "bert",
         "an encoder (not a language model that predicts the next token)",
@@ -81,6 +94,9 @@ impl ModelConfig {
                 None | Some("gpt2") => Ok(ModelConfig::Gpt2(Gpt2Config::parse(text, path)?)),
                 Some(other) => Err(error(
                     match OTHERS.iter().find(|(n, _)| *n == other) {
+                        Some((_, what)) if Seq2SeqKind::from_model_type(other).is_some() => {
+                            format!("model_type is {other:?}: {what}")
+                        }
                         Some((_, what)) => format!(
                             "model_type is {other:?}: its architecture has {what}, which \
                              tracebook does not compute"

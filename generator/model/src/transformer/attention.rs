@@ -1,7 +1,9 @@
-//! Causal self-attention, one piece of code for every family: q, k and v from one fused
-//! projection (GPT-2) or three (Llama family, with fewer key/value heads than query heads when
-//! attention is grouped), an optional RMSNorm per head of q and k (Qwen3), an optional rotation
-//! (RoPE), a causal or sliding-window mask, softmax, the heads' mix and the output projection.
+//! Attention, one piece of code for every family: q, k and v from one fused projection (GPT-2)
+//! or three (Llama family, with fewer key/value heads than query heads when attention is
+//! grouped; BART and Marian), an optional RMSNorm per head of q and k (Qwen3), an optional
+//! rotation (RoPE), a causal or sliding-window mask or none (an encoder's self-attention), and
+//! keys and values from the sequence itself or from another (a decoder's cross-attention over
+//! the encoder's output); softmax, the heads' mix and the output projection.
 
 use crate::config::{DecoderConfig, Gpt2Config};
 use crate::error::Result;
@@ -35,6 +37,9 @@ pub struct Attention {
     qk_norm: Option<(Norm, Norm)>,
     /// Keys a query sees at most (itself included); None: every earlier one.
     window: Option<usize>,
+    /// Whether a query sees only the keys up to its own position (every decoder's
+    /// self-attention); an encoder's sees every key.
+    causal: bool,
     /// candle's fused softmax kernel has no backward pass; training uses the composed one.
     differentiable: bool,
 }
@@ -67,7 +72,31 @@ impl Attention {
             scale: config.attention_scale(layer),
             qk_norm: None,
             window: None,
+            causal: true,
             differentiable,
+        })
+    }
+
+    /// A BART or Marian attention (`self_attn`, `encoder_attn`): q, k, v and output
+    /// projections, all with biases, `heads` heads over the width `d`; `causal` for a decoder's
+    /// self-attention.
+    pub fn seq2seq(vb: VarBuilder, d: usize, heads: usize, causal: bool) -> Result<Self> {
+        let dh = d / heads;
+        Ok(Self {
+            projections: Projections::Separate {
+                q: Affine::linear(vb.pp("q_proj"), d, d, true)?,
+                k: Affine::linear(vb.pp("k_proj"), d, d, true)?,
+                v: Affine::linear(vb.pp("v_proj"), d, d, true)?,
+            },
+            out: Affine::linear(vb.pp("out_proj"), d, d, true)?,
+            n_head: heads,
+            n_kv: heads,
+            head_dim: dh,
+            scale: 1.0 / (dh as f64).sqrt(),
+            qk_norm: None,
+            window: None,
+            causal,
+            differentiable: false,
         })
     }
 
@@ -101,33 +130,45 @@ impl Attention {
             scale: config.attention_scale(),
             qk_norm,
             window: config.windows[layer],
+            causal: true,
             differentiable,
         })
     }
 
-    /// q `[B × H, T, dh]`, k and v `[B × H_kv, T, dh]`, before any norm or rotation, for `x`
-    /// `[B × T, d]`.
-    fn project(&self, x: &Tensor, batch: usize) -> Result<(Tensor, Tensor, Tensor)> {
-        let t = x.dim(0)? / batch;
+    /// q `[B × H, T, dh]` for `x` `[B × T, d]`, and k and v `[B × H_kv, S, dh]` for `source`
+    /// `[B × S, d]` (`x` itself in self-attention), before any norm or rotation.
+    fn project(
+        &self,
+        x: &Tensor,
+        source: Option<&Tensor>,
+        batch: usize,
+    ) -> Result<(Tensor, Tensor, Tensor)> {
         let dh = self.head_dim;
         let heads = |y: &Tensor, n: usize| -> Result<Tensor> {
+            let t = y.dim(0)? / batch;
             Ok(y.reshape((batch, t, n, dh))?
                 .transpose(1, 2)?
                 .contiguous()?
                 .reshape((batch * n, t, dh))?)
         };
-        Ok(match &self.projections {
-            Projections::Fused(c_attn) => {
+        Ok(match (&self.projections, source) {
+            (Projections::Fused(c_attn), None) => {
                 let qkv = c_attn.forward(x)?;
                 let w = self.n_head * dh;
                 let part = |i: usize| heads(&qkv.narrow(1, i * w, w)?, self.n_head);
                 (part(0)?, part(1)?, part(2)?)
             }
-            Projections::Separate { q, k, v } => (
-                heads(&q.forward(x)?, self.n_head)?,
-                heads(&k.forward(x)?, self.n_kv)?,
-                heads(&v.forward(x)?, self.n_kv)?,
-            ),
+            (Projections::Fused(_), Some(_)) => {
+                unreachable!("GPT-2's fused projection attends to its own sequence only")
+            }
+            (Projections::Separate { q, k, v }, source) => {
+                let source = source.unwrap_or(x);
+                (
+                    heads(&q.forward(x)?, self.n_head)?,
+                    heads(&k.forward(source)?, self.n_kv)?,
+                    heads(&v.forward(source)?, self.n_kv)?,
+                )
+            }
         })
     }
 
@@ -143,7 +184,8 @@ impl Attention {
             .reshape((kv * group, t, dh))?)
     }
 
-    /// `b` is the block's trace name (`blocks.0`).
+    /// Self-attention over `x` `[B × T, d]`; `b` is the block's trace name (`blocks.0`), and
+    /// the tensors are recorded as `{b}.attn.*`.
     pub fn forward(
         &self,
         x: &Tensor,
@@ -151,10 +193,24 @@ impl Attention {
         b: &str,
         rec: &mut dyn Recorder,
     ) -> Result<Tensor> {
+        self.attend(x, None, ctx, &format!("{b}.attn"), rec)
+    }
+
+    /// Attention from `x` `[B × T, d]` to `source` `[B × S, d]`: self-attention when `source`
+    /// is None, else cross-attention (keys and values from `source`, every key seen). The
+    /// tensors are recorded as `{prefix}.*` (`decoder.blocks.0.cross_attn.pattern`).
+    pub fn attend(
+        &self,
+        x: &Tensor,
+        source: Option<&Tensor>,
+        ctx: &Context,
+        prefix: &str,
+        rec: &mut dyn Recorder,
+    ) -> Result<Tensor> {
         let batch = ctx.batch;
         let t = x.dim(0)? / batch;
-        let (mut q, mut k, v) = self.project(x, batch)?;
-        let name = |hook: &str| format!("{b}.attn.{hook}");
+        let (mut q, mut k, v) = self.project(x, source, batch)?;
+        let name = |hook: &str| format!("{prefix}.{hook}");
         if let Some((q_norm, k_norm)) = &self.qk_norm {
             q = q_norm.apply(&q)?;
             k = k_norm.apply(&k)?;
@@ -179,23 +235,25 @@ impl Attention {
             let dot = Derivation::new(DeriveOp::Dot, &[&qn, &kn]).with_scale(self.scale as f32);
             rec.derived(&sn, &scores, dot)?;
         }
-        let windowed = self.window.filter(|&w| w < t);
-        let masked = match windowed {
-            Some(w) => scores.broadcast_add(&sliding_mask(t, w)?)?,
-            None => scores.broadcast_add(&ctx.causal)?,
+        let causal = self.causal && source.is_none();
+        let windowed = self.window.filter(|&w| w < t && causal);
+        let masked = match (windowed, causal) {
+            (Some(w), _) => scores.broadcast_add(&sliding_mask(t, w)?)?,
+            (None, true) => scores.broadcast_add(&ctx.causal)?,
+            (None, false) => scores,
         };
         let pattern = if self.differentiable {
             candle_nn::ops::softmax(&masked, D::Minus1)?
         } else {
             candle_nn::ops::softmax_last_dim(&masked)?
         };
-        match windowed {
-            Some(_) => rec.record(&pn, &pattern)?,
-            None => rec.derived(
+        match (windowed, causal) {
+            (None, true) => rec.derived(
                 &pn,
                 &pattern,
                 Derivation::new(DeriveOp::CausalSoftmax, &[&sn]),
             )?,
+            _ => rec.record(&pn, &pattern)?,
         }
         let z = pattern.matmul(&v)?;
         if grouped {

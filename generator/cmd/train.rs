@@ -5,15 +5,26 @@ use indicatif::{ProgressBar, ProgressStyle};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 use tracebook_model::train::{
-    train, Arch, Architecture, Observer, Settings, Start, StepRecord, TrainRun, TrainingLog,
-    WeightsDtype,
+    train, train_translation, Arch, Architecture, Observer, Settings, Start, StepRecord, TrainRun,
+    TrainingLog, TranslationRun, WeightsDtype,
 };
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// A UTF-8 text file to train on (GPT-2's tokenizer; the last --val-share is held out).
+    #[arg(long, required_unless_present = "pairs", conflicts_with = "pairs")]
+    pub corpus: Option<PathBuf>,
+    /// Train a Marian-architecture translation model instead: a UTF-8 file of lines
+    /// `source<TAB>target` (a byte-level BPE of --vocab tokens is trained on them first;
+    /// --layers is each stack's depth, --context the most tokens a side may have).
     #[arg(long)]
-    pub corpus: PathBuf,
+    pub pairs: Option<PathBuf>,
+    /// The translation model's vocabulary, shared by both languages (--pairs) [default: 4096]
+    #[arg(long)]
+    pub vocab: Option<usize>,
+    /// A source text to translate at every evaluation, logged (--pairs; repeatable)
+    #[arg(long = "sample")]
+    pub samples: Vec<String>,
     /// The checkpoint folder (Hugging Face layout); must be new or empty unless --resume.
     #[arg(long)]
     pub out: PathBuf,
@@ -90,8 +101,14 @@ pub struct Args {
 pub fn run(args: Args) -> anyhow::Result<()> {
     candle_elementwise_on_the_calling_thread();
     let settings = settings(&args)?;
+    if let Some(pairs) = &args.pairs {
+        return translation(&args, pairs, settings);
+    }
     let run = TrainRun {
-        corpus: args.corpus.clone(),
+        corpus: args
+            .corpus
+            .clone()
+            .expect("clap requires --corpus without --pairs"),
         out: args.out.clone(),
         settings,
         resume: args.resume,
@@ -101,6 +118,50 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let log = train(&run, &mut bar)?;
     bar.finish();
     summary(&log, &run.out);
+    Ok(())
+}
+
+/// `train --pairs`: a translation model, a line per evaluation.
+fn translation(args: &Args, pairs: &Path, settings: Settings) -> anyhow::Result<()> {
+    if args.resume || args.stop_after.is_some() || args.arch.is_some() {
+        anyhow::bail!(
+            "--pairs trains a Marian-architecture model from scratch: leave out --arch, \
+             --resume and --stop-after"
+        );
+    }
+    let run = TranslationRun {
+        pairs: pairs.to_path_buf(),
+        out: args.out.clone(),
+        settings,
+        vocab: args.vocab.unwrap_or(4096),
+        samples: args.samples.clone(),
+    };
+    let mut last = Instant::now();
+    let log = train_translation(&run, &mut |step, evaluation| {
+        if let Some(e) = evaluation {
+            eprintln!(
+                "step {} ({:.0} s): loss {:.3}, validation {:.3}",
+                step.step, step.seconds, step.loss, e.val_loss
+            );
+            for (source, output) in &e.samples {
+                eprintln!("  {source}  ->  {output}");
+            }
+        } else if last.elapsed().as_secs() >= 60 {
+            eprintln!(
+                "step {} ({:.0} s): loss {:.3}",
+                step.step, step.seconds, step.loss
+            );
+            last = Instant::now();
+        }
+    })?;
+    eprintln!(
+        "trained on {} pairs ({} held out, {} too long) with {} parameters; saved to {}",
+        log.train_pairs,
+        log.val_pairs,
+        log.too_long,
+        log.parameters,
+        run.out.display()
+    );
     Ok(())
 }
 

@@ -15,6 +15,7 @@ mod source;
 mod spans;
 mod tokenizer;
 mod tokenizer_json;
+mod train;
 mod vocab;
 
 pub use error::TokenizerError;
@@ -22,4 +23,5 @@ pub use source::TokenizerSource;
 pub use tokenizer::{tokenizer_json_in, Tokenizer};
 /// One token of an encoded text: id, text, byte span. Defined by the trace format.
 pub use tracebook_trace::Token;
+pub use train::train_byte_level_bpe;
 pub use vocab::Vocab;

@@ -210,6 +210,13 @@ impl Tokenizer {
             })
     }
 
+    /// The id of the special token spelled `text` (`</s>`, `<|endoftext|>`), if it is one.
+    pub fn special_token(&self, text: &str) -> Option<u32> {
+        let added = self.inner.get_added_tokens_decoder();
+        let id = self.inner.token_to_id(text)?;
+        added.get(&id).is_some_and(|t| t.special).then_some(id)
+    }
+
     /// Number of ids, special tokens included (50257 for GPT-2, `<|endoftext|>` = 50256).
     pub fn vocab_size(&self) -> usize {
         self.inner.get_vocab_size(true)

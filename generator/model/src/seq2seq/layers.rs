@@ -58,11 +58,11 @@ fn add_and_norm(
 }
 
 impl EncoderLayer {
-    /// `model.encoder.layers.{l}`.
-    pub fn load(vb: VarBuilder, config: &Seq2SeqConfig) -> Result<EncoderLayer> {
-        let (d, h) = (config.d_model, config.encoder_attention_heads);
+    /// `model.encoder.layers.{l}`; `train`: every step differentiable.
+    pub fn load(vb: VarBuilder, config: &Seq2SeqConfig, train: bool) -> Result<EncoderLayer> {
+        let shape = (config.d_model, config.encoder_attention_heads);
         Ok(EncoderLayer {
-            attn: Attention::seq2seq(vb.pp("self_attn"), d, h, false)?,
+            attn: Attention::seq2seq(vb.pp("self_attn"), shape, false, train)?,
             ln1: layer_norm(vb.pp("self_attn_layer_norm"), config)?,
             mlp: mlp(&vb, config, config.encoder_ffn_dim)?,
             ln2: layer_norm(vb.pp("final_layer_norm"), config)?,
@@ -94,13 +94,13 @@ impl EncoderLayer {
 }
 
 impl DecoderLayer {
-    /// `model.decoder.layers.{l}`.
-    pub fn load(vb: VarBuilder, config: &Seq2SeqConfig) -> Result<DecoderLayer> {
-        let (d, h) = (config.d_model, config.decoder_attention_heads);
+    /// `model.decoder.layers.{l}`; `train`: every step differentiable.
+    pub fn load(vb: VarBuilder, config: &Seq2SeqConfig, train: bool) -> Result<DecoderLayer> {
+        let shape = (config.d_model, config.decoder_attention_heads);
         Ok(DecoderLayer {
-            self_attn: Attention::seq2seq(vb.pp("self_attn"), d, h, true)?,
+            self_attn: Attention::seq2seq(vb.pp("self_attn"), shape, true, train)?,
             ln1: layer_norm(vb.pp("self_attn_layer_norm"), config)?,
-            cross_attn: Attention::seq2seq(vb.pp("encoder_attn"), d, h, false)?,
+            cross_attn: Attention::seq2seq(vb.pp("encoder_attn"), shape, false, train)?,
             ln_cross: layer_norm(vb.pp("encoder_attn_layer_norm"), config)?,
             mlp: mlp(&vb, config, config.decoder_ffn_dim)?,
             ln2: layer_norm(vb.pp("final_layer_norm"), config)?,

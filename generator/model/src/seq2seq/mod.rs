@@ -38,6 +38,15 @@ impl Seq2Seq {
     /// `MarianMTModel` or `BartForConditionalGeneration` by their checkpoint names
     /// (`model.shared.weight`, `model.encoder.layers.0.self_attn.q_proj.weight`, ...).
     pub fn load(vb: VarBuilder, config: &Seq2SeqConfig) -> Result<Seq2Seq> {
+        Seq2Seq::build(vb, config, false)
+    }
+
+    /// The same model with every step differentiable, for training.
+    pub fn trainable(vb: VarBuilder, config: &Seq2SeqConfig) -> Result<Seq2Seq> {
+        Seq2Seq::build(vb, config, true)
+    }
+
+    fn build(vb: VarBuilder, config: &Seq2SeqConfig, train: bool) -> Result<Seq2Seq> {
         let (d, vocab) = (config.d_model, config.vocab_size);
         let model = vb.pp("model");
         let shared = if model.contains_tensor("shared.weight") {
@@ -46,10 +55,10 @@ impl Seq2Seq {
             model.get((vocab, d), "encoder.embed_tokens.weight")?
         };
         let encoder = (0..config.encoder_layers)
-            .map(|l| EncoderLayer::load(model.pp(format!("encoder.layers.{l}")), config))
+            .map(|l| EncoderLayer::load(model.pp(format!("encoder.layers.{l}")), config, train))
             .collect::<Result<Vec<_>>>()?;
         let decoder = (0..config.decoder_layers)
-            .map(|l| DecoderLayer::load(model.pp(format!("decoder.layers.{l}")), config))
+            .map(|l| DecoderLayer::load(model.pp(format!("decoder.layers.{l}")), config, train))
             .collect::<Result<Vec<_>>>()?;
         let lm_head = if config.tie_word_embeddings {
             shared.clone()
@@ -115,5 +124,23 @@ impl Seq2Seq {
             .broadcast_add(&self.final_logits_bias)?;
         rec.record("logits", &logits)?;
         Ok(logits)
+    }
+
+    /// The likeliest translation of `source` (ids ending with `</s>`), a token at a time: the
+    /// decoder's start token, then each step's likeliest next token, until `</s>` or `max`
+    /// tokens (the start token left out, `</s>` kept).
+    pub fn translate_greedy(&self, source: &[u32], max: usize) -> Result<Vec<u32>> {
+        let memory = self.encode(source, &mut crate::recorder::NoRecorder)?;
+        let mut target = vec![self.config.decoder_start_token_id];
+        while target.len() <= max {
+            let logits = self.decode(&memory, &target, &mut crate::recorder::NoRecorder)?;
+            let last = logits.get(target.len() - 1)?.to_vec1::<f32>()?;
+            let next = crate::topk::top_k(&last, 1)[0].0 as u32;
+            target.push(next);
+            if next == self.config.eos_token_id {
+                break;
+            }
+        }
+        Ok(target.split_off(1))
     }
 }

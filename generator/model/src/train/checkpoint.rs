@@ -91,7 +91,7 @@ pub fn model_bytes(params: &Params, dtype: WeightsDtype) -> TrainResult<Vec<u8>>
 /// transformer under `transformer.`; a Llama-family name already starts with `model.`, and the
 /// head (`lm_head.`) sits beside the transformer in both.
 fn saved_key(name: &str) -> String {
-    if name.starts_with("model.") || name.starts_with("lm_head.") {
+    if name.starts_with("model.") || name.starts_with("lm_head.") || name == "final_logits_bias" {
         name.to_string()
     } else {
         format!("transformer.{name}")

@@ -19,6 +19,7 @@ pub mod schedule;
 pub mod settings;
 pub mod slices;
 pub mod step;
+pub mod translate;
 pub mod watch;
 pub mod windows;
 
@@ -27,3 +28,4 @@ pub use log::{StepRecord, TrainingLog};
 pub use observer::{Observer, Quiet, Start};
 pub use run::{train, TrainRun};
 pub use settings::{Arch, Architecture, Settings, WeightsDtype};
+pub use translate::{train_translation, TranslationLog, TranslationRun};

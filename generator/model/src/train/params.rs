@@ -88,6 +88,34 @@ impl Params {
         Ok(Params { names, vars })
     }
 
+    /// Weights named and ordered as given (an encoder-decoder's, which `weights::expected`
+    /// does not list).
+    pub fn named(tensors: Vec<(String, Tensor)>) -> TrainResult<Params> {
+        let mut names = Vec::new();
+        let mut vars = Vec::new();
+        for (name, tensor) in tensors {
+            vars.push(Var::from_tensor(
+                &tensor.to_dtype(candle_core::DType::F32)?,
+            )?);
+            names.push(name);
+        }
+        Ok(Params { names, vars })
+    }
+
+    /// Each weight as a tensor the forward pass reads (sharing storage with the variables,
+    /// gradients tracked unless `detached`), by name.
+    pub fn tensors(&self, detached: bool) -> HashMap<String, Tensor> {
+        self.iter()
+            .map(|(name, var)| {
+                let t = var.as_tensor();
+                (
+                    name.to_string(),
+                    if detached { t.detach() } else { t.clone() },
+                )
+            })
+            .collect()
+    }
+
     /// The weights as the forward pass reads them; they share storage with the variables.
     pub fn weights(&self) -> Weights {
         let tensors: HashMap<String, Tensor> = self

@@ -79,8 +79,13 @@ impl Attention {
 
     /// A BART or Marian attention (`self_attn`, `encoder_attn`): q, k, v and output
     /// projections, all with biases, `heads` heads over the width `d`; `causal` for a decoder's
-    /// self-attention.
-    pub fn seq2seq(vb: VarBuilder, d: usize, heads: usize, causal: bool) -> Result<Self> {
+    /// self-attention; `differentiable` for training.
+    pub fn seq2seq(
+        vb: VarBuilder,
+        (d, heads): (usize, usize),
+        causal: bool,
+        differentiable: bool,
+    ) -> Result<Self> {
         let dh = d / heads;
         Ok(Self {
             projections: Projections::Separate {
@@ -96,7 +101,7 @@ impl Attention {
             qk_norm: None,
             window: None,
             causal,
-            differentiable: false,
+            differentiable,
         })
     }
 

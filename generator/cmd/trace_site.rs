@@ -9,7 +9,7 @@ use anyhow::bail;
 use indicatif::HumanBytes;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use tracebook_model::Model;
+use tracebook_model::AnyModel;
 use tracebook_site::{collect_prompts, NamedPrompt, SitePrompts};
 use tracebook_trace::{DigestCache, Expected, TraceOptions};
 
@@ -159,7 +159,7 @@ fn trace_with(
         files.id,
         files.describe_weights()
     );
-    let model = Model::load_hashed(files, sha)?;
+    let model = AnyModel::load_hashed(files, sha)?;
     let bar = progress(todo.len() as u64);
     let (mut written, mut bytes) = (0, 0);
     for (prompt, path, reason) in &todo {
@@ -196,7 +196,7 @@ fn trace_with(
         "wrote {written} trace(s) ({}) to {}, {fresh} up to date, model {}",
         HumanBytes(bytes),
         root.join("traces").display(),
-        model.files.id
+        model.files().id
     );
     Ok(())
 }

@@ -5,18 +5,19 @@ use super::builtin_model::resolve_model;
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::Path;
-use tracebook_model::{trace, Model, TraceRequest};
+use tracebook_model::{AnyModel, TraceRequest};
 use tracebook_trace::{Expected, PromptSpec, Trace, TraceOptions};
 
-/// Resolve and load a model, saying what is happening (loading can take seconds).
-pub fn load_model(root: &Path, spec: &str, offline: bool) -> anyhow::Result<Model> {
+/// Resolve and load a model (decoder-only or encoder-decoder), saying what is happening
+/// (loading can take seconds).
+pub fn load_model(root: &Path, spec: &str, offline: bool) -> anyhow::Result<AnyModel> {
     let files = resolve_model(spec, root, !offline)?;
     eprintln!(
         "loading model {} from {}",
         files.id,
         files.describe_weights()
     );
-    Ok(Model::load(files)?)
+    Ok(AnyModel::load(files)?)
 }
 
 /// What readers are shown for the model `spec` (as the site or `--model` wrote it): the
@@ -40,7 +41,7 @@ pub fn shown_name(explicit: Option<&str>, spec: &str, root: &Path) -> Option<Str
 /// Trace one prompt and write it atomically, its model shown as `shown`; returns the file
 /// size in bytes.
 pub fn write_one(
-    model: &Model,
+    model: &AnyModel,
     name: &str,
     prompt: &PromptSpec,
     options: &TraceOptions,
@@ -52,7 +53,7 @@ pub fn write_one(
         prompt,
         options: options.clone(),
     };
-    let mut trace = trace(model, &request)?;
+    let mut trace = model.trace(&request)?;
     trace.meta.model.name = shown.map(str::to_string);
     if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;

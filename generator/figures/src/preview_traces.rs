@@ -69,6 +69,7 @@ fn gpt2_like(pieces: &[(u32, &str)], top: &Top<'_>) -> Trace {
         beam: None,
         ablation: None,
         patching: None,
+        translation: None,
     };
     let mut trace = Trace::new(meta);
     insert_logits(&mut trace, top);

@@ -34,6 +34,7 @@ pub fn llama_trace_of(ids: &[u32]) -> Trace {
         head_dim: Some(DH),
         rope_theta: Some(THETA),
         decoder: None,
+        seq2seq: None,
     };
     let mut trace = Trace::new(meta);
     for layer in 0..LAYERS {

@@ -38,6 +38,7 @@ pub fn trace(model: &Model, request: &TraceRequest) -> Result<Trace> {
         beam: None,
         ablation: None,
         patching: None,
+        translation: None,
     });
     // Each tensor is encoded as the forward pass records it; only the residual streams the
     // logit lens reads stay as f32.

@@ -79,12 +79,14 @@ fn every_encoder_decoder_variant_equals_transformers() {
         let model = model(&fixture, temp.path());
         let mut rec = TensorRecorder::default();
         let memory = model.encode(&fixture.source, &mut rec).unwrap();
-        model.decode(&memory, &fixture.target, &mut rec).unwrap();
-        let ours: BTreeMap<String, (Vec<usize>, Vec<f32>)> = rec
+        let logits = model.decode(&memory, &fixture.target, &mut rec).unwrap();
+        let mut ours: BTreeMap<String, (Vec<usize>, Vec<f32>)> = rec
             .tensors
             .into_iter()
             .map(|t| (t.name, (t.shape, t.data)))
             .collect();
+        let values = logits.flatten_all().unwrap().to_vec1::<f32>().unwrap();
+        ours.insert("logits".into(), (logits.dims().to_vec(), values));
         let name = path.file_stem().unwrap().to_string_lossy().to_string();
         let mut worst = 0f32;
         for (tensor, expected) in &fixture.tensors {
@@ -134,4 +136,125 @@ fn configs_that_ask_for_another_computation_are_refused_by_name() {
         .with("static_position_embeddings", "true")
         .unwrap();
     assert_eq!(bart, Seq2SeqConfig::tiny(Seq2SeqKind::Bart));
+}
+
+/// A tiny Marian folder with a tokenizer.json of its own (a byte-level BPE of 300 tokens
+/// trained here), as `train --pairs` writes one.
+fn folder_with_tokenizer(dir: &Path) {
+    let config = Seq2SeqConfig::tiny(Seq2SeqKind::Marian)
+        .with("vocab_size", "300")
+        .unwrap()
+        .with("decoder_start_token_id", "2")
+        .unwrap()
+        .with("pad_token_id", "2")
+        .unwrap();
+    testmodel::write(dir, &config, 7, StoredDtype::F32).unwrap();
+    let texts: Vec<String> = (0..50)
+        .map(|i| format!("cannot open file {i}\timpossible d'ouvrir le fichier {i}"))
+        .collect();
+    let tokenizer =
+        tracebook_tokenizer::train_byte_level_bpe(&texts, 300, &["</s>", "<unk>", "<pad>"])
+            .unwrap();
+    std::fs::write(dir.join("tokenizer.json"), tokenizer.to_json().unwrap()).unwrap();
+}
+
+#[test]
+fn a_trace_holds_the_source_the_translation_and_every_tensor_within_its_bound() {
+    use tracebook_model::{AnyModel, TraceRequest};
+    use tracebook_trace::{PromptOptions, PromptSpec, Trace, TraceOptions};
+    let temp = tempfile::tempdir().unwrap();
+    let dir = temp.path().join("marian");
+    folder_with_tokenizer(&dir);
+    let files = tracebook_model::source::from_dir("tiny-marian", &dir).unwrap();
+    let model = AnyModel::load(files).unwrap();
+    let AnyModel::Seq2Seq(seq2seq) = &model else {
+        panic!("a marian folder loads as an encoder-decoder")
+    };
+    let prompt = PromptSpec {
+        text: "cannot open file 7".into(),
+        options: PromptOptions {
+            generate: 6,
+            ..PromptOptions::default()
+        },
+        model: None,
+        model_name: None,
+    };
+    let request = TraceRequest {
+        name: "open",
+        prompt: &prompt,
+        options: TraceOptions::default(),
+    };
+    let path = temp.path().join("open.json");
+    model.trace(&request).unwrap().write(&path).unwrap();
+    let trace = Trace::read(&path).unwrap();
+
+    // The source ends with </s>; the decoder's positions start with its start token, and
+    // each has its step in `generation`.
+    let source = &trace.meta.tokens;
+    assert_eq!(source.last().unwrap().id, 0);
+    let translation = trace.meta.translation.as_ref().unwrap();
+    assert_eq!(translation.tokens[0].id, 2);
+    assert_eq!(translation.tokens.len(), trace.meta.generation.len());
+    assert!(trace.meta.generation.len() <= 6);
+    for (t, token) in translation.tokens.iter().enumerate().skip(1) {
+        assert_eq!(
+            token.id,
+            trace.meta.generation[t - 1].id,
+            "position {t} reads step {t}'s token"
+        );
+    }
+    let (s, t) = (source.len(), translation.tokens.len());
+    assert_eq!(
+        trace.tensor("encoder.blocks.1.attn.pattern").unwrap().shape,
+        [4, s, s]
+    );
+    assert_eq!(
+        trace
+            .tensor("decoder.blocks.0.self_attn.pattern")
+            .unwrap()
+            .shape,
+        [4, t, t]
+    );
+    let cross = trace.tensor("decoder.blocks.1.cross_attn.pattern").unwrap();
+    assert_eq!(cross.shape, [4, t, s]);
+    for row in cross.data.chunks(s) {
+        assert!(
+            (row.iter().sum::<f32>() - 1.0).abs() < 0.05,
+            "a row of weights sums to 1"
+        );
+    }
+
+    // Every tensor as decoded equals the forward pass's own, within the trace's bound.
+    let mut rec = tracebook_model::TensorRecorder::default();
+    let ids: Vec<u32> = source.iter().map(|t| t.id).collect();
+    let inputs: Vec<u32> = translation.tokens.iter().map(|t| t.id).collect();
+    let memory = seq2seq.net.encode(&ids, &mut rec).unwrap();
+    seq2seq.net.decode(&memory, &inputs, &mut rec).unwrap();
+    assert!(rec.tensors.len() > 80);
+    for recorded in &rec.tensors {
+        let stored = trace.tensor(&recorded.name).unwrap();
+        let bound = trace.bound(&recorded.name).unwrap();
+        for ((a, b), e) in stored.data.iter().zip(&recorded.data).zip(&bound) {
+            assert!(
+                ((a - b).abs() as f64) <= e + 1e-5,
+                "{}: {a} vs {b} (bound {e})",
+                recorded.name
+            );
+        }
+    }
+    // What a translation does not do yet is refused by name.
+    let beams = PromptSpec {
+        options: PromptOptions {
+            beams: Some(2),
+            ..PromptOptions::default()
+        },
+        ..prompt.clone()
+    };
+    let request = TraceRequest {
+        name: "open",
+        prompt: &beams,
+        options: TraceOptions::default(),
+    };
+    let err = model.trace(&request).err().unwrap().to_string();
+    assert!(err.contains("`beams`") && err.contains("\"open\""), "{err}");
 }

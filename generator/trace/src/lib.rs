@@ -46,7 +46,8 @@ pub use intervention::{
 pub use kind::TensorKind;
 pub use meta::{
     BeamNode, BeamTree, Candidate, DecoderBlock, GenerationStep, Merge, ModelInfo, ModelShape,
-    Token, TraceMeta, TraceOptions, TrainingSummary, WeightHistory, WordMerges, DEFAULT_TOP_K,
+    Seq2SeqShape, Token, TraceMeta, TraceOptions, TrainingSummary, Translation, WeightHistory,
+    WordMerges, DEFAULT_TOP_K,
 };
 pub use model_name::{folder_name, model_label, same_model_id};
 pub use precision::{ParsePrecisionError, Precision};

@@ -39,6 +39,22 @@ pub struct ModelShape {
     /// written before tracebook recorded it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub decoder: Option<DecoderBlock>,
+    /// An encoder-decoder (Marian, BART): the encoder's sizes and how positions enter. The
+    /// fields above then describe the decoder (`n_layer`, `n_head`) and both (`n_embd`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seq2seq: Option<Seq2SeqShape>,
+}
+
+/// What sets an encoder-decoder's shape apart.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct Seq2SeqShape {
+    pub encoder_layers: usize,
+    pub encoder_heads: usize,
+    pub encoder_ffn_dim: usize,
+    pub decoder_ffn_dim: usize,
+    /// `sinusoidal` (Marian) or `learned` (BART).
+    pub positions: String,
 }
 
 /// The parts of a Llama-family model its sizes do not say: what the diagrams and parameter
@@ -83,6 +99,7 @@ impl Default for ModelShape {
             head_dim: None,
             rope_theta: None,
             decoder: None,
+            seq2seq: None,
         }
     }
 }
@@ -248,6 +265,22 @@ pub struct TraceMeta {
     /// Activation patching into a corrupted prompt (`patch = {...}`), if the prompt asked.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub patching: Option<Patching>,
+    /// An encoder-decoder's trace: the prompt is the source text (`tokens`, the encoder's
+    /// positions, ending with `</s>`), and this is the translation the decoder wrote.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub translation: Option<Translation>,
+}
+
+/// The decoder's side of an encoder-decoder trace.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Translation {
+    /// The translation as text (special tokens left out).
+    pub text: String,
+    /// The decoder's positions: its start token (an empty span), then each token it wrote
+    /// but the last, with spans into `text`; position t's prediction is
+    /// `generation[t]`, so the last one written (often `</s>`) is only in `generation`.
+    pub tokens: Vec<Token>,
 }
 
 /// A model's training run in brief, for figures of the loss curve.

@@ -230,6 +230,7 @@ impl ModelConfig {
                     mlp_bias: c.mlp_bias,
                     qk_norm: c.qk_norm,
                 }),
+                seq2seq: None,
             },
         }
     }

@@ -201,6 +201,33 @@ impl Seq2SeqConfig {
         Seq2SeqConfig::from_json(self.kind, &map)
     }
 
+    /// The sizes a trace records about the model: the decoder's in the common fields, the
+    /// encoder's in `seq2seq`.
+    pub fn shape(&self) -> tracebook_trace::ModelShape {
+        tracebook_trace::ModelShape {
+            n_layer: self.decoder_layers,
+            n_head: self.decoder_attention_heads,
+            n_embd: self.d_model,
+            n_positions: self.max_position_embeddings,
+            vocab_size: self.vocab_size,
+            layer_norm_epsilon: LAYER_NORM_EPS,
+            activation_function: self.activation.name().to_string(),
+            model_type: Some(self.kind.model_type().to_string()),
+            seq2seq: Some(tracebook_trace::Seq2SeqShape {
+                encoder_layers: self.encoder_layers,
+                encoder_heads: self.encoder_attention_heads,
+                encoder_ffn_dim: self.encoder_ffn_dim,
+                decoder_ffn_dim: self.decoder_ffn_dim,
+                positions: match self.kind {
+                    Seq2SeqKind::Marian => "sinusoidal",
+                    Seq2SeqKind::Bart => "learned",
+                }
+                .into(),
+            }),
+            ..Default::default()
+        }
+    }
+
     /// The width of each head of the encoder's (`encoder`) or the decoder's attention.
     pub fn head_dim(&self, encoder: bool) -> usize {
         let heads = if encoder {

@@ -6,11 +6,16 @@
 //! logits with `final_logits_bias`.
 //!
 //! Trace names: `encoder.*` and `decoder.*`, each with `embed`, `pos_embed`, (BART)
-//! `ln_embed`, and `blocks.N.*` ([`layers`]); `logits` `[T, V]` for every target position.
+//! `ln_embed`, and `blocks.N.*` ([`layers`]). [`Seq2Seq::decode`] returns the logits `[T, V]`
+//! of every target position; a trace keeps each position's top candidates instead.
 
 pub mod embed;
 pub mod layers;
+#[cfg(feature = "native")]
+pub mod loaded;
 pub mod testmodel;
+#[cfg(feature = "native")]
+pub mod tracer;
 
 use crate::config::seq2seq::Seq2SeqConfig;
 use crate::error::Result;
@@ -122,7 +127,6 @@ impl Seq2Seq {
             .matmul(&x.t()?)?
             .t()?
             .broadcast_add(&self.final_logits_bias)?;
-        rec.record("logits", &logits)?;
         Ok(logits)
     }
 

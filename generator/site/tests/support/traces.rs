@@ -88,6 +88,7 @@ fn meta(
         beam: None,
         ablation: None,
         patching: None,
+        translation: None,
     }
 }
 

@@ -59,4 +59,36 @@ pub enum TokenizerError {
 
     #[error("could not serialize the tokenizer to JSON: {message}")]
     Serialize { message: String },
+
+    #[error(
+        "cannot read {}: {source} (a Marian model folder holds source.spm, target.spm and \
+         vocab.json, as Helsinki-NLP/opus-mt-* checkpoints on the Hugging Face hub do)",
+        path.display()
+    )]
+    MarianRead {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+
+    #[error(
+        "{} is not a Marian tokenizer file tracebook can use: {message} (download it again \
+         from the model's repository)",
+        path.display()
+    )]
+    MarianFile { path: PathBuf, message: String },
+
+    #[error(
+        "{} is not a valid SentencePiece model: {message} (download it again from the model's \
+         repository)",
+        path.display()
+    )]
+    SentencePiece { path: PathBuf, message: String },
+
+    #[error(
+        "{} is a SentencePiece model tracebook cannot encode with: {reason}; tracebook reads \
+         unigram models without byte fallback or user-defined pieces, as Marian (opus-mt) \
+         checkpoints ship them",
+        path.display()
+    )]
+    UnsupportedSentencePiece { path: PathBuf, reason: String },
 }

@@ -258,3 +258,57 @@ fn a_trace_holds_the_source_the_translation_and_every_tensor_within_its_bound() 
     let err = model.trace(&request).err().unwrap().to_string();
     assert!(err.contains("`beams`") && err.contains("\"open\""), "{err}");
 }
+
+#[test]
+fn an_opus_mt_folder_is_traced_with_its_own_sentencepiece_files() {
+    use tracebook_model::{AnyModel, TraceRequest};
+    use tracebook_tokenizer::MarianTokenizer;
+    use tracebook_trace::{PromptSpec, TraceOptions};
+    let temp = tempfile::tempdir().unwrap();
+    let dir = temp.path().join("opus-mt-recipe");
+    let recipe =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/tokenizers/marian-recipe");
+    let marian = MarianTokenizer::from_dir(&recipe).unwrap();
+    let pad = marian.pad_id().unwrap();
+    let config = Seq2SeqConfig::tiny(Seq2SeqKind::Marian)
+        .with("vocab_size", &marian.vocab_size().to_string())
+        .unwrap()
+        .with("decoder_start_token_id", &pad.to_string())
+        .unwrap()
+        .with("pad_token_id", &pad.to_string())
+        .unwrap();
+    testmodel::write(&dir, &config, 3, StoredDtype::F32).unwrap();
+    for file in [
+        "source.spm",
+        "target.spm",
+        "vocab.json",
+        "tokenizer_config.json",
+    ] {
+        std::fs::copy(recipe.join(file), dir.join(file)).unwrap();
+    }
+    let model =
+        AnyModel::load(tracebook_model::source::from_dir("opus-mt-recipe", &dir).unwrap()).unwrap();
+    let prompt = PromptSpec::new("Impossible d’ouvrir le fichier « été »");
+    let request = TraceRequest {
+        name: "",
+        prompt: &prompt,
+        options: TraceOptions::default(),
+    };
+    let trace = model.trace(&request).unwrap();
+    let ids: Vec<u32> = trace.meta.tokens.iter().map(|t| t.id).collect();
+    let expected: Vec<u32> = marian
+        .encode_source(&prompt.text)
+        .iter()
+        .map(|t| t.id)
+        .collect();
+    assert_eq!(
+        ids, expected,
+        "the source as MarianTokenizer reads it, </s> last"
+    );
+    assert_eq!(*ids.last().unwrap(), marian.eos_id());
+    let translation = trace.meta.translation.unwrap();
+    assert_eq!(
+        translation.tokens[0].id, pad,
+        "the decoder starts from <pad>"
+    );
+}

@@ -1,6 +1,7 @@
 //! An encoder-decoder checkpoint loaded from its files for tracing: config.json (Marian or
-//! BART), its safetensors weights (any stored float type, computed in f32) and its
-//! tokenizer.json.
+//! BART), its safetensors weights (any stored float type, computed in f32) and its tokenizer:
+//! Marian's `source.spm`, `target.spm` and `vocab.json` as opus-mt models ship them, else a
+//! tokenizer.json (BART's, or the one `tracebook train --pairs` writes).
 
 use super::Seq2Seq;
 use crate::config::seq2seq::{Seq2SeqConfig, Seq2SeqKind};
@@ -10,7 +11,7 @@ use candle_core::{DType, Device};
 use candle_nn::VarBuilder;
 use std::collections::HashMap;
 use std::path::Path;
-use tracebook_tokenizer::Tokenizer;
+use tracebook_tokenizer::{MarianTokenizer, Token, Tokenizer};
 use tracebook_trace::ModelInfo;
 
 /// A Marian or BART model ready to trace.
@@ -18,7 +19,7 @@ pub struct Seq2SeqModel {
     pub files: ModelFiles,
     pub config: Seq2SeqConfig,
     pub net: Seq2Seq,
-    pub tokenizer: Tokenizer,
+    pub tokenizer: Seq2SeqTokenizer,
     pub weights_sha256: String,
     pub weights_dtype: String,
 }
@@ -51,15 +52,7 @@ impl Seq2SeqModel {
         weights_sha256: String,
         config: Seq2SeqConfig,
     ) -> Result<Seq2SeqModel> {
-        let Some(tokenizer_path) = &files.tokenizer else {
-            return Err(ModelError::Source(format!(
-                "model {:?} is an encoder-decoder without a tokenizer.json: its ids are its own \
-                 vocabulary's\n  hint: add the tokenizer.json its training wrote beside its \
-                 config.json",
-                files.id
-            )));
-        };
-        let tokenizer = Tokenizer::from_file(tokenizer_path)?;
+        let tokenizer = Seq2SeqTokenizer::for_files(&files, &config)?;
         let mut tensors = HashMap::new();
         for path in &files.weights {
             let read = candle_core::safetensors::load(path, &Device::Cpu).map_err(|e| {
@@ -104,5 +97,65 @@ impl Seq2SeqModel {
             weights_sha256: self.weights_sha256.clone(),
             weights_dtype: self.weights_dtype.clone(),
         }
+    }
+}
+
+/// An encoder-decoder's tokenizer: Marian's files, or a tokenizer.json.
+pub enum Seq2SeqTokenizer {
+    Marian(MarianTokenizer),
+    /// With the `</s>` id the model appends to its source.
+    Json(Tokenizer, u32),
+}
+
+impl Seq2SeqTokenizer {
+    /// Marian's files where the folder has them, else its tokenizer.json.
+    fn for_files(files: &ModelFiles, config: &Seq2SeqConfig) -> Result<Seq2SeqTokenizer> {
+        if let Some(dir) = files.dir().filter(|d| MarianTokenizer::is_marian_dir(d)) {
+            return Ok(Seq2SeqTokenizer::Marian(MarianTokenizer::from_dir(dir)?));
+        }
+        match &files.tokenizer {
+            Some(path) => Ok(Seq2SeqTokenizer::Json(
+                Tokenizer::from_file(path)?,
+                config.eos_token_id,
+            )),
+            None => Err(ModelError::Source(format!(
+                "model {:?} is an encoder-decoder without its tokenizer: its ids are its own \
+                 vocabulary's\n  hint: put Marian's source.spm, target.spm and vocab.json, or \
+                 a tokenizer.json, beside its config.json",
+                files.id
+            ))),
+        }
+    }
+
+    /// The source text's tokens, ending with `</s>` (an empty span at the end of the text).
+    pub fn encode_source(&self, text: &str) -> Result<Vec<Token>> {
+        Ok(match self {
+            Seq2SeqTokenizer::Marian(m) => m.encode_source(text),
+            Seq2SeqTokenizer::Json(t, eos) => {
+                let mut tokens = t.encode(text)?;
+                tokens.push(Token {
+                    id: *eos,
+                    text: t.token_text(*eos),
+                    start: text.len(),
+                    end: text.len(),
+                });
+                tokens
+            }
+        })
+    }
+
+    pub fn token_text(&self, id: u32) -> String {
+        match self {
+            Seq2SeqTokenizer::Marian(m) => m.token_text(id),
+            Seq2SeqTokenizer::Json(t, _) => t.token_text(id),
+        }
+    }
+
+    /// The text of target ids, special tokens left out.
+    pub fn decode(&self, ids: &[u32]) -> Result<String> {
+        Ok(match self {
+            Seq2SeqTokenizer::Marian(m) => m.decode(ids, true)?,
+            Seq2SeqTokenizer::Json(t, _) => t.decode(ids)?,
+        })
     }
 }

@@ -18,13 +18,7 @@ pub fn trace(model: &Seq2SeqModel, request: &TraceRequest) -> Result<Trace> {
     refuse_unsupported(request)?;
     let config = &model.config;
     let text = &request.prompt.text;
-    let mut source = model.tokenizer.encode(text)?;
-    source.push(Token {
-        id: config.eos_token_id,
-        text: model.tokenizer.token_text(config.eos_token_id),
-        start: text.len(),
-        end: text.len(),
-    });
+    let source = model.tokenizer.encode_source(text)?;
     let limit = config.max_position_embeddings;
     if source.len() > limit {
         return Err(ModelError::TooLong {

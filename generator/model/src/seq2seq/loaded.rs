@@ -104,7 +104,7 @@ impl Seq2SeqModel {
 pub enum Seq2SeqTokenizer {
     Marian(MarianTokenizer),
     /// With the `</s>` id the model appends to its source.
-    Json(Tokenizer, u32),
+    Json(Box<Tokenizer>, u32),
 }
 
 impl Seq2SeqTokenizer {
@@ -115,7 +115,7 @@ impl Seq2SeqTokenizer {
         }
         match &files.tokenizer {
             Some(path) => Ok(Seq2SeqTokenizer::Json(
-                Tokenizer::from_file(path)?,
+                Box::new(Tokenizer::from_file(path)?),
                 config.eos_token_id,
             )),
             None => Err(ModelError::Source(format!(

@@ -102,7 +102,7 @@ impl Seq2SeqModel {
 
 /// An encoder-decoder's tokenizer: Marian's files, or a tokenizer.json.
 pub enum Seq2SeqTokenizer {
-    Marian(MarianTokenizer),
+    Marian(Box<MarianTokenizer>),
     /// With the `</s>` id the model appends to its source.
     Json(Box<Tokenizer>, u32),
 }
@@ -111,7 +111,9 @@ impl Seq2SeqTokenizer {
     /// Marian's files where the folder has them, else its tokenizer.json.
     fn for_files(files: &ModelFiles, config: &Seq2SeqConfig) -> Result<Seq2SeqTokenizer> {
         if let Some(dir) = files.dir().filter(|d| MarianTokenizer::is_marian_dir(d)) {
-            return Ok(Seq2SeqTokenizer::Marian(MarianTokenizer::from_dir(dir)?));
+            return Ok(Seq2SeqTokenizer::Marian(Box::new(
+                MarianTokenizer::from_dir(dir)?,
+            )));
         }
         match &files.tokenizer {
             Some(path) => Ok(Seq2SeqTokenizer::Json(

@@ -192,3 +192,58 @@ fn an_unknown_repository_and_a_gated_one_say_what_to_do() {
     );
     assert!(!s.temp.path().join("t.json").exists());
 }
+
+/// An opus-mt-like repository: a Marian config, its weights, and the tokenizer as Marian ships
+/// it (source.spm, target.spm, vocab.json, no tokenizer.json) made to Opus-MT's recipe.
+#[test]
+fn a_marian_repository_brings_its_sentencepiece_files_and_translates_offline_after() {
+    let temp = tempfile::tempdir().unwrap();
+    let served = temp.path().join("served");
+    let recipe =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/tokenizers/marian-recipe");
+    let vocab: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(recipe.join("vocab.json")).unwrap()).unwrap();
+    let size = vocab.as_object().unwrap().len();
+    let pad = size - 1;
+    let out = cli::command(temp.path())
+        .args(["dev", "test-model"])
+        .arg(&served)
+        .args(["--arch", "marian", "--set", &format!("vocab_size={size}")])
+        .args(["--set", &format!("decoder_start_token_id={pad}")])
+        .args(["--set", &format!("pad_token_id={pad}")])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    for file in [
+        "source.spm",
+        "target.spm",
+        "vocab.json",
+        "tokenizer_config.json",
+    ] {
+        std::fs::copy(recipe.join(file), served.join(file)).unwrap();
+    }
+    let hub = FakeHub::start("tb/opus-mt-tiny", &served);
+    let s = Setup {
+        temp,
+        model: served,
+    };
+    let out = trace(&s, &hub.url, "tb/opus-mt-tiny", &[]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let requests = hub.requests().join("\n");
+    for file in ["source.spm", "target.spm", "vocab.json"] {
+        assert!(requests.contains(file), "{file} fetched: {requests}");
+    }
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(s.temp.path().join("t.json")).unwrap())
+            .unwrap();
+    assert_eq!(json["meta"]["model"]["config"]["model_type"], "marian");
+    assert!(json["meta"]["translation"]["tokens"].is_array());
+    // The last source token is </s>, as MarianTokenizer ends every text.
+    let tokens = json["meta"]["tokens"].as_array().unwrap();
+    assert_eq!(tokens.last().unwrap()["text"], "</s>");
+
+    // From the cache, with the server gone.
+    std::fs::remove_file(s.temp.path().join("t.json")).unwrap();
+    let out = trace(&s, "http://127.0.0.1:9", "tb/opus-mt-tiny", &["--offline"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+}

@@ -135,6 +135,20 @@ fn pytorch_only(dir: &Path) -> ModelError {
     ))
 }
 
+/// What a Marian checkpoint's tokenizer is read from, fetched beside its weights.
+#[cfg(feature = "native")]
+const MARIAN_FILES: [&str; 3] = ["source.spm", "target.spm", "vocab.json"];
+
+/// Whether the config.json at `path` is a Marian model's (its tokenizer is `MARIAN_FILES`).
+#[cfg(feature = "native")]
+fn is_marian(config: &Path) -> bool {
+    let text = std::fs::read_to_string(config).unwrap_or_default();
+    serde_json::from_str::<serde_json::Value>(&text)
+        .ok()
+        .and_then(|json| Some(json.get("model_type")?.as_str()? == "marian"))
+        .unwrap_or(false)
+}
+
 /// The files of hub model `id` if all required ones are in the Hugging Face cache.
 #[cfg(feature = "native")]
 pub fn from_cache(id: &str, cache: &Cache) -> Option<ModelFiles> {
@@ -150,9 +164,13 @@ pub fn from_cache(id: &str, cache: &Cache) -> Option<ModelFiles> {
                 .collect::<Option<Vec<_>>>()?
         }
     };
+    let config = repo.get("config.json")?;
+    if is_marian(&config) && MARIAN_FILES.iter().any(|f| repo.get(f).is_none()) {
+        return None;
+    }
     Some(ModelFiles {
         id: id.to_string(),
-        config: repo.get("config.json")?,
+        config,
         weights,
         tokenizer: repo.get(TOKENIZER),
     })
@@ -190,6 +208,13 @@ fn download(id: &str) -> Result<ModelFiles> {
             Err(_) => return Err(single),
         },
     };
+    if is_marian(&config) {
+        for file in MARIAN_FILES {
+            get(file)?;
+        }
+        // Its special tokens' spellings, when the repository has it.
+        let _ = get("tokenizer_config.json");
+    }
     Ok(ModelFiles {
         id: id.to_string(),
         config,

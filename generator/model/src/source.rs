@@ -123,12 +123,23 @@ pub fn from_dir(id: &str, dir: &Path) -> Result<ModelFiles> {
     })
 }
 
-/// A folder with PyTorch pickles only: tracebook reads safetensors, and says how to convert.
+/// A folder with PyTorch pickles only: tracebook reads safetensors, and says how to convert
+/// with the class its config.json names.
 fn pytorch_only(dir: &Path) -> ModelError {
+    let text = std::fs::read_to_string(dir.join("config.json")).unwrap_or_default();
+    let model_type = serde_json::from_str::<serde_json::Value>(&text)
+        .ok()
+        .and_then(|json| Some(json.get("model_type")?.as_str()?.to_string()));
+    let class = match model_type.as_deref() {
+        Some("marian") => "MarianMTModel",
+        Some("bart") => "BartForConditionalGeneration",
+        None | Some("gpt2") => "GPT2LMHeadModel",
+        Some(_) => "AutoModelForCausalLM",
+    };
     ModelError::Source(format!(
         "model folder {} has {PYTORCH_WEIGHTS} but no {WEIGHTS_FILE}: tracebook reads safetensors \
          only (a pickle can run code when it is loaded)\n  hint: convert it once with \
-         transformers: python -c \"from transformers import GPT2LMHeadModel as M; \
+         transformers: python -c \"from transformers import {class} as M; \
          M.from_pretrained('{dir}').save_pretrained('{dir}', safe_serialization=True)\"",
         dir.display(),
         dir = dir.display()

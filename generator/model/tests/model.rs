@@ -476,6 +476,7 @@ fn an_untied_head_without_its_weights_and_a_pickle_only_folder_say_what_to_do() 
     let err = load_err(m);
     assert!(
         err.contains("has pytorch_model.bin but no model.safetensors")
+            && err.contains("import GPT2LMHeadModel as M")
             && err.contains("save_pretrained")
             && err.contains("safe_serialization=True"),
         "{err}"

@@ -312,3 +312,20 @@ fn an_opus_mt_folder_is_traced_with_its_own_sentencepiece_files() {
         "the decoder starts from <pad>"
     );
 }
+
+#[test]
+fn a_marian_folder_with_pickled_weights_is_told_the_marian_conversion() {
+    let temp = tempfile::tempdir().unwrap();
+    let config = Seq2SeqConfig::tiny(Seq2SeqKind::Marian);
+    testmodel::write(temp.path(), &config, 1, StoredDtype::F32).unwrap();
+    std::fs::rename(
+        temp.path().join("model.safetensors"),
+        temp.path().join("pytorch_model.bin"),
+    )
+    .unwrap();
+    let err = tracebook_model::source::from_dir("m", temp.path())
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(err.contains("import MarianMTModel as M"), "{err}");
+}

@@ -91,6 +91,11 @@ const BLOCKS: &[(&str, &str)] = &[
         "attention",
         "prompt = \"animal\"\nlayer = 5\nhead = 2\nstage = \"scores\"",
     ),
+    ("cross-attention", "prompt = \"seq2seq\"\nlayer = 1"),
+    (
+        "cross-attention",
+        "prompt = \"seq2seq\"\nlayer = 1\nhead = 1\npickers = \"heads\"",
+    ),
 ];
 
 fn main() {

@@ -48,6 +48,9 @@ mod test_llama;
 #[cfg(any(test, feature = "preview"))]
 #[cfg_attr(not(test), allow(dead_code, unused_imports))]
 mod test_logits;
+#[cfg(any(test, feature = "preview"))]
+#[cfg_attr(not(test), allow(dead_code, unused_imports))]
+mod test_seq2seq;
 #[cfg(test)]
 mod test_svg;
 #[cfg(any(test, feature = "preview"))]

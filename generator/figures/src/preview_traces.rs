@@ -188,12 +188,14 @@ fn head_score(head: usize, q: usize, k: usize) -> f64 {
     }
 }
 
-/// The preview's prompts: "robots" and "animal" (synthetic), and any real traces.
+/// The preview's prompts: "robots", "animal", "eiffel" and the encoder-decoder's "seq2seq"
+/// (synthetic), and any real traces (`seq2seq.json` replaces the synthetic one).
 pub fn preview_traces() -> TestTraces {
     let mut traces = BTreeMap::from([
         ("robots".to_string(), robots()),
         ("animal".to_string(), animal()),
         ("eiffel".to_string(), eiffel()),
+        ("seq2seq".to_string(), crate::test_seq2seq::seq2seq_trace()),
     ]);
     if let Ok(dir) = std::env::var("TBF_TRACES") {
         traces.extend(real_traces(&dir));

@@ -23,16 +23,16 @@ use crate::options::{choice, Block, Head, HeadKey, Layer, LayerKey};
 use crate::shared::{Domain, SharedScale};
 use crate::svg::Canvas;
 use crate::Traces;
-use draw::draw;
+use draw::{draw, Axes};
 use matrix::read_matrix;
 use scale::Scale;
 use serde::Deserialize;
 
 mod describe;
-mod draw;
-mod matrix;
-mod pickers;
-mod scale;
+pub(super) mod draw;
+pub(super) mod matrix;
+pub(super) mod pickers;
+pub(super) mod scale;
 
 pub const KIND: &str = "attention";
 
@@ -41,12 +41,12 @@ const MAX_VALUES: usize = 14;
 
 choice! {
     /// Which step of attention to draw.
-    enum Stage { Pattern = "pattern", Scores = "scores", Masked = "masked" } default Pattern
+    pub(super) enum Stage { Pattern = "pattern", Scores = "scores", Masked = "masked" } default Pattern
 }
 
 choice! {
     /// Which other panels to draw, hidden, for the page's pickers.
-    enum Pickers { None = "none", Heads = "heads", Layers = "layers", All = "all" } default None
+    pub(super) enum Pickers { None = "none", Heads = "heads", Layers = "layers", All = "all" } default None
 }
 
 /// The options of `attention`.
@@ -82,20 +82,21 @@ pub fn render(
     let values = print_values(values, matrix.shown_len())?;
     let tokens = &prompt.trace.meta.tokens[matrix.first..];
     let scale = Scale::of(&matrix, stage, shared);
-    let own = draw(&prompt.name, &matrix, tokens, &scale, values);
+    let axes = Axes::square(&prompt.name, tokens, matrix.first);
+    let own = draw(&axes, &matrix, &scale, values);
     let others = pickers::picked(pickers, (layer, head), (config.n_layer, config.n_head))?;
     // Every panel counts towards the domain: a shared scale must cover the hidden ones too.
     let mut domain = Scale::domain(&matrix, stage);
-    let (drawn, live, deferred) = pickers::stack(own, (layer, head), &others, |l, h| {
-        let m = read_matrix(&prompt, l, h, stage)?;
-        Ok(draw(
-            &prompt.name,
-            &m,
-            tokens,
-            &Scale::of(&m, stage, shared),
-            values,
-        ))
-    })?;
+    let (drawn, live, deferred) = pickers::stack(
+        own,
+        (layer, head),
+        &others,
+        |l, h| {
+            let m = read_matrix(&prompt, l, h, stage)?;
+            Ok(draw(&axes, &m, &Scale::of(&m, stage, shared), values))
+        },
+        &|_, _| None,
+    )?;
     for &(l, h) in &others {
         let m = read_matrix(&prompt, Layer(l), Head(h), stage)?;
         domain = domain.union(Scale::domain(&m, stage)).unwrap_or(domain);
@@ -123,7 +124,7 @@ pub fn render(
 
 /// Whether the cells carry their numbers: the `values` option, else yes for `shown` tokens
 /// up to [`VALUES_BY_DEFAULT`]; past [`MAX_VALUES`] they no longer fit.
-fn print_values(values: Option<bool>, shown: usize) -> Result<bool, FigureError> {
+pub(super) fn print_values(values: Option<bool>, shown: usize) -> Result<bool, FigureError> {
     let values = values.unwrap_or(shown <= VALUES_BY_DEFAULT);
     if values && shown > MAX_VALUES {
         return Err(FigureError::at(

@@ -1,10 +1,11 @@
 //! No text is cut silently: with a token and a prompt too long for any label, every drawn
 //! text that ends in "…" carries a `<title>` with the whole of it, in every kind.
 
-use super::tests::{EXAMPLES, LLAMA_ONLY};
+use super::tests::{EXAMPLES, LLAMA_ONLY, SEQ2SEQ_ONLY};
 use crate::render;
 use crate::test_interventions::with_experiments;
 use crate::test_llama::llama_trace;
+use crate::test_seq2seq::seq2seq_trace;
 use crate::test_svg::{parse, text_of};
 use crate::test_traces::{options, tiny_trace, training_run, TestTraces};
 use crate::token_text::visible;
@@ -44,11 +45,16 @@ fn cut_texts(svg: &str) -> Vec<(String, Option<String>)> {
 #[test]
 fn every_cut_text_has_a_title_with_the_whole_of_it() {
     let (gpt2, llama) = (traces(), lengthened(llama_trace()));
+    let mut marian = seq2seq_trace();
+    marian.meta.generation[1].text = LONG_TOKEN.to_string();
+    let marian = lengthened(marian);
     let mut cut_somewhere = 0;
     for (kind, body) in EXAMPLES {
         let options = options(&format!("prompt = \"robots\"\n{body}"));
         let traces = if LLAMA_ONLY.contains(kind) {
             &llama
+        } else if SEQ2SEQ_ONLY.contains(kind) {
+            &marian
         } else {
             &gpt2
         };

@@ -11,6 +11,7 @@ mod beam;
 mod bpe;
 mod compare;
 mod compare_views;
+mod cross_attention;
 mod descent;
 mod effect_grid;
 mod embedding;
@@ -98,6 +99,7 @@ kinds![
     qkv: scaled,
     heads: scaled,
     attention: scaled,
+    cross_attention: scaled,
     attention_steps,
     attention_grid: scaled,
     head_mix: scaled,
@@ -241,6 +243,7 @@ mod tests {
     use crate::render;
     use crate::test_interventions::with_experiments;
     use crate::test_llama::llama_trace;
+    use crate::test_seq2seq::seq2seq_trace;
     use crate::test_svg::{desc, parse};
     use crate::test_traces::{options, tiny_trace, training_run, TestTraces};
 
@@ -256,6 +259,7 @@ mod tests {
         ("qkv", "layer = 1"),
         ("heads", "layer = 1"),
         ("attention", "layer = 1\nhead = 0"),
+        ("cross-attention", "layer = 1"),
         ("attention-steps", "layer = 1\nhead = 0"),
         ("attention-grid", ""),
         ("head-mix", "layer = 1"),
@@ -286,15 +290,22 @@ mod tests {
     /// Llama test trace, and they refuse GPT-2's by name.
     pub const LLAMA_ONLY: &[&str] = &["rope", "rmsnorm", "gated-mlp"];
 
+    /// The kinds that draw what only an encoder-decoder has: their examples draw from the
+    /// Marian-like test trace.
+    pub const SEQ2SEQ_ONLY: &[&str] = &["cross-attention"];
+
     #[test]
     fn every_kind_renders_well_formed_accessible_deterministic_svg() {
         let mut trace = with_experiments(tiny_trace());
         trace.meta.training = Some(training_run());
         let gpt2 = TestTraces::with("robots", trace);
         let llama = TestTraces::with("robots", llama_trace());
+        let marian = TestTraces::with("robots", seq2seq_trace());
         for kind in NAMES {
             let (traces, model) = if LLAMA_ONLY.contains(kind) {
                 (&llama, "test/tiny-llama")
+            } else if SEQ2SEQ_ONLY.contains(kind) {
+                (&marian, "test/tiny-marian")
             } else {
                 (&gpt2, "test/tiny-gpt2")
             };

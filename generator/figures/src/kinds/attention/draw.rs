@@ -1,5 +1,5 @@
-//! Drawing one `figure attention` panel: the heatmap with its token labels, the legend
-//! under it, and a note when the prompt was cut to its last tokens.
+//! Drawing one `figure attention` panel (and `cross-attention`'s): the heatmap with its
+//! token labels, the legend under it, and a note when the prompt was cut to its last tokens.
 
 use super::matrix::Matrix;
 use super::scale::{cells, Scale};
@@ -13,20 +13,38 @@ use tracebook_trace::Token;
 const WIDTH: f64 = crate::svg::FIGURE_WIDTH;
 
 /// A drawn panel and the width and height it takes.
-pub(super) struct Drawn {
-    pub(super) body: Vec<Element>,
-    pub(super) width: f64,
-    pub(super) height: f64,
+pub(in crate::kinds) struct Drawn {
+    pub(in crate::kinds) body: Vec<Element>,
+    pub(in crate::kinds) width: f64,
+    pub(in crate::kinds) height: f64,
+}
+
+/// What labels a panel's rows and columns (the tokens on show), and what they are.
+pub(in crate::kinds) struct Axes<'a> {
+    pub(in crate::kinds) rows: Vec<&'a str>,
+    pub(in crate::kinds) cols: Vec<&'a str>,
+    /// Shown in the top-left corner: what rows are, then what columns are.
+    pub(in crate::kinds) corner: (&'a str, &'a str),
+    /// `Some((prompt, first))` when row and column i are both token `first + i` of the
+    /// prompt, for the page's token highlight.
+    pub(in crate::kinds) tokens: Option<(&'a str, usize)>,
+}
+
+impl<'a> Axes<'a> {
+    /// Self-attention's: queries and keys are the prompt's tokens on show, from `first`.
+    pub(super) fn square(prompt_name: &'a str, tokens: &'a [Token], first: usize) -> Axes<'a> {
+        let texts: Vec<&str> = tokens.iter().map(|t| t.text.as_str()).collect();
+        Axes {
+            rows: texts.clone(),
+            cols: texts,
+            corner: ("query ↓", "key →"),
+            tokens: Some((prompt_name, first)),
+        }
+    }
 }
 
 /// The heatmap, its legend and any truncation note.
-pub(super) fn draw(
-    prompt_name: &str,
-    matrix: &Matrix,
-    tokens: &[Token],
-    scale: &Scale,
-    values: bool,
-) -> Drawn {
+pub(in crate::kinds) fn draw(axes: &Axes, matrix: &Matrix, scale: &Scale, values: bool) -> Drawn {
     // Token labels give up width to the cells, so that on a phone-wide figure every cell is
     // at least as tall as its label's text (24 tokens) or as wide as its printed value.
     let cell = if values {
@@ -34,19 +52,22 @@ pub(super) fn draw(
     } else {
         heatmap::LABEL_SIZE
     };
-    let room = (WIDTH - 12.0 - cell * tokens.len() as f64).clamp(40.0, 96.0);
-    let labels: Vec<Shown> = tokens
-        .iter()
-        .map(|t| Shown::fit(&t.text, room, Font::Mono, 12.0))
-        .collect();
+    let room = (WIDTH - 12.0 - cell * axes.cols.len() as f64).clamp(40.0, 96.0);
+    let fit = |texts: &[&str]| -> Vec<Shown> {
+        texts
+            .iter()
+            .map(|t| Shown::fit(t, room, Font::Mono, 12.0))
+            .collect()
+    };
+    let (rows, cols) = (fit(&axes.rows), fit(&axes.cols));
     let cells = cells(matrix, scale, values);
     let grid = Grid {
-        rows: &labels,
-        cols: &labels,
+        rows: &rows,
+        cols: &cols,
         cells: &cells,
         ramp: &scale.ramp,
-        corner: ("query ↓", "key →"),
-        tokens: Some((prompt_name, matrix.first)),
+        corner: axes.corner,
+        tokens: axes.tokens,
     };
     let placed = heatmap::draw(&grid, WIDTH, 0.0);
     let mut body = placed.elements;

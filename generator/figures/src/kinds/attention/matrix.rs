@@ -9,21 +9,47 @@ use crate::prompt::Prompt;
 /// Prompts longer than this show their last tokens.
 const MAX_TOKENS: usize = 24;
 
-/// One head's T×T matrix, with the part of it on show.
-pub(super) struct Matrix {
+/// One head's matrix, queries × keys, with the part of it on show: T×T and causal for
+/// self-attention, or any shape (a decoder's positions over the source's, for
+/// cross-attention) with every key open to every query.
+pub(in crate::kinds) struct Matrix {
     data: Vec<f32>,
-    pub(super) n: usize,
-    /// First token shown; prompts longer than `MAX_TOKENS` show their end.
-    pub(super) first: usize,
+    /// Queries (rows).
+    pub(in crate::kinds) n: usize,
+    /// Keys (columns).
+    pub(in crate::kinds) cols: usize,
+    /// First token shown, of rows and columns alike; prompts longer than `MAX_TOKENS` show
+    /// their end (self-attention only).
+    pub(in crate::kinds) first: usize,
+    /// Whether query q sees only keys up to q (future cells are blank).
+    pub(in crate::kinds) causal: bool,
 }
 
 impl Matrix {
-    pub(super) fn at(&self, query: usize, key: usize) -> f64 {
-        f64::from(self.data[query * self.n + key])
+    /// A `rows` × `cols` matrix, row-major, every cell on show and none in the future.
+    pub(in crate::kinds) fn full(data: Vec<f32>, rows: usize, cols: usize) -> Matrix {
+        debug_assert_eq!(data.len(), rows * cols);
+        Matrix {
+            data,
+            n: rows,
+            cols,
+            first: 0,
+            causal: false,
+        }
     }
 
-    pub(super) fn shown(&self) -> std::ops::Range<usize> {
+    pub(in crate::kinds) fn at(&self, query: usize, key: usize) -> f64 {
+        f64::from(self.data[query * self.cols + key])
+    }
+
+    /// The rows on show.
+    pub(in crate::kinds) fn shown(&self) -> std::ops::Range<usize> {
         self.first..self.n
+    }
+
+    /// The columns on show.
+    pub(in crate::kinds) fn shown_cols(&self) -> std::ops::Range<usize> {
+        self.first.min(self.cols)..self.cols
     }
 
     /// How many tokens are on show.
@@ -31,9 +57,15 @@ impl Matrix {
         self.n - self.first
     }
 
+    /// Whether the cell is in query's future (blank in a causal pattern).
+    pub(in crate::kinds) fn future(&self, query: usize, key: usize) -> bool {
+        self.causal && key > query
+    }
+
     /// The key on show that `query` rates highest (the earlier one on a tie).
-    pub(super) fn top_key(&self, query: usize) -> Option<usize> {
-        self.shown().filter(|&k| k <= query).max_by(|&a, &b| {
+    pub(in crate::kinds) fn top_key(&self, query: usize) -> Option<usize> {
+        let open = self.shown_cols().filter(|&k| !self.future(query, k));
+        open.max_by(|&a, &b| {
             self.at(query, a)
                 .total_cmp(&self.at(query, b))
                 .then(b.cmp(&a))
@@ -71,6 +103,8 @@ pub(super) fn read_matrix(
     Ok(Matrix {
         data,
         n,
+        cols: n,
         first: n.saturating_sub(MAX_TOKENS),
+        causal: true,
     })
 }

@@ -9,7 +9,7 @@ use crate::options::{Head, Layer};
 use crate::panels::{self, Panel};
 
 /// The (layer, head) panels that `pickers` asks for, in order; empty for "none".
-pub(super) fn picked(
+pub(in crate::kinds) fn picked(
     pickers: Pickers,
     (layer, head): (Layer, Head),
     (n_layer, n_head): (usize, usize),
@@ -28,12 +28,14 @@ pub(super) fn picked(
 /// The figure's own panel (`own`, of `layer` and `head`) among the `others`, each drawn by
 /// `draw`, all but its own hidden; with the pickers' JSON when there are panels. The size
 /// fits them all. Past `panels::INLINE_PANELS` only the figure's own is in the drawing and the
-/// others come back apart (`Figure::deferred`).
-pub(super) fn stack(
+/// others come back apart (`Figure::deferred`). `label(picker, value)` names a picker's value
+/// where its number alone would not (see [`panels::json_labelled`]).
+pub(in crate::kinds) fn stack(
     own: Drawn,
     (layer, head): (Layer, Head),
     others: &[(usize, usize)],
     draw: impl Fn(Layer, Head) -> Result<Drawn, FigureError>,
+    label: &dyn Fn(&str, usize) -> Option<String>,
 ) -> Result<(Drawn, Option<String>, Option<String>), FigureError> {
     let (mut width, mut height) = (own.width, own.height);
     let mut panels = Vec::with_capacity(others.len());
@@ -55,7 +57,7 @@ pub(super) fn stack(
             body: drawn.body,
         });
     }
-    let live = (!panels.is_empty()).then(|| panels::json(&panels, shown));
+    let live = (!panels.is_empty()).then(|| panels::json_labelled(&panels, shown, label));
     let defer = panels.len() > panels::INLINE_PANELS;
     let deferred = defer.then(|| panels::deferred(&panels, shown));
     let body = match panels.get_mut(shown) {

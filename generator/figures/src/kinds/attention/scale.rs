@@ -9,8 +9,8 @@ use crate::shared::{self, Domain, SharedScale};
 use crate::svg::{Element, Ramp};
 
 /// How values map to colours: weights 0 to 1, or scores symmetric around 0.
-pub(super) struct Scale {
-    pub(super) ramp: Ramp,
+pub(in crate::kinds) struct Scale {
+    pub(in crate::kinds) ramp: Ramp,
     pub(super) stage: Stage,
     /// |score| at which colours saturate (scores and masked stages): the largest on show,
     /// or the shared scale's.
@@ -21,7 +21,11 @@ pub(super) struct Scale {
 
 impl Scale {
     /// The scale of `matrix` at `stage`, or `shared` when given.
-    pub(super) fn of(matrix: &Matrix, stage: Stage, shared: Option<&SharedScale>) -> Scale {
+    pub(in crate::kinds) fn of(
+        matrix: &Matrix,
+        stage: Stage,
+        shared: Option<&SharedScale>,
+    ) -> Scale {
         let note = shared::note(shared);
         if stage == Stage::Pattern {
             return Scale {
@@ -40,7 +44,7 @@ impl Scale {
     }
 
     /// The domain of the values `matrix` shows at `stage`.
-    pub(super) fn domain(matrix: &Matrix, stage: Stage) -> Domain {
+    pub(in crate::kinds) fn domain(matrix: &Matrix, stage: Stage) -> Domain {
         match stage {
             Stage::Pattern => Domain::Unit,
             _ => Domain::Signed {
@@ -57,7 +61,7 @@ impl Scale {
         }
     }
 
-    pub(super) fn label(&self, value: f64) -> String {
+    pub(in crate::kinds) fn label(&self, value: f64) -> String {
         match self.stage {
             Stage::Pattern => weight(value),
             _ => signed(value, 1),
@@ -96,18 +100,18 @@ impl Scale {
 fn own_limit(matrix: &Matrix, stage: Stage) -> f64 {
     matrix
         .shown()
-        .flat_map(|q| matrix.shown().map(move |k| (q, k)))
-        .filter(|&(q, k)| stage == Stage::Scores || k <= q)
+        .flat_map(|q| matrix.shown_cols().map(move |k| (q, k)))
+        .filter(|&(q, k)| stage == Stage::Scores || !matrix.future(q, k))
         .map(|(q, k)| matrix.at(q, k).abs())
         .fold(0.0, f64::max)
 }
 
 /// The cells on show, row by row, each with its number when `values` asks for it.
-pub(super) fn cells(matrix: &Matrix, scale: &Scale, values: bool) -> Vec<Cell> {
+pub(in crate::kinds) fn cells(matrix: &Matrix, scale: &Scale, values: bool) -> Vec<Cell> {
     let mut cells = Vec::new();
     for q in matrix.shown() {
-        for k in matrix.shown() {
-            let future = k > q;
+        for k in matrix.shown_cols() {
+            let future = matrix.future(q, k);
             cells.push(match scale.stage {
                 Stage::Pattern if future => Cell::Blank,
                 Stage::Masked if future => Cell::Masked {

@@ -75,8 +75,27 @@ fn prompt<'t>(
             "prompt = \"name\", naming one of the site's prompts",
         )
     })?;
-    resolve_prompt(name, traces)
+    let prompt = resolve_prompt(name, traces)?;
+    if prompt.trace.meta.translation.is_some() && !ENCODER_DECODER_KINDS.contains(&kind) {
+        let model = prompt.trace.meta.model.config.model_type().to_string();
+        return Err(FigureError::at(
+            "prompt",
+            format!(
+                "prompt \"{name}\" was traced with an encoder-decoder ({model}), whose tensors \
+                 `{kind}` does not draw: it draws a decoder-only model's"
+            ),
+        )
+        .with_hint(format!(
+            "kinds that draw an encoder-decoder's trace: {}",
+            ENCODER_DECODER_KINDS.join(", ")
+        )));
+    }
+    Ok(prompt)
 }
+
+/// The kinds that draw an encoder-decoder's trace (Marian, BART); the others read tensors
+/// only a decoder-only model's trace has, and refuse one by name.
+pub const ENCODER_DECODER_KINDS: &[&str] = &["cross-attention", "tokens"];
 
 /// The traced prompt `name`, or an error with the known names.
 pub(crate) fn resolve_prompt<'t>(

@@ -329,3 +329,82 @@ fn a_marian_folder_with_pickled_weights_is_told_the_marian_conversion() {
         .to_string();
     assert!(err.contains("import MarianMTModel as M"), "{err}");
 }
+
+/// models/tracebook-tiny-en-fr, trained by `tracebook train --pairs`, translates as
+/// transformers' MarianMTModel does: the same greedy translation of each text, and the same
+/// logits within 1e-4 (tests/fixtures/tracebook-tiny-en-fr-translations.json, made by
+/// tests/reference/make_translation_fixture.py).
+#[test]
+fn the_trained_translation_model_translates_as_transformers_does() {
+    use tracebook_model::AnyModel;
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let dir = std::env::var("TRANSLATION_MODEL")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|_| root.join("models/tracebook-tiny-en-fr"));
+    let fixture_path = std::env::var("TRANSLATION_FIXTURE")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|_| root.join("tests/fixtures/tracebook-tiny-en-fr-translations.json"));
+    let fixture: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(fixture_path).unwrap()).unwrap();
+    let model = AnyModel::load(tracebook_model::source::from_dir("en-fr", &dir).unwrap()).unwrap();
+    let AnyModel::Seq2Seq(model) = model else {
+        panic!("a Marian folder")
+    };
+    assert_eq!(
+        model.weights_sha256,
+        fixture["weights_sha256"].as_str().unwrap()
+    );
+    let ids = |v: &serde_json::Value| -> Vec<u32> {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_u64().unwrap() as u32)
+            .collect()
+    };
+    let m = fixture["samples"].as_u64().unwrap() as usize;
+    for case in fixture["texts"].as_array().unwrap() {
+        let text = case["text"].as_str().unwrap();
+        let source: Vec<u32> = model
+            .tokenizer
+            .encode_source(text)
+            .unwrap()
+            .iter()
+            .map(|t| t.id)
+            .collect();
+        assert_eq!(source, ids(&case["source"]), "{text}: the source's ids");
+        let written = model.net.translate_greedy(&source, 40).unwrap();
+        assert_eq!(
+            written,
+            ids(&case["written"]),
+            "{text}: the greedy translation"
+        );
+        let mut inputs = vec![model.config.decoder_start_token_id];
+        inputs.extend(&written[..written.len() - 1]);
+        let memory = model
+            .net
+            .encode(&source, &mut tracebook_model::NoRecorder)
+            .unwrap();
+        let logits = model
+            .net
+            .decode(&memory, &inputs, &mut tracebook_model::NoRecorder)
+            .unwrap()
+            .to_vec2::<f32>()
+            .unwrap();
+        let expected: Vec<f32> = case["last_logits"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_f64().unwrap() as f32)
+            .collect();
+        for (a, b) in sample(logits.last().unwrap(), m).iter().zip(&expected) {
+            assert!((a - b).abs() <= TOLERANCE, "{text}: last logits {a} vs {b}");
+        }
+        for (row, top) in logits.iter().zip(case["top_ids"].as_array().unwrap()) {
+            let ours: Vec<u32> = tracebook_model::topk::top_k(row, 10)
+                .iter()
+                .map(|p| p.0)
+                .collect();
+            assert_eq!(ours[..3], ids(top)[..3], "{text}: the likeliest ids");
+        }
+    }
+}

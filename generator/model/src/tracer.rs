@@ -122,7 +122,7 @@ pub fn trace(model: &Model, request: &TraceRequest) -> Result<Trace> {
 }
 
 /// How messages name the prompt.
-fn prompt_label(request: &TraceRequest) -> String {
+pub(crate) fn prompt_label(request: &TraceRequest) -> String {
     if request.name.is_empty() {
         "the prompt".to_string()
     } else {

@@ -8,8 +8,8 @@
 use super::loaded::Seq2SeqModel;
 use crate::error::{ModelError, Result};
 use crate::recorder::TraceRecorder;
-use crate::topk::top_k;
-use crate::tracer::TraceRequest;
+use crate::topk::{softmax, top_k};
+use crate::tracer::{prompt_label, TraceRequest};
 use std::collections::BTreeMap;
 use tracebook_trace::{Candidate, GenerationStep, Token, Trace, TraceMeta, Translation};
 
@@ -22,7 +22,7 @@ pub fn trace(model: &Seq2SeqModel, request: &TraceRequest) -> Result<Trace> {
     let limit = config.max_position_embeddings;
     if source.len() > limit {
         return Err(ModelError::TooLong {
-            name: label(request),
+            name: prompt_label(request),
             model: model.files.id.clone(),
             tokens: source.len(),
             generate: 0,
@@ -113,7 +113,7 @@ fn refuse_unsupported(request: &TraceRequest) -> Result<()> {
         Some((option, _)) => Err(ModelError::Prompt(format!(
             "{} asks for `{option}`, which tracebook does not do with an encoder-decoder yet\n  \
              hint: leave it out: the translation is greedy (`generate` caps its length)",
-            label(request)
+            prompt_label(request)
         ))),
         None => Ok(()),
     }
@@ -149,19 +149,4 @@ fn translation(model: &Seq2SeqModel, written: &[u32]) -> Result<Translation> {
     // The last token written is no position of the decoder (only its prediction is).
     tokens.pop();
     Ok(Translation { text, tokens })
-}
-
-fn softmax(row: &[f32]) -> Vec<f32> {
-    let max = row.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-    let exp: Vec<f64> = row.iter().map(|&x| ((x - max) as f64).exp()).collect();
-    let sum: f64 = exp.iter().sum();
-    exp.iter().map(|&e| (e / sum) as f32).collect()
-}
-
-fn label(request: &TraceRequest) -> String {
-    if request.name.is_empty() {
-        "the prompt".to_string()
-    } else {
-        format!("prompt {:?}", request.name)
-    }
 }

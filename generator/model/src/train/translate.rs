@@ -112,12 +112,8 @@ pub fn train_translation(
         .collect();
     let tokenizer = train_byte_level_bpe(&train_texts, run.vocab, &SPECIAL)?;
     let encode = |i: &usize| -> TrainResult<Option<Pair>> {
-        let side = |text: &str| -> TrainResult<Vec<u32>> {
-            let mut ids: Vec<u32> = tokenizer.encode(text)?.iter().map(|t| t.id).collect();
-            ids.push(0);
-            Ok(ids)
-        };
-        let (source, target) = (side(&texts[*i].0)?, side(&texts[*i].1)?);
+        let source = ids_with_eos(&tokenizer, &texts[*i].0)?;
+        let target = ids_with_eos(&tokenizer, &texts[*i].1)?;
         let limit = s.architecture.context;
         Ok((source.len() <= limit && target.len() <= limit).then_some(Pair { source, target }))
     };
@@ -283,6 +279,13 @@ fn init(config: &Seq2SeqConfig, rng: &mut Rng) -> TrainResult<Params> {
     Params::named(tensors)
 }
 
+/// A side of a pair as ids: its tokens, then `</s>` (id 0, the first of [`SPECIAL`]).
+fn ids_with_eos(tokenizer: &Tokenizer, text: &str) -> TrainResult<Vec<u32>> {
+    let mut ids: Vec<u32> = tokenizer.encode(text)?.iter().map(|t| t.id).collect();
+    ids.push(0);
+    Ok(ids)
+}
+
 /// The decoder's input for a target: the start token, then the target without its `</s>`.
 fn decoder_input(config: &Seq2SeqConfig, target: &[u32]) -> Vec<u32> {
     std::iter::once(config.decoder_start_token_id)
@@ -340,8 +343,7 @@ fn evaluate(
     }
     let mut samples = Vec::new();
     for text in &run.samples {
-        let mut source: Vec<u32> = tokenizer.encode(text)?.iter().map(|t| t.id).collect();
-        source.push(0);
+        let source = ids_with_eos(tokenizer, text)?;
         let output = model.translate_greedy(&source, run.settings.architecture.context)?;
         let shown: Vec<u32> = output.into_iter().filter(|&id| id > 2).collect();
         samples.push((text.clone(), tokenizer.decode(&shown)?));

@@ -5,7 +5,8 @@
 # python/tests/test_equal.py compares every tensor of these traces with `tracebook inspect
 # FILE --tensor NAME --json`, and their listings with `tracebook inspect FILE --json`:
 #   - the example site's traces (traces/*.json: format version 3, compact; GPT-2 and Llama
-#     models; the ones with an ablation and a patching in their meta);
+#     models, and the encoder-decoder tracebook-tiny-en-fr's translations; the ones with an
+#     ablation and a patching in their meta);
 #   - traces of a random test model written now at each precision (compact, f16, f32), and a
 #     Mistral one with a sliding window (its attention patterns stored: unorm8 in version 3);
 #   - version 1 and 2 files (tracebook init's robots trace, the fuzzer's seeds, one with every
@@ -15,7 +16,8 @@
 #   - files both readers must refuse: not a trace, another version, and 14 kinds of corrupt
 #     tensor (bad lengths, base64, zlib, derivations, predictions; edge_trace.py again).
 # Fails, naming the file and tensor, on any difference, or when those traces stop covering
-# every version, precision, encoding, compression, derivation, prediction and experiment table.
+# every version, precision, encoding, compression, derivation, prediction and experiment table,
+# and both kinds of model (decoder-only, encoder-decoder).
 #
 #   cargo build --release && bash tests/python_reader.sh
 #

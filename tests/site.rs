@@ -117,6 +117,7 @@ fn the_example_site_builds_from_committed_traces() {
             index.contains(model),
             "every page names the model behind it ({model})"
         );
+        translation_values_read_the_trace(root, &target);
     } else {
         assert!(!out.status.success());
         assert!(
@@ -125,6 +126,22 @@ fn the_example_site_builds_from_committed_traces() {
             text(&out.stderr)
         );
     }
+}
+
+/// The encoder-decoder article's `{{ translation fichier }}` and `{{ written fichier 6 }}` show
+/// what its trace says the model wrote, as prose and as a token.
+fn translation_values_read_the_trace(root: &Path, target: &Path) {
+    let json = std::fs::read_to_string(root.join("traces/fichier.json")).unwrap();
+    let trace: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let text = trace["meta"]["translation"]["text"].as_str().unwrap();
+    let sixth = trace["meta"]["generation"][6]["text"].as_str().unwrap();
+    let page = std::fs::read_to_string(target.join("encoder-decoder.html")).unwrap();
+    let translation = format!(
+        "<span class=\"tb-value tb-text\" data-tb-of=\"translation fichier\">{text}</span>"
+    );
+    assert!(page.contains(&translation), "{translation}");
+    let written = format!("data-tb-of=\"written fichier 6\">{sixth}</span>");
+    assert!(page.contains(&written), "{written}");
 }
 
 /// With `[live]`, the first build converts the model into the user's cache and later builds

@@ -35,6 +35,7 @@ from tracebook_trace import _codec, _ops, _tables
 
 MUST_COVER = {
     "version": {"1", "2", "3"},
+    "model": {"decoder-only", "encoder-decoder"},
     "precision": {"compact", "f16", "f32"},
     "encoding": set(_codec.ENCODINGS),
     "stored as": {"zlib", "plain"},
@@ -90,6 +91,7 @@ def check_trace(
             problems.append(f"{path}: load(open file) lists other names than load(path)")
     coverage["version"][str(t.version)] += 1
     coverage["precision"][t.precision] += 1
+    coverage["model"]["encoder-decoder" if "translation" in t.meta else "decoder-only"] += 1
     listed = [entry["name"] for entry in listing["tensors"]]
     if t.names() != listed:
         missing, extra = sorted(set(listed) - set(t.names())), sorted(set(t.names()) - set(listed))

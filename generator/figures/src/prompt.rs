@@ -187,7 +187,7 @@ impl Prompt<'_> {
     /// An error about the trace's contents, pointing at the `prompt` key.
     pub fn broken(&self, message: String) -> FigureError {
         FigureError::at("prompt", message).with_hint(format!(
-            "re-run `tracebook trace --only {}` to rewrite the trace",
+            "re-run `tracebook trace --force --only {}` to rewrite the trace",
             self.name
         ))
     }

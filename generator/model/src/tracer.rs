@@ -2,13 +2,13 @@
 
 use crate::derived::derive;
 use crate::error::{ModelError, Result};
-use crate::experiments::{ablation, patching};
-use crate::generate::{beam_tree, generate};
+use crate::experiments::{ablation, patching, TextOf};
+use crate::generate::{beam_tree, generate, Step};
 use crate::model::Model;
 use crate::recorder::TraceRecorder;
 use std::collections::BTreeMap;
 use tracebook_trace::{
-    Candidate, GenerationStep, PromptSpec, Token, Trace, TraceMeta, TraceOptions,
+    BeamTree, Candidate, GenerationStep, PromptSpec, Token, Trace, TraceMeta, TraceOptions,
 };
 
 /// What to trace: a named prompt and the trace options of the site.
@@ -67,11 +67,7 @@ pub fn trace(model: &Model, request: &TraceRequest) -> Result<Trace> {
     ids.iter().chain(&derived.ids).for_each(|&id| {
         text_of(id);
     });
-    if let Some(tree) = &beam {
-        tree.nodes.iter().for_each(|n| {
-            text_of(n.id);
-        });
-    }
+    name_beam(beam.as_ref(), &mut text_of);
     let options = &request.prompt.options;
     let tokens = trace.meta.tokens.clone();
     if let Some(spec) = &options.ablate {
@@ -92,7 +88,22 @@ pub fn trace(model: &Model, request: &TraceRequest) -> Result<Trace> {
         .for_each(|id| {
             text_of(*id);
         });
-    trace.meta.generation = steps
+    trace.meta.generation = generation(&steps, &mut text_of);
+    trace.meta.token_texts = texts;
+    trace.meta.merges = merges;
+    trace.meta.beam = beam;
+    for (t, how) in derived.tensors {
+        match how {
+            Some(how) => trace.insert_derived(&t.name, t.shape, &t.data, how)?,
+            None => trace.insert(&t.name, t.shape, &t.data)?,
+        }
+    }
+    Ok(trace)
+}
+
+/// The generated steps as the trace keeps them, their tokens named.
+pub(crate) fn generation(steps: &[Step], text_of: &mut TextOf) -> Vec<GenerationStep> {
+    steps
         .iter()
         .map(|s| GenerationStep {
             id: s.id,
@@ -108,17 +119,14 @@ pub fn trace(model: &Model, request: &TraceRequest) -> Result<Trace> {
                 })
                 .collect(),
         })
-        .collect();
-    trace.meta.token_texts = texts;
-    trace.meta.merges = merges;
-    trace.meta.beam = beam;
-    for (t, how) in derived.tensors {
-        match how {
-            Some(how) => trace.insert_derived(&t.name, t.shape, &t.data, how)?,
-            None => trace.insert(&t.name, t.shape, &t.data)?,
-        }
-    }
-    Ok(trace)
+        .collect()
+}
+
+/// Names the tokens of the beam-search tree, if there is one.
+pub(crate) fn name_beam(beam: Option<&BeamTree>, text_of: &mut TextOf) {
+    beam.iter().flat_map(|tree| &tree.nodes).for_each(|n| {
+        text_of(n.id);
+    });
 }
 
 /// How messages name the prompt.

@@ -10,6 +10,8 @@
 #[allow(dead_code)]
 #[path = "support/reference.rs"]
 mod reference;
+#[path = "support/tiny_marian.rs"]
+mod tiny_marian;
 
 use candle_core::{DType, Device};
 use candle_nn::VarBuilder;
@@ -18,6 +20,7 @@ use serde::Deserialize;
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
 use std::path::Path;
+use tiny_marian::folder_with_tokenizer;
 use tracebook_model::config::seq2seq::{Seq2SeqConfig, Seq2SeqKind};
 use tracebook_model::seq2seq::{testmodel, Seq2Seq};
 use tracebook_model::testmodel::{StoredDtype, TestModelSpec};
@@ -138,26 +141,6 @@ fn configs_that_ask_for_another_computation_are_refused_by_name() {
     assert_eq!(bart, Seq2SeqConfig::tiny(Seq2SeqKind::Bart));
 }
 
-/// A tiny Marian folder with a tokenizer.json of its own (a byte-level BPE of 300 tokens
-/// trained here), as `train --pairs` writes one.
-fn folder_with_tokenizer(dir: &Path) {
-    let config = Seq2SeqConfig::tiny(Seq2SeqKind::Marian)
-        .with("vocab_size", "300")
-        .unwrap()
-        .with("decoder_start_token_id", "2")
-        .unwrap()
-        .with("pad_token_id", "2")
-        .unwrap();
-    testmodel::write(dir, &config, 7, StoredDtype::F32).unwrap();
-    let texts: Vec<String> = (0..50)
-        .map(|i| format!("cannot open file {i}\timpossible d'ouvrir le fichier {i}"))
-        .collect();
-    let tokenizer =
-        tracebook_tokenizer::train_byte_level_bpe(&texts, 300, &["</s>", "<unk>", "<pad>"])
-            .unwrap();
-    std::fs::write(dir.join("tokenizer.json"), tokenizer.to_json().unwrap()).unwrap();
-}
-
 #[test]
 fn a_trace_holds_the_source_the_translation_and_every_tensor_within_its_bound() {
     use tracebook_model::{AnyModel, TraceRequest};
@@ -243,20 +226,26 @@ fn a_trace_holds_the_source_the_translation_and_every_tensor_within_its_bound() 
         }
     }
     // What a translation does not do yet is refused by name.
-    let beams = PromptSpec {
+    let ablate = PromptSpec {
         options: PromptOptions {
-            beams: Some(2),
+            ablate: Some(tracebook_trace::AblationSpec {
+                targets: vec![" le".into()],
+                mode: Default::default(),
+            }),
             ..PromptOptions::default()
         },
         ..prompt.clone()
     };
     let request = TraceRequest {
         name: "open",
-        prompt: &beams,
+        prompt: &ablate,
         options: TraceOptions::default(),
     };
     let err = model.trace(&request).err().unwrap().to_string();
-    assert!(err.contains("`beams`") && err.contains("\"open\""), "{err}");
+    assert!(
+        err.contains("`ablate`") && err.contains("\"open\""),
+        "{err}"
+    );
 }
 
 #[test]

@@ -55,6 +55,14 @@ pub struct Seq2SeqShape {
     pub decoder_ffn_dim: usize,
     /// `sinusoidal` (Marian) or `learned` (BART).
     pub positions: String,
+    /// The token embeddings are multiplied by √d_model (Marian's `scale_embedding`); absent in
+    /// traces written before tracebook recorded it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scale_embedding: Option<bool>,
+    /// The unembedding is the shared token embedding (else an `lm_head` of its own); absent in
+    /// traces written before tracebook recorded it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tie_word_embeddings: Option<bool>,
 }
 
 /// The parts of a Llama-family model its sizes do not say: what the diagrams and parameter

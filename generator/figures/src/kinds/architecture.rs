@@ -3,13 +3,14 @@
 //! (norm, attention, residual add, norm, MLP, residual add) with the residual stream running
 //! through it, the final norm, the unembedding and the logits; with parameter counts computed
 //! from the sizes. GPT-2 here; the Llama family (RoPE, RMSNorm, grouped-query attention, a
-//! gated MLP) in `architecture_decoder.rs`.
+//! gated MLP) in `architecture_decoder.rs`; an encoder-decoder (Marian, BART) in
+//! `architecture_seq2seq.rs`.
 //!
 //! Options: `prompt`, `caption`.
 
-use super::architecture_decoder;
-use super::architecture_parts::{block, finish, plus, Sublayer, RESIDUAL_X};
+use super::architecture_parts::{block, finish, plus, prompt_ids, Sublayer, RESIDUAL_X};
 use super::strips::WIDTH;
+use super::{architecture_decoder, architecture_seq2seq};
 use crate::draw::{arrow, labelled_box};
 use crate::error::FigureError;
 use crate::figure::{Figure, Source};
@@ -67,6 +68,9 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
     let Block {
         prompt, caption, ..
     } = Block::<Opts>::read(KIND, table, traces)?;
+    if prompt.config().seq2seq.is_some() {
+        return architecture_seq2seq::render(KIND, prompt, caption);
+    }
     if prompt.config().model_type() != "gpt2" {
         return architecture_decoder::render(KIND, prompt, caption);
     }
@@ -138,16 +142,8 @@ fn gpt2_parts(
 /// stream.
 fn inputs(config: &ModelShape, p: &Parameters, n: usize) -> Vec<Element> {
     let (d, v) = (thousands(config.n_embd), thousands(config.vocab_size));
-    vec![
-        labelled_box(
-            WIDTH / 2.0 - 100.0,
-            0.0,
-            200.0,
-            34.0,
-            "token ids",
-            &format!("T = {n} tokens of the prompt"),
-        ),
-        arrow((WIDTH / 2.0, 34.0), (WIDTH / 2.0, 50.0)),
+    let mut out = prompt_ids(n).to_vec();
+    out.extend([
         labelled_box(
             0.0,
             52.0,
@@ -171,7 +167,8 @@ fn inputs(config: &ModelShape, p: &Parameters, n: usize) -> Vec<Element> {
         arrow((HALF / 2.0, 92.0), (RESIDUAL_X, 116.0)),
         arrow((WIDTH - HALF / 2.0, 92.0), (RESIDUAL_X + 10.0, 114.0)),
         plus(RESIDUAL_X, 122.0),
-    ]
+    ]);
+    out
 }
 
 fn describe(config: &ModelShape, p: &Parameters, n: usize) -> String {

@@ -5,7 +5,7 @@
 //! and switches come from `meta.model.config` (its `decoder` part: MLP width, tied embeddings,
 //! biases, q/k norms), so the parameter count is the checkpoint's, biases included.
 
-use super::architecture_parts::{block, finish, plus, Sublayer, RESIDUAL_X};
+use super::architecture_parts::{block, finish, plus, prompt_ids, Sublayer, RESIDUAL_X};
 use super::strips::WIDTH;
 use crate::draw::{arrow, labelled_box, note};
 use crate::error::FigureError;
@@ -102,16 +102,8 @@ fn inputs(config: &ModelShape, p: &DecoderParameters, n: usize) -> Vec<Element> 
     } else {
         ""
     };
-    vec![
-        labelled_box(
-            WIDTH / 2.0 - 100.0,
-            0.0,
-            200.0,
-            34.0,
-            "token ids",
-            &format!("T = {n} tokens of the prompt"),
-        ),
-        arrow((WIDTH / 2.0, 34.0), (WIDTH / 2.0, 50.0)),
+    let mut out = prompt_ids(n).to_vec();
+    out.extend([
         labelled_box(
             0.0,
             52.0,
@@ -128,7 +120,8 @@ fn inputs(config: &ModelShape, p: &DecoderParameters, n: usize) -> Vec<Element> 
         note("by each token's position (RoPE)", 56.0, 122.0),
         arrow((RESIDUAL_X, 92.0), (RESIDUAL_X, 112.0)),
         plus(RESIDUAL_X, 122.0),
-    ]
+    ]);
+    out
 }
 
 /// RMSNorm, attention with its shared key/value heads, RMSNorm, the gated MLP.

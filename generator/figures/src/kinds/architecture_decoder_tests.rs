@@ -93,5 +93,5 @@ fn a_trace_without_the_decoder_part_asks_for_a_new_trace() {
     assert!(error
         .hint
         .unwrap_or_default()
-        .contains("tracebook trace --only p"));
+        .contains("tracebook trace --force --only p"));
 }

@@ -18,7 +18,16 @@ pub(super) const BLOCK_TOP: f64 = 140.0;
 /// Under the block: the output `stages` (final norm, unembedding, logits), how they become
 /// probabilities and the parameter total; returns the y under them.
 pub(super) fn finish(body: &mut Vec<Element>, stages: &[(&str, String)], total: usize) -> f64 {
-    let bottom = BLOCK_TOP + 262.0;
+    finish_at(body, BLOCK_TOP + 262.0, stages, total)
+}
+
+/// [`finish`] under a block that ends at `bottom`.
+pub(super) fn finish_at(
+    body: &mut Vec<Element>,
+    bottom: f64,
+    stages: &[(&str, String)],
+    total: usize,
+) -> f64 {
     body.push(arrow((RESIDUAL_X, bottom), (RESIDUAL_X, bottom + 18.0)));
     let (outputs, y) = outputs(stages, bottom + 20.0);
     body.extend(outputs);
@@ -106,6 +115,27 @@ impl Sublayer {
             plus(RESIDUAL_X, y + 94.0),
         ]
     }
+}
+
+/// The token ids entering a diagram at `top`: a box `width` wide centred on `centre`, titled
+/// `title` with `detail` under it, and the arrow down to the embedding under it.
+pub(super) fn token_ids(
+    top: f64,
+    centre: f64,
+    width: f64,
+    title: &str,
+    detail: &str,
+) -> [Element; 2] {
+    [
+        labelled_box(centre - width / 2.0, top, width, 34.0, title, detail),
+        arrow((centre, top + 34.0), (centre, top + 50.0)),
+    ]
+}
+
+/// The prompt's `n` token ids at the top of a decoder-only diagram.
+pub(super) fn prompt_ids(n: usize) -> [Element; 2] {
+    let detail = format!("T = {n} tokens of the prompt");
+    token_ids(0.0, WIDTH / 2.0, 200.0, "token ids", &detail)
 }
 
 /// A ⊕ on the residual stream at `(x, y)`.

@@ -13,26 +13,36 @@
 //! page and the others load when the reader first picks) draws the other heatmaps
 //! too, hidden, for the page's layer and head pickers (see [`crate::panels`]).
 //!
-//! By stage of the drawing: `matrix` reads the head's numbers, `scale` colours them,
-//! `draw` lays out one panel, `pickers` adds the hidden ones, `describe` writes the alt
-//! text.
+//! An encoder-decoder's trace (Marian, BART) has two stacks of self-attention, and `stack`
+//! (required there, an error on a decoder-only model's) picks one: "encoder", over the source
+//! tokens with nothing masked (every cell filled; `masked` is refused) and the encoder's
+//! layer and head counts, or "decoder", causal, over the positions the decoder read (its
+//! start token, then what it wrote but the last); `cross-attention` draws the third kind.
+//! Titles and alt text name the stack ("Encoder layer 1, head 2").
+//!
+//! By stage of the drawing: `stack` finds the stack's tensors, tokens and size, `matrix`
+//! reads the head's numbers, `scale` colours them, `draw` lays out one panel, `pickers` adds
+//! the hidden ones, `describe` writes the alt text.
 
 use crate::error::FigureError;
 use crate::figure::Figure;
 use crate::options::{choice, Block, Head, HeadKey, Layer, LayerKey};
+use crate::prompt::Prompt;
 use crate::shared::{Domain, SharedScale};
 use crate::svg::Canvas;
 use crate::Traces;
-use draw::{draw, Axes};
-use matrix::read_matrix;
+use draw::{draw, Axes, Drawn};
+use matrix::{read_matrix, Matrix};
 use scale::Scale;
 use serde::Deserialize;
+use stack::{Stack, View};
 
 mod describe;
 pub(super) mod draw;
 pub(super) mod matrix;
 pub(super) mod pickers;
 pub(super) mod scale;
+pub(super) mod stack;
 
 pub const KIND: &str = "attention";
 
@@ -60,6 +70,7 @@ pub(super) struct Opts {
     values: Option<bool>,
     #[serde(default)]
     pickers: Pickers,
+    stack: Option<Stack>,
 }
 
 pub fn render(
@@ -68,8 +79,10 @@ pub fn render(
     shared: Option<&SharedScale>,
 ) -> Result<(Figure, Domain), FigureError> {
     let block = Block::<Opts>::read(KIND, table, traces)?;
-    let layer = block.layer(KIND, block.options.layer)?;
-    let head = block.head(KIND, block.options.head)?;
+    let view = View::of(&block.prompt, block.options.stack, KIND)?;
+    let keys = (block.options.layer, block.options.head);
+    let (layer, head) = view.layer_head(&block, KIND, keys)?;
+    view.allows(block.options.stage)?;
     let Opts {
         stage,
         values,
@@ -77,41 +90,28 @@ pub fn render(
         ..
     } = block.options;
     let (prompt, caption) = (block.prompt, block.caption);
-    let config = &prompt.trace.meta.model.config;
-    let matrix = read_matrix(&prompt, layer, head, stage)?;
+    let matrix = read_matrix(&prompt, &view, (layer, head), stage)?;
     let values = print_values(values, matrix.shown_len())?;
-    let tokens = &prompt.trace.meta.tokens[matrix.first..];
+    let tokens = &view.tokens[matrix.first..];
     let scale = Scale::of(&matrix, stage, shared);
-    let axes = Axes::square(&prompt.name, tokens, matrix.first);
-    let own = draw(&axes, &matrix, &scale, values);
-    let others = pickers::picked(pickers, (layer, head), (config.n_layer, config.n_head))?;
-    // Every panel counts towards the domain: a shared scale must cover the hidden ones too.
-    let mut domain = Scale::domain(&matrix, stage);
-    let (drawn, live, deferred) = pickers::stack(
-        own,
-        (layer, head),
-        &others,
-        |l, h| {
-            let m = read_matrix(&prompt, l, h, stage)?;
-            Ok(draw(&axes, &m, &Scale::of(&m, stage, shared), values))
-        },
-        &|_, _| None,
-    )?;
-    for &(l, h) in &others {
-        let m = read_matrix(&prompt, Layer(l), Head(h), stage)?;
-        domain = domain.union(Scale::domain(&m, stage)).unwrap_or(domain);
-    }
+    let highlight = view.prompt_tokens().then_some(prompt.name.as_str());
+    let drawing = Drawing {
+        prompt: &prompt,
+        view: &view,
+        axes: Axes::square(highlight, tokens, matrix.first),
+        stage,
+        shared,
+        values,
+    };
+    let own = draw(&drawing.axes, &matrix, &scale, values);
+    let (drawn, live, deferred, domain) = drawing.stacked(own, &matrix, (layer, head), pickers)?;
+    let heading = view.layer_words(layer);
     let canvas = Canvas {
         kind: KIND,
         width: drawn.width,
         height: drawn.height,
-        title: format!(
-            "Layer {}, head {}: attention {}",
-            layer.0,
-            head.0,
-            stage.word()
-        ),
-        desc: describe::describe(&matrix, &scale, layer, head, tokens),
+        title: format!("{heading}, head {}: attention {}", head.0, stage.word()),
+        desc: describe::describe(&matrix, &scale, &heading, head, tokens),
         css: scale.ramp.css(),
     };
     let figure = Figure::new(canvas, drawn.body, caption, &prompt);
@@ -120,6 +120,54 @@ pub fn render(
         None => figure,
     };
     Ok((figure.with_deferred(deferred), domain))
+}
+
+/// What every panel of the figure shares: the trace and its stack, the axes, the stage, the
+/// scale and `values`.
+struct Drawing<'a> {
+    prompt: &'a Prompt<'a>,
+    view: &'a View<'a>,
+    axes: Axes<'a>,
+    stage: Stage,
+    shared: Option<&'a SharedScale>,
+    values: bool,
+}
+
+/// A figure's panels, with the pickers' JSON, the deferred panels and the domain.
+type Stacked = (Drawn, Option<String>, Option<String>, Domain);
+
+impl Drawing<'_> {
+    /// The figure's own panel `own` (of `matrix`, at `at`) among the others `pickers` asks
+    /// for in the stack (see `pickers::stack`), and the domain of every panel's values.
+    fn stacked(
+        &self,
+        own: Drawn,
+        matrix: &Matrix,
+        at: (Layer, Head),
+        pickers: Pickers,
+    ) -> Result<Stacked, FigureError> {
+        let (stage, view) = (self.stage, self.view);
+        let others = pickers::picked(pickers, at, (view.n_layer, view.n_head))?;
+        let read = |l: Layer, h: Head| read_matrix(self.prompt, view, (l, h), stage);
+        let (drawn, live, deferred) = pickers::stack(
+            own,
+            at,
+            &others,
+            |l, h| {
+                let m = read(l, h)?;
+                let scale = Scale::of(&m, stage, self.shared);
+                Ok(draw(&self.axes, &m, &scale, self.values))
+            },
+            &|_, _| None,
+        )?;
+        // Every panel counts towards the domain: a shared scale must cover the hidden ones too.
+        let mut domain = Scale::domain(matrix, stage);
+        for &(l, h) in &others {
+            let m = read(Layer(l), Head(h))?;
+            domain = domain.union(Scale::domain(&m, stage)).unwrap_or(domain);
+        }
+        Ok((drawn, live, deferred, domain))
+    }
 }
 
 /// Whether the cells carry their numbers: the `values` option, else yes for `shown` tokens
@@ -141,3 +189,7 @@ pub(super) fn print_values(values: Option<bool>, shown: usize) -> Result<bool, F
 #[cfg(test)]
 #[path = "attention_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "attention_stack_tests.rs"]
+mod stack_tests;

@@ -13,7 +13,7 @@ fn draw(ids: &[u32], body: &str) -> Result<Figure, FigureError> {
 }
 
 /// Cells drawn per class: each cell is one `M` in its bin's path.
-fn cells_by_class(svg: &str) -> Vec<(String, usize)> {
+pub(super) fn cells_by_class(svg: &str) -> Vec<(String, usize)> {
     svg.split("<path ")
         .skip(1)
         .filter(|p| p.contains(" d=\"M") && !p.contains("stroke-width=\"10\""))
@@ -31,7 +31,7 @@ fn cells_by_class(svg: &str) -> Vec<(String, usize)> {
 }
 
 /// The printed cell values, row by row (values are in document order).
-fn printed(figure: &Figure) -> Vec<String> {
+pub(super) fn printed(figure: &Figure) -> Vec<String> {
     let Some(start) = figure.svg.find("<g font-size=") else {
         return Vec::new();
     };

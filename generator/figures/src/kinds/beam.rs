@@ -8,6 +8,11 @@
 //! prompt's `beams = N`) of every node's N likeliest next tokens over `generate` steps, so a
 //! beam search of any width up to N replays exactly from it.
 //!
+//! An encoder-decoder's trace (Marian, BART) draws its decoder's tree: a `source` line with
+//! the prompt (the source text) above, the tree rooted at the decoder's start token. A
+//! branch that wrote `</s>` has ended: it goes on unchanged as "(end)" with its total ln p,
+//! competing with the others' extensions (no length penalty).
+//!
 //! Options: `prompt`, `caption`, `width` (the beam width, default the traced one, at most
 //! it), `steps` (default the traced depth, at most it).
 
@@ -19,7 +24,7 @@ use crate::format::signed;
 use crate::options::Block;
 use crate::prompt::Prompt;
 use crate::svg::{Canvas, Css, Element, Font};
-use crate::token_text::{cut_start, one_line, titled, visible, Shown};
+use crate::token_text::{cut, cut_start, one_line, titled, visible, Shown};
 use crate::Traces;
 use serde::Deserialize;
 use tracebook_trace::BeamTree;
@@ -35,6 +40,10 @@ const LABEL: f64 = 56.0;
 const SCORE: f64 = 30.0;
 /// A step's column: its token's box and the total ln p after it, then room for the edges.
 const COLUMN: f64 = 112.0;
+/// An encoder-decoder's figure: the source's line above the tree moves the tree down.
+const SOURCE_LINE: f64 = 20.0;
+/// How a branch that has ended (written `</s>`) reads in the steps after.
+const ENDED: &str = "(end)";
 
 /// The options of `beam`.
 #[derive(Deserialize)]
@@ -45,13 +54,45 @@ pub(super) struct Opts {
 }
 
 /// One extension considered at a step: the tree node, its total log-probability, the
-/// candidate it extends (an index into the previous step's list) and whether it was kept.
+/// candidate it extends (an index into the previous step's list) and whether it was kept;
+/// `ended` for a branch that ended before this step (its node has no children in the tree:
+/// an encoder-decoder's `</s>`), carried over as it is.
 #[derive(Debug, Clone)]
 struct Considered {
     node: usize,
     score: f64,
     from: Option<usize>,
     kept: bool,
+    ended: bool,
+}
+
+/// What the tree grows from: a decoder-only model's prompt, or an encoder-decoder's
+/// decoder start token (after its source text).
+struct Root {
+    head: &'static str,
+    text: String,
+    source: Option<String>,
+}
+
+impl Root {
+    fn of(prompt: &Prompt<'_>) -> Root {
+        let meta = &prompt.trace.meta;
+        match &meta.translation {
+            None => Root {
+                head: "prompt",
+                text: meta.prompt.text.clone(),
+                source: None,
+            },
+            Some(t) => Root {
+                head: "start",
+                text: t
+                    .tokens
+                    .first()
+                    .map_or_else(String::new, |t| t.text.clone()),
+                source: Some(one_line(&meta.prompt.text)),
+            },
+        }
+    }
 }
 
 pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, FigureError> {
@@ -79,14 +120,23 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
             .unwrap_or_else(|| format!("#{id}"))
     };
     let best = best_path(&search);
-    let (body, height) = draw(&prompt, &search, &best, &greedy, &text_of);
+    let root = Root::of(&prompt);
+    let (body, height) = draw(&root, &search, &best, &greedy, &text_of);
+    let (body, height) = with_source(&root, body, height, drawn_width(&search));
     let context = one_line(&prompt.trace.meta.prompt.text);
+    let (title, after) = match root.source {
+        None => (format!("after \"{context}\""), format!("after {context:?}")),
+        Some(_) => (
+            format!("translating \"{context}\""),
+            format!("of the decoder translating {context:?}"),
+        ),
+    };
     let canvas = Canvas {
         kind: KIND,
         width: drawn_width(&search),
         height,
-        title: format!("Beam search of width {width} after \"{context}\""),
-        desc: describe(&context, width, &search, &best, &greedy, &text_of),
+        title: format!("Beam search of width {width} {title}"),
+        desc: describe(&after, width, &search, &best, &greedy, &text_of),
         css: Css::default(),
     };
     Ok(Figure::new(canvas, body, caption, &prompt))
@@ -139,7 +189,8 @@ fn children(tree: &BeamTree) -> Vec<Vec<usize>> {
 }
 
 /// Beam search of `width` over `steps`: per step, every extension considered, in the order
-/// of the beams they extend, with the kept ones marked.
+/// of the beams they extend, with the kept ones marked; over early once every kept branch
+/// has ended.
 fn search(
     tree: &BeamTree,
     children: &[Vec<usize>],
@@ -159,8 +210,22 @@ fn search(
                     score: score + f64::from(tree.nodes[child].logprob),
                     from: at,
                     kept: false,
+                    ended: false,
                 });
             }
+            if let (Some(node), true) = (node, kids.is_empty()) {
+                considered.push(Considered {
+                    node,
+                    score,
+                    from: at,
+                    kept: false,
+                    ended: true,
+                });
+            }
+        }
+        if !considered.is_empty() && considered.iter().all(|c| c.ended) {
+            // Every kept branch has ended: the search is over.
+            break;
         }
         let mut order: Vec<usize> = (0..considered.len()).collect();
         order.sort_by(|&a, &b| considered[b].score.total_cmp(&considered[a].score));
@@ -225,7 +290,7 @@ fn place(search: &[Vec<Considered>], step: usize, i: usize) -> (f64, f64) {
 }
 
 fn draw(
-    prompt: &Prompt<'_>,
+    root: &Root,
     search: &[Vec<Considered>],
     best: &[(usize, usize)],
     greedy: &[(usize, f64)],
@@ -233,7 +298,7 @@ fn draw(
 ) -> (Vec<Element>, f64) {
     let rows = search.iter().map(Vec::len).max().unwrap_or(1) as f64;
     let middle = TOP + rows * PITCH / 2.0;
-    let full = visible(&prompt.trace.meta.prompt.text);
+    let full = visible(&root.text);
     let context = cut_start(&full, FIRST_X - 16.0, Font::Mono, 12.0);
     let mut edges = Element::new("g").class("tbf-o");
     let mut path = Element::new("g").class("tbf-line");
@@ -261,13 +326,18 @@ fn draw(
                 let width = LABEL + SCORE + 2.0;
                 kept_boxes.push(rect("", x - 2.0, y - 11.0, width, 22.0).attr("rx", 3.0));
             }
-            let shown = Shown::fit(&text_of(c.node), LABEL - 6.0, Font::Mono, 12.0);
+            let label = if c.ended {
+                ENDED.into()
+            } else {
+                text_of(c.node)
+            };
+            let shown = Shown::fit(&label, LABEL - 6.0, Font::Mono, 12.0);
             let class = if c.kept { "tbf-b" } else { "tbf-dim" };
             labels.push(shown.append_to(text(x + 1.0, y + 4.0).class(class)));
             scores.push(text(x + LABEL + 1.0, y + 4.0).text(signed(c.score, 1)));
         }
     }
-    let [head, prompt_label] = prompt_column(&full, &context, middle);
+    let [head, prompt_label] = prompt_column(root.head, &full, &context, middle);
     let mut body = vec![head, edges, path, kept_boxes, prompt_label, labels, scores];
     let right = drawn_width(search);
     let paragraphs = notes(search, best, greedy, text_of);
@@ -276,17 +346,44 @@ fn draw(
     (body, last + 9.0)
 }
 
-/// The column titles, and the end of the prompt (`context` of `full`) the tree grows from,
-/// at `middle`.
-fn prompt_column(full: &str, context: &str, middle: f64) -> [Element; 2] {
+/// The column titles (the first one `first`), and the end of the prompt (`context` of
+/// `full`) the tree grows from, at `middle`.
+fn prompt_column(first: &str, full: &str, context: &str, middle: f64) -> [Element; 2] {
     let head = Element::new("g")
         .class("tbf-s tbf-dim")
-        .child(text(0.0, 12.0).text("prompt"))
+        .child(text(0.0, 12.0).text(first))
         .child(text(FIRST_X, 12.0).text("step 1 →   (total ln p after each token)"));
     let line = text(0.0, middle + 4.0)
         .class("tbf-m")
         .attr("font-size", 12.0);
     [head, titled(line, context, full).text(context.to_string())]
+}
+
+/// An encoder-decoder's figure: a `source` line with the source text above the tree
+/// (moved down by [`SOURCE_LINE`]); a decoder-only one's, as it is.
+fn with_source(root: &Root, body: Vec<Element>, height: f64, right: f64) -> (Vec<Element>, f64) {
+    let Some(source) = &root.source else {
+        return (body, height);
+    };
+    let shown = cut(source, right - FIRST_X, Font::Mono, 12.0);
+    let line = text(FIRST_X, 12.0).class("tbf-m").attr("font-size", 12.0);
+    let tree = body.into_iter().fold(
+        Element::new("g").attr("transform", format!("translate(0 {SOURCE_LINE})")),
+        Element::child,
+    );
+    let lines = vec![
+        text(0.0, 12.0).class("tbf-s tbf-dim").text("source"),
+        titled(line, &shown, source).text(shown.clone()),
+        tree,
+    ];
+    (lines, height + SOURCE_LINE)
+}
+
+/// The nodes a path of `(step, index)` writes: an ended branch's steps after its `</s>`
+/// write nothing.
+fn path_nodes(search: &[Vec<Considered>], path: &[(usize, usize)]) -> Vec<usize> {
+    let on = path.iter().map(|&(s, i)| &search[s][i]);
+    on.filter(|c| !c.ended).map(|c| c.node).collect()
 }
 
 /// The tokens on a path, as one string with visible spaces.
@@ -307,7 +404,12 @@ fn notes(
             .get(1)
             .map_or(width, |s| s.iter().filter(|c| c.kept).count())
     )];
-    let best_nodes: Vec<usize> = best.iter().map(|&(s, i)| search[s][i].node).collect();
+    if search.iter().flatten().any(|c| c.ended) {
+        lines.push(format!(
+            "{ENDED}: a branch that wrote </s> has ended; it stays, its total ln p unchanged"
+        ));
+    }
+    let best_nodes = path_nodes(search, best);
     if let Some(&(s, i)) = best.last() {
         lines.push(format!(
             "beam: \"{}\", ln p {}",
@@ -327,19 +429,19 @@ fn notes(
 }
 
 fn describe(
-    context: &str,
+    after: &str,
     width: usize,
     search: &[Vec<Considered>],
     best: &[(usize, usize)],
     greedy: &[(usize, f64)],
     text_of: &dyn Fn(usize) -> String,
 ) -> String {
-    let best_nodes: Vec<usize> = best.iter().map(|&(s, i)| search[s][i].node).collect();
+    let best_nodes = path_nodes(search, best);
     let greedy_nodes: Vec<usize> = greedy.iter().map(|g| g.0).collect();
     let best_score = best.last().map_or(0.0, |&(s, i)| search[s][i].score);
     let greedy_score = greedy.last().map_or(0.0, |g| g.1);
     format!(
-        "Beam search of width {width} over {} steps after {context:?}: each step extends the \
+        "Beam search of width {width} over {} steps {after}: each step extends the \
          kept continuations by their likeliest next tokens and keeps the {width} with the \
          highest total log-probability. It ends with {:?} (ln p {}); greedy decoding writes \
          {:?} (ln p {}).",

@@ -67,3 +67,42 @@ fn widths_and_steps_beyond_the_tree_and_traces_without_one_are_errors() {
 fn snapshot() {
     insta::assert_snapshot!(draw("").unwrap().svg);
 }
+
+#[test]
+fn a_translation_grows_its_tree_from_the_decoder_start_below_the_source() {
+    use crate::test_seq2seq::seq2seq_beam_trace;
+    let traces = TestTraces::with("open", seq2seq_beam_trace());
+    let figure = render(&options("prompt = \"open\""), &traces).unwrap();
+    let texts = all_texts(&figure.svg);
+    let source = texts
+        .iter()
+        .position(|t| t == "source")
+        .expect("a source line");
+    assert_eq!(texts[source + 1], "cannot open file");
+    assert!(texts.contains(&"start".to_string()) && !texts.contains(&"prompt".to_string()));
+    assert!(texts.contains(&"<pad>".to_string()), "the root: {texts:?}");
+    // Steps of two beams: "ne</s>" ends at step 2 and stays, the best, at step 3.
+    let labels = groups_texts(&figure.svg, "tbf-m").concat();
+    assert_eq!(labels[..2], ["impos…", "ne"], "cut to fit");
+    assert_eq!(labels[2..6], ["·d'ou…", "</s>", "</s>", "·peut"]);
+    assert_eq!(labels[6..], ["·le", "·un", "(end)"]);
+    assert!(
+        has_line(&figure, "beam: \"ne</s>\", ln p −1.30"),
+        "{texts:?}"
+    );
+    assert!(has_line(
+        &figure,
+        "greedy (top token each step): \"impossible·d'ouvrir·le\", ln p −1.50"
+    ));
+    assert!(texts
+        .iter()
+        .any(|t| t.starts_with("(end): a branch that wrote </s>")));
+    assert!(figure
+        .svg
+        .contains("Beam search of width 2 translating \"cannot open file\""));
+    assert!(
+        figure.alt.contains("It ends with \"ne</s>\" (ln p −1.30)"),
+        "{}",
+        figure.alt
+    );
+}

@@ -155,13 +155,19 @@ fn snapshot() {
 fn a_kind_that_draws_decoder_only_tensors_refuses_an_encoder_decoder_trace_by_name() {
     let traces = TestTraces::with("p", seq2seq_trace());
     let table = options("prompt = \"p\"\nlayer = 1\nhead = 0");
-    let error = crate::render("attention", &table, &traces).err().unwrap();
+    let error = crate::render("attention-steps", &table, &traces)
+        .err()
+        .unwrap();
     assert!(
         error.message.contains("encoder-decoder (marian)"),
         "{}",
         error.message
     );
-    assert!(error.message.contains("`attention`"), "{}", error.message);
+    assert!(
+        error.message.contains("`attention-steps`"),
+        "{}",
+        error.message
+    );
     assert!(error.hint.unwrap().contains("cross-attention"));
     // The source's tokens still draw.
     let tokens = options("prompt = \"p\"");

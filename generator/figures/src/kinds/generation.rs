@@ -8,6 +8,10 @@
 //!
 //! On a page with scripts, a step slider replays the loop: rows after the chosen step are
 //! hidden and the continuation shows the tokens generated so far.
+//!
+//! An encoder-decoder's trace (Marian, BART) draws its translation: a `source` line with
+//! the prompt (the source text) above a `translation` line of the tokens the decoder wrote,
+//! and one row per token it wrote.
 
 use super::strips::WIDTH;
 use crate::chart::{bar_column, bar_text_width, label_column, Bar};
@@ -28,6 +32,10 @@ pub const KIND: &str = "generation";
 
 const PITCH: f64 = 22.0;
 const TOP: f64 = 62.0;
+/// An encoder-decoder's figure: the source's line above the translation's moves the rows down.
+const SOURCE_LINE: f64 = 18.0;
+/// Where a line's text starts after its label (`source`, `translation`).
+const LINE_TEXT: f64 = 72.0;
 
 /// The options of `generation`.
 #[derive(Deserialize)]
@@ -60,9 +68,16 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
     let text_prompt = one_line(&prompt.trace.meta.prompt.text);
     let continuation: String = generation.iter().map(|s| s.text.as_str()).collect();
     let sampler = sampler_rules(&prompt.trace.meta.prompt);
-    let mut body = headline(&text_prompt, &one_line(&continuation));
-    body.extend(rows(shown, alternatives, sampler.is_some()));
-    let mut bottom = TOP + shown.len() as f64 * PITCH + 6.0;
+    let translated = prompt.trace.meta.translation.is_some();
+    let (mut body, top) = match translated {
+        false => (headline(&text_prompt, &one_line(&continuation)), TOP),
+        true => (
+            translation_lines(&text_prompt, &one_line(&continuation)),
+            TOP + SOURCE_LINE,
+        ),
+    };
+    body.extend(rows(shown, alternatives, sampler.is_some(), top));
+    let mut bottom = top + shown.len() as f64 * PITCH + 6.0;
     for line in notes(shown.len(), generation.len(), sampler) {
         bottom += 12.0;
         body.push(note(line, 0.0, bottom));
@@ -71,11 +86,8 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
         kind: KIND,
         width: WIDTH,
         height: bottom + 8.0,
-        title: format!(
-            "Generating {} tokens after “{text_prompt}”",
-            generation.len()
-        ),
-        desc: describe(&text_prompt, &continuation, generation),
+        title: title(&text_prompt, generation.len(), translated),
+        desc: describe(&text_prompt, &continuation, generation, translated),
         css: Css::default(),
     };
     let texts: Vec<String> = shown
@@ -83,7 +95,7 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
         .map(|s| json_string(&one_line(&s.text)))
         .collect();
     let json = format!(
-        "{{\"kind\":\"steps\",\"top\":{TOP},\"pitch\":{PITCH},\"texts\":[{}]}}",
+        "{{\"kind\":\"steps\",\"top\":{top},\"pitch\":{PITCH},\"texts\":[{}]}}",
         texts.join(",")
     );
     Ok(Figure::new(canvas, body, caption, &prompt).with_live(json))
@@ -125,6 +137,43 @@ fn headline(prompt_text: &str, continuation: &str) -> Vec<Element> {
     vec![line]
 }
 
+/// An encoder-decoder's two lines: the source text (the prompt), then the translation the
+/// decoder wrote in the accent colour (what the step slider grows), each cut to fit after
+/// its label.
+fn translation_lines(source: &str, translation: &str) -> Vec<Element> {
+    let source_y = 14.0;
+    let target_y = source_y + SOURCE_LINE;
+    let written = Element::new("tspan")
+        .class("tbf-acc tbf-b")
+        .attr("data-tb-gen", 0);
+    let mut lines = Vec::from(labelled_line(
+        source_y,
+        "source",
+        source,
+        Element::new("tspan"),
+    ));
+    lines.extend(labelled_line(target_y, "translation", translation, written));
+    lines
+}
+
+/// A muted `label` at the left of the line at `y`, then `full` in `span`, cut to fit.
+fn labelled_line(y: f64, label: &str, full: &str, span: Element) -> [Element; 2] {
+    let shown = cut(full, WIDTH - LINE_TEXT, Font::Mono, 12.0);
+    let line = text(LINE_TEXT, y).class("tbf-m").attr("font-size", 12.0);
+    [
+        text(0.0, y).class("tbf-s tbf-dim").text(label),
+        titled(line, &shown, full).child(span.text(shown)),
+    ]
+}
+
+/// The figure's title.
+fn title(prompt_text: &str, steps: usize, translated: bool) -> String {
+    match translated {
+        false => format!("Generating {steps} tokens after “{prompt_text}”"),
+        true => format!("Translating “{prompt_text}”: the decoder writes {steps} tokens"),
+    }
+}
+
 /// The sampler's settings ("temperature 0.8, top_k 40, seed 1") when the continuation was
 /// sampled; `None` when it was greedy (no temperature, or 0), where the chosen token is the
 /// likeliest and its bar is the probability it was chosen with.
@@ -149,7 +198,7 @@ const BAR: f64 = 56.0;
 
 /// The column titles and a row per step: its number, the chosen token with its probability
 /// as a bar, and as many of the likeliest others (up to `alternatives`) as fit after them.
-fn rows(steps: &[GenerationStep], alternatives: usize, sampled: bool) -> Vec<Element> {
+fn rows(steps: &[GenerationStep], alternatives: usize, sampled: bool, top: f64) -> Vec<Element> {
     let labels: Vec<Shown> = steps
         .iter()
         .map(|s| Shown::fit(&s.text, CHOSEN - 24.0, Font::Mono, 12.0))
@@ -160,7 +209,7 @@ fn rows(steps: &[GenerationStep], alternatives: usize, sampled: bool) -> Vec<Ele
     let mut numbers = Element::new("g").class("tbf-s tbf-dim");
     let mut others = Element::new("g").class("tbf-s");
     for (i, step) in steps.iter().enumerate() {
-        let y = TOP + i as f64 * PITCH + 12.0;
+        let y = top + i as f64 * PITCH + 12.0;
         numbers.push(text(0.0, y).text((i + 1).to_string()));
         let list = fitting_others(step, alternatives, WIDTH - others_x);
         if !list.is_empty() {
@@ -168,19 +217,19 @@ fn rows(steps: &[GenerationStep], alternatives: usize, sampled: bool) -> Vec<Ele
         }
     }
     let mut heads = Element::new("g").class("tbf-s tbf-dim");
-    heads.push(text(0.0, TOP - 10.0).text("step"));
+    heads.push(text(0.0, top - 10.0).text("step"));
     let chosen = if sampled { "p (T = 1)" } else { "probability" };
-    heads.push(text(CHOSEN + 6.0, TOP - 24.0).text("chosen,"));
-    heads.push(text(CHOSEN + 6.0, TOP - 10.0).text(chosen));
+    heads.push(text(CHOSEN + 6.0, top - 24.0).text("chosen,"));
+    heads.push(text(CHOSEN + 6.0, top - 10.0).text(chosen));
     if alternatives > 0 {
-        heads.push(text(others_x, TOP - 24.0).text("likeliest"));
-        heads.push(text(others_x, TOP - 10.0).text("others"));
+        heads.push(text(others_x, top - 24.0).text("likeliest"));
+        heads.push(text(others_x, top - 10.0).text("others"));
     }
     vec![
         heads,
         numbers,
-        label_column(&labels, CHOSEN, TOP, PITCH, 12.0),
-        bar_column(&bars, CHOSEN + 6.0, BAR, 1.0, TOP, PITCH),
+        label_column(&labels, CHOSEN, top, PITCH, 12.0),
+        bar_column(&bars, CHOSEN + 6.0, BAR, 1.0, top, PITCH),
         others,
     ]
 }
@@ -230,7 +279,12 @@ pub fn rank(step: &GenerationStep) -> usize {
         .map_or(step.top.len() + 1, |i| i + 1)
 }
 
-fn describe(prompt_text: &str, continuation: &str, steps: &[GenerationStep]) -> String {
+fn describe(
+    prompt_text: &str,
+    continuation: &str,
+    steps: &[GenerationStep],
+    translated: bool,
+) -> String {
     let list: Vec<String> = steps
         .iter()
         .map(|s| {
@@ -242,11 +296,18 @@ fn describe(prompt_text: &str, continuation: &str, steps: &[GenerationStep]) -> 
             format!("{:?} ({}{note})", s.text, percent(f64::from(s.prob)))
         })
         .collect();
-    format!(
-        "The model continued {prompt_text:?} one token at a time, feeding each choice back in: \
-         {}. The continuation: {continuation:?}.",
-        list.join(", ")
-    )
+    match translated {
+        false => format!(
+            "The model continued {prompt_text:?} one token at a time, feeding each choice back \
+             in: {}. The continuation: {continuation:?}.",
+            list.join(", ")
+        ),
+        true => format!(
+            "The encoder read the source {prompt_text:?}; the decoder translated it one token \
+             at a time, feeding each choice back in: {}. The translation: {continuation:?}.",
+            list.join(", ")
+        ),
+    }
 }
 
 #[cfg(test)]

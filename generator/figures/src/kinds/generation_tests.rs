@@ -113,3 +113,35 @@ fn a_token_chosen_from_outside_the_recorded_candidates_says_so() {
         .alt
         .contains(&format!("not among its {kept} likeliest")));
 }
+
+#[test]
+fn a_translation_shows_its_source_above_the_tokens_the_decoder_wrote() {
+    use crate::test_seq2seq::{seq2seq_trace, WRITTEN};
+    let traces = TestTraces::with("open", seq2seq_trace());
+    let figure = render(&options("prompt = \"open\""), &traces).unwrap();
+    let texts = all_texts(&figure.svg);
+    let at = |line: &str| texts.iter().position(|t| t == line);
+    let source = at("source").expect("a source line");
+    assert_eq!(texts[source + 1], "cannot open file");
+    let translation = at("translation").expect("a translation line");
+    assert_eq!(texts[translation + 1], WRITTEN.concat());
+    assert!(source < translation);
+    let labels: Vec<String> = WRITTEN.iter().map(|t| visible(t)).collect();
+    assert_eq!(texts_in(&figure.svg, "tbf-m"), labels);
+    assert!(figure
+        .svg
+        .contains("Translating “cannot open file”: the decoder writes 5 tokens"));
+    assert!(
+        figure
+            .alt
+            .starts_with("The encoder read the source \"cannot open file\"")
+            && figure
+                .alt
+                .ends_with(&format!("The translation: {:?}.", WRITTEN.concat())),
+        "{}",
+        figure.alt
+    );
+    // The rows start below the two lines; the step slider knows where.
+    let live = figure.live.unwrap();
+    assert!(live.contains("\"top\":80,"), "{live}");
+}

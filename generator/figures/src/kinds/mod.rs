@@ -4,6 +4,7 @@ mod ablation;
 mod architecture;
 mod architecture_decoder;
 mod architecture_parts;
+mod architecture_seq2seq;
 mod attention;
 mod attention_grid;
 mod attention_steps;

@@ -155,7 +155,10 @@ fn a_trace_without_logits_is_an_error_about_the_prompt() {
         "{}",
         error.message
     );
-    assert!(error.hint.unwrap().contains("tracebook trace --only bare"));
+    assert!(error
+        .hint
+        .unwrap()
+        .contains("tracebook trace --force --only bare"));
 }
 
 #[test]

@@ -95,7 +95,14 @@ fn prompt<'t>(
 
 /// The kinds that draw an encoder-decoder's trace (Marian, BART); the others read tensors
 /// only a decoder-only model's trace has, and refuse one by name.
-pub const ENCODER_DECODER_KINDS: &[&str] = &["cross-attention", "tokens"];
+pub const ENCODER_DECODER_KINDS: &[&str] = &[
+    "architecture",
+    "attention",
+    "cross-attention",
+    "tokens",
+    "generation",
+    "beam",
+];
 
 /// The traced prompt `name`, or an error with the known names.
 pub(crate) fn resolve_prompt<'t>(
@@ -159,6 +166,23 @@ impl<T> Block<'_, T> {
         }
     }
 
+    /// `key` (`layer` or `head`), which this kind requires, among the `count` `what`
+    /// ("layers") of `part` ("the encoder"): for a kind that draws one stack of an
+    /// encoder-decoder, whose two stacks need not be the same size.
+    pub fn index_in(
+        &self,
+        kind: &str,
+        (key, value): (&str, Option<i64>),
+        (count, what): (usize, &str),
+        part: &str,
+    ) -> Result<usize, FigureError> {
+        let Some(value) = value else {
+            let example = format!("{key} = 0 (0 to {})", count.saturating_sub(1));
+            return Err(missing(key, kind, &example));
+        };
+        index_of(key, value, (count, what), part)
+    }
+
     /// A token position written under `key` (`token`, or `position` for next-token):
     /// `0..T`, or `-T..=-1` counting from the end.
     pub fn token<K: Keyed>(&self, key: K) -> Result<TokenIndex, FigureError> {
@@ -182,11 +206,22 @@ impl<T> Block<'_, T> {
 }
 
 fn index(key: &str, value: i64, count: usize, what: &str) -> Result<usize, FigureError> {
+    index_of(key, value, (count, what), "the model")
+}
+
+/// `value` of `key` if it is in `0..count`, else an error that `part` ("the encoder") has
+/// `count` `what` ("layers").
+fn index_of(
+    key: &str,
+    value: i64,
+    (count, what): (usize, &str),
+    part: &str,
+) -> Result<usize, FigureError> {
     match usize::try_from(value) {
         Ok(index) if index < count => Ok(index),
         _ => Err(FigureError::at(
             key,
-            format!("{key} = {value} is out of range: the model has {count} {what}"),
+            format!("{key} = {value} is out of range: {part} has {count} {what}"),
         )
         .with_hint(format!(
             "{what} are numbered 0 to {}",

@@ -223,6 +223,8 @@ impl Seq2SeqConfig {
                     Seq2SeqKind::Bart => "learned",
                 }
                 .into(),
+                scale_embedding: Some(self.scale_embedding),
+                tie_word_embeddings: Some(self.tie_word_embeddings),
             }),
             ..Default::default()
         }

@@ -1,40 +1,29 @@
 //! An encoder-decoder's trace: the prompt is the source text. The encoder runs once over its
-//! tokens and `</s>`; the decoder translates greedily (each step's likeliest token, until
-//! `</s>` or the prompt's `generate` tokens, else the model's context); then one recorded
-//! pass of the decoder over what it wrote gives every `decoder.*` tensor, its causal mask
-//! making each position's states those the step-by-step run had. Each step's candidates are
-//! `generation`, as for a decoder-only prompt's continuation.
+//! tokens and `</s>`; the decoder writes a token at a time from the encoder's output, with
+//! the sampler a decoder-only prompt's continuation uses (greedy unless a `temperature` is
+//! given), until `</s>` or the prompt's `generate` tokens, else the model's context; then one
+//! recorded pass of the decoder over what it wrote gives every `decoder.*` tensor, its causal
+//! mask making each position's states those the step-by-step run had. Each step's candidates
+//! are `generation`, and `beams = N` records the beam-search tree from the decoder's start
+//! token (branches end at `</s>`), both as for a decoder-only prompt.
 
 use super::loaded::Seq2SeqModel;
 use crate::error::{ModelError, Result};
-use crate::recorder::TraceRecorder;
-use crate::topk::{softmax, top_k};
-use crate::tracer::{prompt_label, TraceRequest};
+use crate::generate::{grow_beam_tree, sample_steps, Step, Until};
+use crate::recorder::{NoRecorder, TraceRecorder};
+use crate::tracer::{generation, name_beam, prompt_label, TraceRequest};
+use candle_core::Tensor;
 use std::collections::BTreeMap;
-use tracebook_trace::{Candidate, GenerationStep, Token, Trace, TraceMeta, Translation};
+use tracebook_trace::{BeamTree, Token, Trace, TraceMeta, Translation};
 
 /// The trace of `request`'s source text and its translation.
 pub fn trace(model: &Seq2SeqModel, request: &TraceRequest) -> Result<Trace> {
     refuse_unsupported(request)?;
     let config = &model.config;
-    let text = &request.prompt.text;
-    let source = model.tokenizer.encode_source(text)?;
-    let limit = config.max_position_embeddings;
-    if source.len() > limit {
-        return Err(ModelError::TooLong {
-            name: prompt_label(request),
-            model: model.files.id.clone(),
-            tokens: source.len(),
-            generate: 0,
-            limit,
-        });
-    }
+    let (source, most) = read_source(model, request)?;
     let ids: Vec<u32> = source.iter().map(|t| t.id).collect();
-    let most = match request.prompt.options.generate {
-        0 => limit - 1,
-        n => n.min(limit - 1),
-    };
-    let written = model.net.translate_greedy(&ids, most)?;
+    let (steps, beam) = translate(model, &ids, request, most)?;
+    let written: Vec<u32> = steps.iter().map(|s| s.id).collect();
     let inputs: Vec<u32> = std::iter::once(config.decoder_start_token_id)
         .chain(written[..written.len() - 1].iter().copied())
         .collect();
@@ -55,13 +44,11 @@ pub fn trace(model: &Seq2SeqModel, request: &TraceRequest) -> Result<Trace> {
         patching: None,
         translation: None,
     });
-    let logits = {
+    {
         let mut recorder = TraceRecorder::new(&mut trace, |_| false);
         let memory = model.net.encode(&ids, &mut recorder)?;
-        model.net.decode(&memory, &inputs, &mut recorder)?
-    };
-    let rows = logits.to_vec2::<f32>()?;
-    let k = request.options.top_k;
+        model.net.decode(&memory, &inputs, &mut recorder)?;
+    }
     let mut texts = BTreeMap::new();
     let mut text_of = |id: u32| -> String {
         texts
@@ -69,50 +56,70 @@ pub fn trace(model: &Seq2SeqModel, request: &TraceRequest) -> Result<Trace> {
             .or_insert_with(|| model.tokenizer.token_text(id))
             .clone()
     };
-    let generation = rows
-        .iter()
-        .zip(&written)
-        .map(|(row, &id)| {
-            let probs = softmax(row);
-            GenerationStep {
-                id,
-                text: text_of(id),
-                prob: probs[id as usize],
-                top: top_k(&probs, k)
-                    .into_iter()
-                    .map(|(id, prob)| Candidate {
-                        id,
-                        text: text_of(id),
-                        prob,
-                    })
-                    .collect(),
-            }
-        })
-        .collect();
-    trace.meta.translation = Some(translation(model, &written)?);
-    trace.meta.tokens.iter().for_each(|t| {
-        text_of(t.id);
+    ids.iter().for_each(|&id| {
+        text_of(id);
     });
-    trace.meta.generation = generation;
+    name_beam(beam.as_ref(), &mut text_of);
+    trace.meta.generation = generation(&steps, &mut text_of);
+    trace.meta.translation = Some(translation(model, &written)?);
     trace.meta.token_texts = texts;
+    trace.meta.beam = beam;
     Ok(trace)
 }
 
-/// What a translation trace does not do (yet): sampling, beams, interventions.
+/// The source's tokens (`</s>` last), and the most tokens the decoder may write.
+fn read_source(model: &Seq2SeqModel, request: &TraceRequest) -> Result<(Vec<Token>, usize)> {
+    let source = model.tokenizer.encode_source(&request.prompt.text)?;
+    let limit = model.config.max_position_embeddings;
+    if source.len() > limit {
+        return Err(ModelError::TooLong {
+            name: prompt_label(request),
+            model: model.files.id.clone(),
+            tokens: source.len(),
+            generate: 0,
+            limit,
+        });
+    }
+    let most = match request.prompt.options.generate {
+        0 => limit - 1,
+        n => n.min(limit - 1),
+    };
+    Ok((source, most))
+}
+
+/// The encoder run once over the source `ids`, then the decoder step by step from its start
+/// token: the steps it wrote (each with its `top_k` candidates, until `</s>` or `most`
+/// tokens) and the beam-search tree, if the prompt asks for one.
+fn translate(
+    model: &Seq2SeqModel,
+    ids: &[u32],
+    request: &TraceRequest,
+    most: usize,
+) -> Result<(Vec<Step>, Option<BeamTree>)> {
+    let config = &model.config;
+    let memory = model.net.encode(ids, &mut NoRecorder)?;
+    let mut next = |target: &[u32]| -> Result<Tensor> {
+        let logits = model.net.decode(&memory, target, &mut NoRecorder)?;
+        Ok(logits.get(target.len() - 1)?)
+    };
+    let start = [config.decoder_start_token_id];
+    let options = &request.prompt.options;
+    let eos = Some(config.eos_token_id);
+    let until = Until { most, stop: eos };
+    let steps = sample_steps(&mut next, &start, options, until, request.options.top_k)?;
+    let beam = grow_beam_tree(&mut next, &start, options, eos)?;
+    Ok((steps, beam))
+}
+
+/// What a translation trace does not do (yet): interventions.
 fn refuse_unsupported(request: &TraceRequest) -> Result<()> {
     let o = &request.prompt.options;
-    let asked = [
-        ("temperature", o.temperature.is_some()),
-        ("top_k", o.top_k.is_some()),
-        ("top_p", o.top_p.is_some()),
-        ("beams", o.beams.is_some()),
-        ("ablate", o.ablate.is_some()),
-        ("patch", o.patch.is_some()),
-    ];
+    let asked = [("ablate", o.ablate.is_some()), ("patch", o.patch.is_some())];
     match asked.iter().find(|(_, set)| *set) {
         Some((option, _)) => Err(ModelError::Prompt(format!(
             "{} asks for `{option}`, which tracebook does not do with an encoder-decoder yet\n  \
-             hint: leave it out: the translation is greedy (`generate` caps its length)",
+             hint: leave it out: a translation takes `generate`, `temperature`, `top_k`, \
+             `top_p`, `seed` and `beams`",
             prompt_label(request)
         ))),
         None => Ok(()),

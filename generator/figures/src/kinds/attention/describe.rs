@@ -5,23 +5,24 @@ use super::matrix::Matrix;
 use super::scale::Scale;
 use super::Stage;
 use crate::format::{signed, weight};
-use crate::options::{Head, Layer};
+use crate::options::Head;
 use tracebook_trace::Token;
 
+/// The alt text of `head` of the layer `layer` names ("Layer 1", "Encoder layer 1"), over
+/// the `tokens` on show.
 pub(super) fn describe(
     matrix: &Matrix,
     scale: &Scale,
-    layer: Layer,
+    layer: &str,
     head: Head,
     tokens: &[Token],
 ) -> String {
     let quote = |i: usize| format!("{:?}", tokens[i - matrix.first].text);
     let mut out = format!(
-        "Layer {}, head {}, over {} tokens. {}",
-        layer.0,
+        "{layer}, head {}, over {} tokens. {}",
         head.0,
         tokens.len(),
-        what(scale)
+        what(scale, matrix.causal)
     );
     let last = matrix.n - 1;
     if let Some(k) = matrix.top_key(last) {
@@ -51,19 +52,33 @@ pub(super) fn describe(
 }
 
 /// The (query, key) with the highest weight among the queries' top keys, leaving out the
-/// first row (it attends only to itself) and the last (described on its own).
+/// last row (described on its own) and, when causal, the first (it attends only to itself).
 fn strongest_other_link(matrix: &Matrix) -> Option<(usize, usize)> {
     let last = matrix.n - 1;
     matrix
         .shown()
-        .skip(1)
+        .skip(usize::from(matrix.causal))
         .filter(|&q| q != last)
         .filter_map(|q| matrix.top_key(q).map(|k| (q, k)))
         .max_by(|a, b| matrix.at(a.0, a.1).total_cmp(&matrix.at(b.0, b.1)))
 }
 
-/// What the stage shows, in a sentence.
-fn what(scale: &Scale) -> String {
+/// What the stage shows, in a sentence; `causal` unless an encoder's, which masks nothing.
+fn what(scale: &Scale, causal: bool) -> String {
+    if !causal {
+        return match scale.stage {
+            Stage::Pattern => "Attention pattern: each row is a source token (the query) and how \
+                               it divides its attention, summing to 1, among every source token, \
+                               before and after it."
+                .to_string(),
+            _ => format!(
+                "Attention scores q·k/√dₕ, every one used (the encoder masks nothing), from {} \
+                 to {}.",
+                signed(-scale.limit, 2),
+                signed(scale.limit, 2)
+            ),
+        };
+    }
     match scale.stage {
         Stage::Pattern => "Attention pattern: each row is a token (the query) and how it divides \
                            its attention, summing to 1, among itself and the tokens before it."

@@ -31,14 +31,20 @@ pub(in crate::kinds) struct Axes<'a> {
 }
 
 impl<'a> Axes<'a> {
-    /// Self-attention's: queries and keys are the prompt's tokens on show, from `first`.
-    pub(super) fn square(prompt_name: &'a str, tokens: &'a [Token], first: usize) -> Axes<'a> {
+    /// Self-attention's: queries and keys are the tokens on show, from `first`; they are
+    /// prompt `highlight`'s tokens (for the page's token highlight) unless it is `None` (a
+    /// decoder's positions).
+    pub(super) fn square(
+        highlight: Option<&'a str>,
+        tokens: &'a [Token],
+        first: usize,
+    ) -> Axes<'a> {
         let texts: Vec<&str> = tokens.iter().map(|t| t.text.as_str()).collect();
         Axes {
             rows: texts.clone(),
             cols: texts,
             corner: ("query ↓", "key →"),
-            tokens: Some((prompt_name, first)),
+            tokens: highlight.map(|prompt| (prompt, first)),
         }
     }
 }

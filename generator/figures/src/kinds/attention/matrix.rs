@@ -1,6 +1,7 @@
 //! The head's matrix for `figure attention`: the stage's tensor read from the trace, checked
 //! against the prompt, and the part of it on show.
 
+use super::stack::View;
 use super::Stage;
 use crate::error::FigureError;
 use crate::options::{Head, Layer};
@@ -10,7 +11,7 @@ use crate::prompt::Prompt;
 const MAX_TOKENS: usize = 24;
 
 /// One head's matrix, queries × keys, with the part of it on show: T×T and causal for
-/// self-attention, or any shape (a decoder's positions over the source's, for
+/// self-attention (an encoder's with nothing masked), or any shape (a decoder's positions over the source's, for
 /// cross-attention) with every key open to every query.
 pub(in crate::kinds) struct Matrix {
     data: Vec<f32>,
@@ -73,23 +74,24 @@ impl Matrix {
     }
 }
 
-/// Reads the head's matrix for `stage` and checks its shape against the prompt.
+/// Reads the head's matrix for `stage` from `view`'s stack and checks its shape against the
+/// stack's tokens.
 pub(super) fn read_matrix(
     prompt: &Prompt<'_>,
-    layer: Layer,
-    head: Head,
+    view: &View<'_>,
+    (layer, head): (Layer, Head),
     stage: Stage,
 ) -> Result<Matrix, FigureError> {
     let name = match stage {
-        Stage::Pattern => format!("blocks.{}.attn.pattern", layer.0),
-        Stage::Scores | Stage::Masked => format!("blocks.{}.attn.scores", layer.0),
+        Stage::Pattern => view.tensor(layer, "pattern"),
+        Stage::Scores | Stage::Masked => view.tensor(layer, "scores"),
     };
     let tensor = prompt.tensor(&name, 3)?;
-    let n = prompt.trace.meta.tokens.len();
+    let n = view.tokens.len();
     if n == 0 {
         return Err(prompt.broken(format!("the trace of \"{}\" has no tokens", prompt.name)));
     }
-    let heads = prompt.trace.meta.model.config.n_head;
+    let heads = view.n_head;
     if tensor.shape != [heads, n, n] {
         return Err(prompt.broken(format!(
             "`{name}` has shape {:?}; a prompt of {n} tokens needs [{heads}, {n}, {n}]",
@@ -105,6 +107,6 @@ pub(super) fn read_matrix(
         n,
         cols: n,
         first: n.saturating_sub(MAX_TOKENS),
-        causal: true,
+        causal: view.causal(),
     })
 }

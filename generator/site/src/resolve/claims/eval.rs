@@ -37,6 +37,10 @@ pub const FUNCTIONS: &[(&str, &str)] = &[
         "pos",
         "pos(\" chef\"): the position of the prompt token with this text (it must be there once)",
     ),
+    (
+        "wrote",
+        "wrote(\" fichier\"): the decoder position at which an encoder-decoder wrote this token (it must be there once)",
+    ),
     ("id", "id(i): the id of prompt token i"),
     ("text", "text(id): the text of vocabulary token id"),
     ("count", "count(): the number of prompt tokens"),
@@ -223,7 +227,7 @@ impl<'a> Evaluator<'a> {
         }
         let tensor = self.trace.tensor(name).map_err(|e| {
             Problem::new(span.clone(), e.to_string()).with_hint(format!(
-                "run `tracebook trace --only {}` to rewrite the trace",
+                "run `tracebook trace --force --only {}` to rewrite the trace",
                 self.prompt
             ))
         })?;
@@ -485,36 +489,55 @@ impl<'a> Evaluator<'a> {
         }
     }
 
-    fn position_of(&self, expr: &Expr) -> Result<Val> {
+    /// `pos(text)`: the prompt token with this text; `wrote(text)` (`written`): the decoder
+    /// position of an encoder-decoder's trace at which it wrote this token.
+    fn position_of(&self, expr: &Expr, written: bool) -> Result<Val> {
         let text = match self.eval(expr)? {
             Val::Text(text) => text,
             other => return Err(self.wrong(expr, "a token's \"text\"", &other)),
         };
-        let tokens = &self.trace.meta.tokens;
-        let at: Vec<usize> = (0..tokens.len())
-            .filter(|&i| tokens[i].text == text)
-            .collect();
+        let meta = &self.trace.meta;
+        let (texts, what): (Vec<&str>, &str) = if written {
+            if meta.translation.is_none() {
+                return Err(Problem::new(
+                    expr.span.clone(),
+                    format!(
+                        "wrote() finds a token an encoder-decoder wrote, but prompt `{}` was \
+                         traced with a decoder-only model",
+                        self.prompt
+                    ),
+                )
+                .with_hint("use pos(\"text\") for a token of the prompt"));
+            }
+            let texts = meta.generation.iter().map(|g| g.text.as_str()).collect();
+            (texts, "the translation of")
+        } else {
+            (
+                meta.tokens.iter().map(|t| t.text.as_str()).collect(),
+                "prompt",
+            )
+        };
+        let at: Vec<usize> = (0..texts.len()).filter(|&i| texts[i] == text).collect();
         match at[..] {
             [one] => Ok(Val::Num {
                 value: one as f64,
                 label: Some(text),
             }),
             [] => {
-                let texts: Vec<String> = tokens.iter().map(|t| format!("{:?}", t.text)).collect();
-                let names: Vec<&str> = tokens.iter().map(|t| t.text.as_str()).collect();
-                let hint = crate::suggest::did_you_mean(&text, names.iter().copied())
+                let listed: Vec<String> = texts.iter().map(|t| format!("{t:?}")).collect();
+                let hint = crate::suggest::did_you_mean(&text, texts.iter().copied())
                     .map(|near| format!("{near} (a token's text includes its leading space)"))
-                    .unwrap_or_else(|| format!("the prompt's tokens are {}", texts.join(", ")));
+                    .unwrap_or_else(|| format!("its tokens are {}", listed.join(", ")));
                 Err(Problem::new(
                     expr.span.clone(),
-                    format!("no token of prompt `{}` is {text:?}", self.prompt),
+                    format!("no token of {what} `{}` is {text:?}", self.prompt),
                 )
                 .with_hint(hint))
             }
             _ => Err(Problem::new(
                 expr.span.clone(),
                 format!(
-                    "{text:?} is at positions {} of prompt `{}`",
+                    "{text:?} is at positions {} of {what} `{}`",
                     at.iter()
                         .map(usize::to_string)
                         .collect::<Vec<_>>()
@@ -572,7 +595,7 @@ impl<'a> Evaluator<'a> {
         let last = self.trace.meta.tokens.len().saturating_sub(1);
         let lse = self.trace.lse_at(last).map_err(|e| {
             Problem::new(span.clone(), e.to_string()).with_hint(format!(
-                "run `tracebook trace --only {}` to rewrite the trace",
+                "run `tracebook trace --force --only {}` to rewrite the trace",
                 self.prompt
             ))
         })?;
@@ -650,7 +673,8 @@ impl<'a> Evaluator<'a> {
                 })
             }
             "count" => Ok(Val::num(self.tokens() as f64)),
-            "pos" => self.position_of(&args[0]),
+            "pos" => self.position_of(&args[0], false),
+            "wrote" => self.position_of(&args[0], true),
             "target" => self.target_of(&args[0]),
             "top" => {
                 let k = self.integer(&args[0])?;

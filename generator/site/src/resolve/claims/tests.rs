@@ -340,3 +340,37 @@ fn targets_that_are_not_there_say_which_are() {
         e.message
     );
 }
+
+/// The example site's encoder-decoder trace (`traces/fichier.json`: "Error while reading the
+/// configuration file", translated by models/tracebook-tiny-en-fr).
+const FICHIER: &str = include_str!("../../../../../traces/fichier.json");
+
+#[test]
+fn wrote_finds_a_token_of_the_translation() {
+    let trace = Trace::from_json(FICHIER).unwrap();
+    let written: Vec<&str> = trace
+        .meta
+        .generation
+        .iter()
+        .map(|g| g.text.as_str())
+        .collect();
+    let at = written.iter().position(|t| *t == " fichier").unwrap();
+    let holds = |claim: &str| verdict_on(FICHIER, "fichier", claim).unwrap().holds;
+    assert!(holds(&format!("wrote(\" fichier\") == {at}")));
+    assert!(!holds(&format!("wrote(\" fichier\") == {}", at + 1)));
+    // A row of the cross-attention by what was written, a column by the source token.
+    let claim = "decoder.blocks.2.cross_attn.pattern[0, wrote(\" fichier\"), pos(\" file\")] > 0";
+    assert!(holds(claim));
+    // " de" is written twice: the position must be given as a number.
+    let twice = verdict_on(FICHIER, "fichier", "wrote(\" de\") == 2").unwrap_err();
+    assert!(
+        twice.message.contains("of the translation of `fichier`"),
+        "{}",
+        twice.message
+    );
+    let absent = verdict_on(FICHIER, "fichier", "wrote(\"fichier\") == 2").unwrap_err();
+    assert!(absent.hint.unwrap().contains(" fichier"));
+    // A decoder-only trace wrote no translation.
+    let e = verdict_on(HE_LOVED, "he_loved", "wrote(\" his\") == 0").unwrap_err();
+    assert!(e.message.contains("decoder-only"), "{}", e.message);
+}

@@ -164,6 +164,8 @@ fn evaluate_as_is(call: &Call, cx: &EvalContext<'_>) -> Result<Option<Value>, Pr
     let value = match &call.query {
         Query::Count => Value::Integer(trace.meta.tokens.len() as i64),
         Query::Token(i) => Value::Token(trace.meta.tokens[on.position(i)?].text.clone()),
+        Query::Translation => Value::Text(on.translation()?.text.clone()),
+        Query::Written(i) => Value::Token(trace.meta.generation[on.written(i)?].text.clone()),
         Query::Id(i) => Value::Integer(i64::from(trace.meta.tokens[on.position(i)?].id)),
         Query::Top(rank) => Value::Token(on.token_text(on.top_id(rank)?)?),
         Query::TopProb(rank) => {
@@ -339,6 +341,44 @@ struct On<'a> {
 }
 
 impl On<'_> {
+    /// The translation of an encoder-decoder's trace, or why there is none.
+    fn translation(&self) -> Result<&tracebook_trace::Translation, Problem> {
+        self.trace.meta.translation.as_ref().ok_or_else(|| {
+            Problem::new(
+                self.span.clone(),
+                format!(
+                    "prompt `{}` was traced with a decoder-only model ({}), which writes no \
+                     translation",
+                    self.name,
+                    self.trace.meta.model.shown()
+                ),
+            )
+            .with_hint(
+                "`translation` and `written` read an encoder-decoder's trace (Marian, BART); \
+                 for a decoder-only model's continuation use `top`, or a `generation` figure",
+            )
+        })
+    }
+
+    /// The decoder position `index` of an encoder-decoder's trace (negative from the end).
+    fn written(&self, index: &Index) -> Result<usize, Problem> {
+        self.translation()?;
+        let n = self.trace.meta.generation.len();
+        resolve(index.value, n).ok_or_else(|| {
+            Problem::new(
+                index.span.clone(),
+                format!(
+                    "position {} is out of range: the translation of `{}` has {n} tokens",
+                    index.value, self.name
+                ),
+            )
+            .with_hint(format!(
+                "positions go from 0 to {}, or from -{n} to -1 counting from the end",
+                n as i64 - 1
+            ))
+        })
+    }
+
     fn position(&self, index: &Index) -> Result<usize, Problem> {
         let n = self.trace.meta.tokens.len();
         resolve(index.value, n).ok_or_else(|| {
@@ -494,7 +534,7 @@ impl On<'_> {
             .unwrap_or_default()
             .to_string();
         Problem::new(self.span.clone(), message).with_hint(format!(
-            "run `tracebook trace --only {}` to rewrite the trace",
+            "run `tracebook trace --force --only {}` to rewrite the trace",
             self.name
         ))
     }

@@ -6,6 +6,8 @@ pub enum Value {
     Integer(i64),
     /// A token's text (shown with visible escapes for line breaks and tabs).
     Token(String),
+    /// A text the model wrote (a translation), shown as prose.
+    Text(String),
     /// A probability in [0, 1], shown as a percentage.
     Probability(f64),
     /// A tensor entry.
@@ -63,6 +65,7 @@ impl Value {
         match self {
             Value::Integer(n) => n.to_string(),
             Value::Token(text) => visible(text),
+            Value::Text(text) => text.clone(),
             // One rounding for every percentage of the site: the figures' (and tracebook.js's).
             Value::Probability(p) => tracebook_figures::percent(*p),
             Value::Number(x) => significant(f64::from(*x), 4),
@@ -84,6 +87,7 @@ impl Value {
         match self {
             Value::Formatted { inner, .. } => inner.class(),
             Value::Token(_) => "tb-value tb-token",
+            Value::Text(_) => "tb-value tb-text",
             Value::Sum(_) => "tb-value tb-number tb-sum",
             _ => "tb-value tb-number",
         }
@@ -96,6 +100,7 @@ impl Value {
         match self {
             Value::Integer(_) => "a whole number",
             Value::Token(_) => "a token",
+            Value::Text(_) => "a text",
             Value::Probability(_) => "a probability",
             Value::Number(_) | Value::Formatted { .. } => "a number",
             Value::Shape(_) => "a shape",

@@ -17,6 +17,10 @@ pub struct Arg {
 pub enum Query {
     Count,
     Token(Index),
+    /// `{{ translation PROMPT }}`: an encoder-decoder's translation of the prompt.
+    Translation,
+    /// `{{ written PROMPT POSITION }}`: the token an encoder-decoder wrote at that position.
+    Written(Index),
     Id(Index),
     Top(Index),
     TopProb(Index),
@@ -78,6 +82,8 @@ const FORMATS: &str = "`| percent` or `| digits(N)` (N from 1 to 8)";
 pub const FUNCTIONS: &[(&str, &str)] = &[
     ("count", "{{ count PROMPT }}"),
     ("token", "{{ token PROMPT POSITION }}"),
+    ("translation", "{{ translation PROMPT }}"),
+    ("written", "{{ written PROMPT POSITION }}"),
     ("id", "{{ id PROMPT POSITION }}"),
     ("top", "{{ top PROMPT RANK }}"),
     ("top_prob", "{{ top_prob PROMPT RANK }}"),
@@ -216,7 +222,11 @@ fn parse_inner(text: &str, range: Range<usize>, inner: Range<usize>) -> Result<C
     if name == "cite" {
         return cite(range, args, usage);
     }
-    let wanted = if name == "count" { 1 } else { 2 };
+    let wanted = if name == "count" || name == "translation" {
+        1
+    } else {
+        2
+    };
     if args.len() != wanted {
         let message = format!(
             "`{name}` takes {wanted} argument{}, not {}",
@@ -329,10 +339,14 @@ fn sum(range: Range<usize>, mut args: Vec<Arg>, usage: &str) -> Result<Call, Pro
 
 fn query(name: &str, arg: Option<Arg>, usage: &str) -> Result<Query, Problem> {
     let Some(arg) = arg else {
-        return Ok(Query::Count);
+        return Ok(match name {
+            "translation" => Query::Translation,
+            _ => Query::Count,
+        });
     };
     Ok(match name {
         "token" => Query::Token(integer(&arg, usage)?),
+        "written" => Query::Written(integer(&arg, usage)?),
         "id" => Query::Id(integer(&arg, usage)?),
         "top" => Query::Top(rank(&arg, usage)?),
         "top_prob" => Query::TopProb(rank(&arg, usage)?),

@@ -26,6 +26,10 @@ import torch
 import transformers
 from transformers import BartForConditionalGeneration, MarianMTModel
 
+sys.path.insert(0, os.path.dirname(__file__))
+from make_family_fixtures import heads  # noqa: E402
+from make_fixtures import sample  # noqa: E402
+
 SAMPLES = 96
 # Token ids of the tiny models' vocabulary of 96 (no tokenizer: ids are what the forward reads).
 SOURCE = [5, 17, 42, 8, 63, 21, 9, 77, 30, 0]
@@ -43,20 +47,6 @@ VARIANTS = {
     "bart_scaled": ("bart", {"scale_embedding": True, "activation_function": "relu"}),
     "bart_untied": ("bart", {"tie_word_embeddings": False}),
 }
-
-
-def sample(tensor, m):
-    flat = tensor.detach().reshape(-1).float().tolist()
-    n = len(flat)
-    if n <= m:
-        return flat
-    return [flat[(i * (n - 1)) // (m - 1)] for i in range(m)]
-
-
-def heads(x, n):
-    """[1, T, n * dh] -> [n, T, dh]"""
-    _, t, w = x.shape
-    return x[0].reshape(t, n, w // n).transpose(0, 1)
 
 
 def capture(model, source, target):

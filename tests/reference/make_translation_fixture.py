@@ -16,18 +16,16 @@ Usage (in a venv with torch, transformers, tokenizers, safetensors):
 import argparse
 import hashlib
 import json
+import os
+import sys
 
 import torch
 import transformers
 from tokenizers import Tokenizer
 from transformers import MarianMTModel
 
-
-def sample(values, m):
-    n = len(values)
-    if n <= m:
-        return values
-    return [values[(i * (n - 1)) // (m - 1)] for i in range(m)]
+sys.path.insert(0, os.path.dirname(__file__))
+from make_fixtures import sample  # noqa: E402
 
 
 def main():
@@ -59,7 +57,7 @@ def main():
             "translation": tokenizer.decode(written, skip_special_tokens=True),
             "top_ids": top.indices.tolist(),
             "top_logits": top.values.tolist(),
-            "last_logits": sample(logits[-1].tolist(), args.samples),
+            "last_logits": sample(logits[-1], args.samples),
         })
     with open(f"{args.model_dir}/model.safetensors", "rb") as f:
         sha = hashlib.sha256(f.read()).hexdigest()

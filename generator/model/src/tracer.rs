@@ -24,22 +24,16 @@ pub struct TraceRequest<'a> {
 pub fn trace(model: &Model, request: &TraceRequest) -> Result<Trace> {
     let tokens = tokenize(model, request)?;
     let ids: Vec<u32> = tokens.iter().map(|t| t.id).collect();
-    let mut trace = Trace::new(TraceMeta {
-        tool: format!("tracebook {}", env!("CARGO_PKG_VERSION")),
-        name: request.name.to_string(),
-        model: model.info(),
-        prompt: request.prompt.clone(),
-        options: request.options.clone(),
+    let mut meta = TraceMeta::new(
+        format!("tracebook {}", env!("CARGO_PKG_VERSION")),
+        request.name,
+        model.info(),
+        request.prompt.clone(),
+        request.options.clone(),
         tokens,
-        generation: Vec::new(),
-        token_texts: BTreeMap::new(),
-        training: model.training.clone(),
-        merges: Vec::new(),
-        beam: None,
-        ablation: None,
-        patching: None,
-        translation: None,
-    });
+    );
+    meta.training = model.training.clone();
+    let mut trace = Trace::new(meta);
     // Each tensor is encoded as the forward pass records it; only the residual streams the
     // logit lens reads stay as f32.
     let mut recorder = TraceRecorder::new(&mut trace, |name| name.ends_with(".resid_post"));

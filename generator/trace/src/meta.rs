@@ -279,6 +279,36 @@ pub struct TraceMeta {
     pub translation: Option<Translation>,
 }
 
+impl TraceMeta {
+    /// The meta of a trace about to be recorded: who made it, of what, and the prompt's
+    /// tokens; what the run adds (generation, token texts, experiments) starts empty.
+    pub fn new(
+        tool: String,
+        name: &str,
+        model: ModelInfo,
+        prompt: PromptSpec,
+        options: TraceOptions,
+        tokens: Vec<Token>,
+    ) -> TraceMeta {
+        TraceMeta {
+            tool,
+            name: name.to_string(),
+            model,
+            prompt,
+            options,
+            tokens,
+            generation: Vec::new(),
+            token_texts: BTreeMap::new(),
+            training: None,
+            merges: Vec::new(),
+            beam: None,
+            ablation: None,
+            patching: None,
+            translation: None,
+        }
+    }
+}
+
 /// The decoder's side of an encoder-decoder trace.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
 #[serde(deny_unknown_fields)]

@@ -28,22 +28,15 @@ pub fn trace(model: &Seq2SeqModel, request: &TraceRequest) -> Result<Trace> {
         .chain(written[..written.len() - 1].iter().copied())
         .collect();
 
-    let mut trace = Trace::new(TraceMeta {
-        tool: format!("tracebook {}", env!("CARGO_PKG_VERSION")),
-        name: request.name.to_string(),
-        model: model.info(),
-        prompt: request.prompt.clone(),
-        options: request.options.clone(),
-        tokens: source,
-        generation: Vec::new(),
-        token_texts: BTreeMap::new(),
-        training: None,
-        merges: Vec::new(),
-        beam: None,
-        ablation: None,
-        patching: None,
-        translation: None,
-    });
+    let meta = TraceMeta::new(
+        format!("tracebook {}", env!("CARGO_PKG_VERSION")),
+        request.name,
+        model.info(),
+        request.prompt.clone(),
+        request.options.clone(),
+        source,
+    );
+    let mut trace = Trace::new(meta);
     {
         let mut recorder = TraceRecorder::new(&mut trace, |_| false);
         let memory = model.net.encode(&ids, &mut recorder)?;

@@ -177,3 +177,119 @@ fn the_browser_model_predicts_what_the_site_s_model_predicts() {
         }
     }
 }
+
+/// A session over an encoder-decoder's files in memory (models/tracebook-tiny-en-fr).
+fn translation_session(weights: &[u8]) -> Session {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("models/tracebook-tiny-en-fr");
+    let read = |name: &str| std::fs::read_to_string(root.join(name)).unwrap();
+    let (config, tokenizer) = (read("config.json"), read("tokenizer.json"));
+    let bytes = ModelBytes {
+        id: "models/tracebook-tiny-en-fr",
+        config_json: &config,
+        weights,
+        tokenizer_json: Some(&tokenizer),
+        training: None,
+    };
+    let options = TraceOptions {
+        precision: Precision::F32,
+        top_k: 20,
+    };
+    Session::from_bytes(&bytes, options).unwrap()
+}
+
+fn source(text: &str) -> PromptSpec {
+    PromptSpec {
+        text: text.to_string(),
+        options: PromptOptions::default(),
+        model: None,
+        model_name: None,
+    }
+}
+
+/// An encoder-decoder in the reader's page: the session translates a source text as
+/// `tracebook trace` does and draws the encoder-decoder figures from it byte for byte as the
+/// build draws them from the binary's trace file.
+#[test]
+fn the_session_translates_and_draws_what_the_build_draws() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let model = root.join("models/tracebook-tiny-en-fr");
+    let text = "Error while reading the configuration file";
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("mine.json");
+    let args = [
+        "trace",
+        "--model",
+        model.to_str().unwrap(),
+        "--prompt",
+        text,
+        "--out",
+        out.to_str().unwrap(),
+        "--precision",
+        "f32",
+    ];
+    cli::ok(&cli::run(dir.path(), &args), "trace");
+    let mut written = Trace::read(&out).unwrap();
+    written.meta.model.id = "models/tracebook-tiny-en-fr".to_string();
+    let written = One(written);
+
+    let weights = std::fs::read(model.join("model.safetensors")).unwrap();
+    let mut session = translation_session(&weights);
+    let tokens = session.tokenize(text, false).unwrap();
+    assert_eq!(
+        tokens.last().unwrap().text,
+        "</s>",
+        "the source ends with </s>"
+    );
+    let traced = session.trace(NAME, &source(text)).unwrap();
+    let translation = traced.meta.translation.as_ref().unwrap();
+    assert_eq!(
+        translation.text,
+        written.0.meta.translation.as_ref().unwrap().text
+    );
+    for (kind, extra) in [
+        ("cross-attention", "layer = 2\n"),
+        ("attention", "stack = \"encoder\"\nlayer = 1\nhead = 2\n"),
+        ("attention", "stack = \"decoder\"\nlayer = 2\nhead = 1\n"),
+        ("generation", ""),
+        ("architecture", ""),
+    ] {
+        let body = format!("prompt = \"{NAME}\"\n{extra}");
+        let options: toml::Table = toml::from_str(&body).unwrap();
+        let build = tracebook_figures::render(kind, &options, &written).unwrap();
+        let live = session.figure(kind, &body).unwrap();
+        assert_eq!(live.svg, build.svg, "{kind}");
+    }
+    assert!(session.forward(&[1, 2]).is_err(), "no bench forward");
+}
+
+/// The browser model of the encoder-decoder (int8 and f16, as `[live] precision` writes it)
+/// translates the example article's source texts as the model's own weights do.
+#[test]
+fn the_browser_translation_model_writes_what_the_model_writes() {
+    use tracebook_site::live::browser_model::{convert, locate};
+    use tracebook_site::LivePrecision;
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let source_model = locate("models/tracebook-tiny-en-fr", root).unwrap();
+    let exact = std::fs::read(root.join("models/tracebook-tiny-en-fr/model.safetensors")).unwrap();
+    let texts = [
+        "Error while reading the configuration file",
+        "access method \"%s\" already exists",
+        "File not found",
+        "cannot open file %s",
+    ];
+    let translate = |weights: &[u8], text: &str| {
+        let mut session = translation_session(weights);
+        let trace = session.trace(NAME, &source(text)).unwrap();
+        trace.meta.translation.clone().unwrap().text
+    };
+    for precision in [LivePrecision::Int8, LivePrecision::F16] {
+        let browser = convert(&source_model, precision).unwrap();
+        for text in texts {
+            assert_eq!(
+                translate(&browser, text),
+                translate(&exact, text),
+                "{precision:?}, {text:?}"
+            );
+        }
+    }
+}

@@ -70,7 +70,7 @@ impl Live {
     /// for figures of the training run.
     pub fn set_training(&mut self, training_json: &str) -> Result<(), JsError> {
         let training: TrainingSummary = parse_json(training_json, "the training summary")?;
-        self.session.model_mut().training = Some(training);
+        self.session.set_training(training);
         Ok(())
     }
 
@@ -155,7 +155,7 @@ impl Live {
 
     /// The model's context length: a prompt and its generated tokens fit in it.
     pub fn context(&self) -> usize {
-        self.session.model().config.n_positions()
+        self.session.context()
     }
 }
 

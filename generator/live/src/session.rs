@@ -1,14 +1,15 @@
-//! A live session: one model in memory, the prompts traced so far, figures drawn from them.
+//! A live session: one model in memory (decoder-only or encoder-decoder), the prompts traced
+//! so far, figures drawn from them.
 
 use crate::error::LiveError;
 use std::collections::BTreeMap;
 use tracebook_figures::{Figure, LiveCache, PageFigure, SharedScale, Traces};
-use tracebook_model::{trace, Model, ModelBytes, ModelError, TensorRecorder, TraceRequest};
-use tracebook_trace::{PromptSpec, Token, Trace, TraceOptions};
+use tracebook_model::{AnyModel, ModelBytes, ModelError, TensorRecorder, TraceRequest};
+use tracebook_trace::{PromptSpec, Token, Trace, TraceOptions, TrainingSummary};
 
 /// The site's model and the traces of the reader's prompts, by the prompt name they stand in for.
 pub struct Session {
-    model: Model,
+    model: AnyModel,
     options: TraceOptions,
     traces: BTreeMap<String, Trace>,
     /// Numbers figures with controls share (next-token, temperature, sampling on one prompt).
@@ -18,7 +19,7 @@ pub struct Session {
 impl Session {
     /// A session over `model`, tracing as the site's `[trace]` options say (precision, top_k),
     /// so a live trace holds the values a trace file of the site would.
-    pub fn new(model: Model, options: TraceOptions) -> Session {
+    pub fn new(model: AnyModel, options: TraceOptions) -> Session {
         Session {
             model,
             options,
@@ -27,18 +28,23 @@ impl Session {
         }
     }
 
-    /// A session over a model whose files are in memory (see [`Model::from_bytes`]).
+    /// A session over a model whose files are in memory (see [`AnyModel::from_bytes`]).
     pub fn from_bytes(bytes: &ModelBytes, options: TraceOptions) -> Result<Session, LiveError> {
-        Ok(Session::new(Model::from_bytes(bytes)?, options))
+        Ok(Session::new(AnyModel::from_bytes(bytes)?, options))
     }
 
-    pub fn model(&self) -> &Model {
+    pub fn model(&self) -> &AnyModel {
         &self.model
     }
 
-    /// The model, e.g. to give it the training summary the site's traces carry.
-    pub fn model_mut(&mut self) -> &mut Model {
-        &mut self.model
+    /// Gives the model the training summary the site's traces of it carry.
+    pub fn set_training(&mut self, training: TrainingSummary) {
+        self.model.set_training(training);
+    }
+
+    /// The most positions a prompt and what is written after it may take.
+    pub fn context(&self) -> usize {
+        self.model.context()
     }
 
     pub fn options(&self) -> &TraceOptions {
@@ -75,7 +81,7 @@ impl Session {
             prompt,
             options: self.options.clone(),
         };
-        let traced = trace(&self.model, &request).map_err(|e| match e {
+        let traced = self.model.trace(&request).map_err(|e| match e {
             ModelError::TooLong {
                 tokens,
                 generate,
@@ -152,8 +158,13 @@ impl Session {
     /// against the native one (`tracebook dev bench-forward`); returns how many tensors were
     /// recorded.
     pub fn forward(&self, ids: &[u32]) -> Result<usize, LiveError> {
+        let AnyModel::Decoder(model) = &self.model else {
+            return Err(LiveError::Prompt(
+                "the forward pass is timed on decoder-only models".into(),
+            ));
+        };
         // Checked here: candle panics on no tokens, and a panic ends a WebAssembly module.
-        let config = &self.model.config;
+        let config = &model.config;
         if ids.is_empty() || ids.len() > config.n_positions() {
             return Err(LiveError::Prompt(format!(
                 "a forward pass takes 1 to {} tokens, not {}",
@@ -168,17 +179,13 @@ impl Session {
             )));
         }
         let mut recorder = TensorRecorder::default();
-        self.model.net.forward(ids, &mut recorder)?;
+        model.net.forward(ids, &mut recorder)?;
         Ok(recorder.tensors.len())
     }
 
     /// The tokens the model sees for `text` (with special tokens read as such if `special`).
     pub fn tokenize(&self, text: &str, special: bool) -> Result<Vec<Token>, LiveError> {
-        Ok(self
-            .model
-            .tokenizer
-            .encode_as(text, special)
-            .map_err(ModelError::from)?)
+        Ok(self.model.tokenize(text, special)?)
     }
 }
 

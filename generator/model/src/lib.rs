@@ -8,7 +8,6 @@
 //! forward pass, recorder, generation and [`trace`] (the `live` crate runs it in the browser).
 
 pub mod activation;
-#[cfg(feature = "native")]
 pub mod any_model;
 pub mod config;
 pub mod derived;
@@ -28,13 +27,11 @@ pub mod train;
 pub mod transformer;
 pub mod weights;
 
-#[cfg(feature = "native")]
 pub use any_model::AnyModel;
 pub use config::{DecoderConfig, Family, Gpt2Config, ModelConfig};
 pub use error::{ModelError, Result};
 pub use model::{Model, ModelBytes};
 pub use recorder::{NoRecorder, Recorder, TensorRecorder};
-#[cfg(feature = "native")]
 pub use seq2seq::loaded::Seq2SeqModel;
 #[cfg(feature = "native")]
 pub use source::resolve;

@@ -12,10 +12,17 @@
 //!
 //! Options: `prompt`, `caption`, `layer` (default: every layer), `tokens` (last tokens
 //! per tile: for one layer default 12, at most 24; for every layer default 8, at most 10).
+//!
+//! An encoder-decoder's trace (Marian, BART) needs `stack`, as `attention` does (see
+//! `attention::stack`): "encoder" tiles the encoder's layers and heads over the source
+//! tokens, every cell open (nothing is masked); "decoder" tiles the decoder's causal
+//! self-attention over the positions it read, which are not the prompt's tokens and so are
+//! not highlighted with them.
 
 mod axes;
 mod describe;
 
+use super::attention::stack::{Stack, View};
 use super::strips::{window, WIDTH};
 use crate::draw::{note, text, Cells};
 use crate::error::FigureError;
@@ -39,6 +46,8 @@ const GAP: f64 = 3.0;
 struct Grid {
     layers: Vec<usize>,
     patterns: Vec<Checked>,
+    /// Whether a query sees only the keys up to it (all but an encoder's).
+    causal: bool,
     /// The token positions shown, ascending: the last ones, and the first token in front of
     /// them when the window leaves it out (heads often rest on it).
     shown: Vec<usize>,
@@ -85,6 +94,7 @@ pub(super) struct Opts {
     /// One layer; every layer when absent.
     layer: Option<LayerKey>,
     tokens: Option<Tokens>,
+    stack: Option<Stack>,
 }
 
 pub fn render(
@@ -93,65 +103,84 @@ pub fn render(
     shared: Option<&SharedScale>,
 ) -> Result<(Figure, Domain), FigureError> {
     let block = Block::<Opts>::read(KIND, table, traces)?;
-    let layer = block.layer_or_all(block.options.layer)?;
+    let view = View::of(&block.prompt, block.options.stack, KIND)?;
+    let layer = view.layer_or_all(&block, KIND, block.options.layer)?;
     let (prompt, caption) = (block.prompt, block.caption);
     // Every layer's tiles are small and many: fewer tokens keep the file small.
     let most = if layer.is_some() { 24 } else { 10 };
     let default = if layer.is_some() { 12 } else { 8 };
     let tokens = capped(block.options.tokens, default, most)?;
-    let grid = read(&prompt, layer, tokens)?;
+    let grid = read(&prompt, &view, layer, tokens)?;
     let ramp = Ramp::unit();
+    // The decoder's positions are not the prompt's tokens: they take no highlight.
+    let highlight = view.prompt_tokens().then_some(prompt.name.as_str());
     let mut body = labels(&grid);
-    body.extend(axes::tokens(&grid, &prompt.name));
+    body.extend(axes::tokens(&grid, highlight));
     body.extend(tiles(&grid, &ramp));
-    body.extend(markers(&grid, &prompt.name));
+    body.extend(markers(&grid, highlight));
     let mut lines: Vec<String> = shared::note(shared).into_iter().collect();
-    lines.extend(tile_notes(
-        &grid,
-        prompt.trace.meta.tokens.len(),
-        layer.is_none(),
-    ));
+    lines.extend(tile_notes(&grid, &view, layer.is_none()));
     let height = legend_and_notes(&grid, &ramp, lines, &mut body);
-    let heads = grid.heads();
     let canvas = Canvas {
         kind: KIND,
         width: WIDTH,
         height,
-        title: match layer {
-            Some(l) => format!("Attention patterns of every head in layer {}", l.0),
-            None => format!(
-                "Attention patterns of all {} heads",
-                grid.layers.len() * heads
-            ),
-        },
-        desc: describe::describe(&prompt, &grid),
+        title: title(&grid, &view, layer),
+        desc: describe::describe(&view, &grid),
         css: ramp.css(),
     };
     Ok((Figure::new(canvas, body, caption, &prompt), Domain::Unit))
 }
 
-/// The patterns of `layer` (every layer when `None`) over at most `tokens` positions, laid
-/// out as tiles.
-fn read(prompt: &Prompt<'_>, layer: Option<Layer>, tokens: usize) -> Result<Grid, FigureError> {
-    let config = prompt.config();
-    let n = prompt.tokens()?.len();
-    let layers: Vec<usize> = match layer {
-        Some(Layer(l)) => vec![l],
-        None => (0..config.n_layer).collect(),
-    };
-    let heads = config.n_head;
-    let patterns = layers
-        .iter()
-        .map(|l| prompt.shaped(&format!("blocks.{l}.attn.pattern"), &[heads, n, n]))
-        .collect::<Result<Vec<_>, _>>()?;
-    let shown = positions(n, tokens);
-    let labels = axes::labels(&prompt.trace.meta.tokens, &shown);
-    Ok(layout(layers, patterns, shown, labels))
+/// The figure's title: the heads of one layer, or all of them, naming the stack if any.
+fn title(grid: &Grid, view: &View<'_>, layer: Option<Layer>) -> String {
+    match (layer, view.stack) {
+        (Some(l), None) => format!("Attention patterns of every head in layer {}", l.0),
+        (Some(l), Some(_)) => format!(
+            "Attention patterns of every head in {}",
+            view.layer_words(l).to_lowercase()
+        ),
+        (None, stack) => format!(
+            "Attention patterns of all {} heads{}",
+            grid.layers.len() * grid.heads(),
+            stack.map_or(String::new(), |s| format!(" of the {}", s.word()))
+        ),
+    }
 }
 
-/// Where each tile's cells are, for the page's token highlighting: the consecutive run of
-/// the last tokens (after the first token's row and column when it is set in front).
-fn markers(grid: &Grid, prompt_name: &str) -> Vec<Element> {
+/// The patterns of `layer` (every layer when `None`) of `view`'s stack over at most
+/// `tokens` positions, laid out as tiles.
+fn read(
+    prompt: &Prompt<'_>,
+    view: &View<'_>,
+    layer: Option<Layer>,
+    tokens: usize,
+) -> Result<Grid, FigureError> {
+    let n = view.tokens.len();
+    if n == 0 {
+        return Err(prompt.broken(format!("the trace of \"{}\" has no tokens", prompt.name)));
+    }
+    let layers: Vec<usize> = match layer {
+        Some(Layer(l)) => vec![l],
+        None => (0..view.n_layer).collect(),
+    };
+    let heads = view.n_head;
+    let patterns = layers
+        .iter()
+        .map(|&l| prompt.shaped(&view.tensor(Layer(l), "pattern"), &[heads, n, n]))
+        .collect::<Result<Vec<_>, _>>()?;
+    let shown = positions(n, tokens);
+    let labels = axes::labels(view.tokens, &shown);
+    Ok(layout((layers, patterns, view.causal()), shown, labels))
+}
+
+/// Where each tile's cells are, for the page's token highlighting (none without
+/// `highlight`, the prompt's name): the consecutive run of the last tokens (after the first
+/// token's row and column when it is set in front).
+fn markers(grid: &Grid, highlight: Option<&str>) -> Vec<Element> {
+    let Some(prompt_name) = highlight else {
+        return Vec::new();
+    };
     let run = grid.shown.len() - usize::from(grid.gap());
     let skip = (grid.shown.len() - run) as f64 * grid.cell;
     let first = grid.shown[grid.shown.len() - run];
@@ -196,9 +225,10 @@ fn legend_and_notes(grid: &Grid, ramp: &Ramp, lines: Vec<String>, body: &mut Vec
     height
 }
 
-/// What a tile shows, of a prompt of `n` tokens, and with `every_layer` which rows and
-/// columns are which.
-fn tile_notes(grid: &Grid, n: usize, every_layer: bool) -> Vec<String> {
+/// What a tile shows, of `view`'s tokens, and with `every_layer` which rows and columns are
+/// which.
+fn tile_notes(grid: &Grid, view: &View<'_>, every_layer: bool) -> Vec<String> {
+    let n = view.tokens.len();
     let mut what = vec![if grid.gap() {
         format!(
             "each tile: queries ↓ × keys →, the first token, then the last {} of {n}",
@@ -212,7 +242,9 @@ fn tile_notes(grid: &Grid, n: usize, every_layer: bool) -> Vec<String> {
     }];
     if every_layer {
         what.push(format!(
-            "rows: layers 0–{}; columns: heads 0–{}",
+            "rows: {}layers 0–{}; columns: heads 0–{}",
+            view.stack
+                .map_or(String::new(), |s| format!("{} ", s.word())),
             grid.layers.len() - 1,
             grid.heads() - 1
         ));
@@ -230,9 +262,10 @@ fn positions(n: usize, max: usize) -> Vec<usize> {
     std::iter::once(0).chain(window(n, max - 1)).collect()
 }
 
+/// The tiles of `patterns` (one per layer in `layers`, causal or not) over the `shown`
+/// positions, with their `labels`.
 fn layout(
-    layers: Vec<usize>,
-    patterns: Vec<Checked>,
+    (layers, patterns, causal): (Vec<usize>, Vec<Checked>, bool),
     shown: Vec<usize>,
     labels: Vec<Shown>,
 ) -> Grid {
@@ -264,6 +297,7 @@ fn layout(
     Grid {
         layers,
         patterns,
+        causal,
         tile: cell * shown.len() as f64,
         cell,
         columns,
@@ -305,7 +339,8 @@ fn labels(grid: &Grid) -> Vec<Element> {
     vec![group]
 }
 
-/// Each tile's causal triangle in the lightest colour, then its weights of 0.1 and more.
+/// Each tile's open cells in the lightest colour (the causal triangle, or with nothing
+/// masked the whole square), then its weights of 0.1 and more.
 fn tiles(grid: &Grid, ramp: &Ramp) -> Vec<Element> {
     let mut triangles = String::new();
     let mut cells = Cells::default();
@@ -314,12 +349,17 @@ fn tiles(grid: &Grid, ramp: &Ramp) -> Vec<Element> {
         for head in 0..grid.heads() {
             let (x, y) = grid.origin(row, head);
             triangles.push_str(&format!("M{} {}", number(x, 1), number(y, 1)));
-            for _ in &grid.shown {
-                triangles.push_str(&format!("h{0}v{0}", number(c, 1)));
+            if grid.causal {
+                for _ in &grid.shown {
+                    triangles.push_str(&format!("h{0}v{0}", number(c, 1)));
+                }
+            } else {
+                triangles.push_str(&format!("h{0}v{0}", number(grid.tile, 1)));
             }
             triangles.push_str(&format!("H{}Z", number(x, 1)));
             for (i, &q) in grid.shown.iter().enumerate() {
-                for (j, &k) in grid.shown.iter().enumerate().take(i + 1) {
+                let open = if grid.causal { i + 1 } else { grid.shown.len() };
+                for (j, &k) in grid.shown.iter().enumerate().take(open) {
                     let bin = ramp.bin_of_unit(pattern.at(&[head, q, k]));
                     if bin > 0 {
                         cells.add(bin, x + j as f64 * c, y + i as f64 * c, c);
@@ -339,3 +379,7 @@ fn tiles(grid: &Grid, ramp: &Ramp) -> Vec<Element> {
 #[cfg(test)]
 #[path = "attention_grid_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "attention_grid_stack_tests.rs"]
+mod stack_tests;

@@ -7,7 +7,13 @@
 //! Options: `prompt`, `caption`, `layer`, `head` (both required), `token` (the query,
 //! default -1), `dims` (value dimensions shown, default 2, at most 3). Queries with more
 //! than 12 keys show the 11 weightiest keys and one row for the rest.
+//!
+//! An encoder-decoder's trace (Marian, BART) needs `stack`, as `attention` does (see
+//! `attention::stack`): "encoder" works a source token's query over every source token (no
+//! mask; the encoder's layers and heads), "decoder" a decoder position's over the positions
+//! up to it (`token` counts the positions the decoder read, `<pad>` first).
 
+use super::attention::stack::{Stack, View};
 use crate::draw::{line, note, rect, text};
 use crate::error::FigureError;
 use crate::figure::Figure;
@@ -18,6 +24,7 @@ use crate::svg::{Canvas, Css, Element, Font};
 use crate::token_text::{fitted, visible, Shown};
 use crate::Traces;
 use serde::Deserialize;
+use tracebook_trace::Token;
 
 pub const KIND: &str = "attention-steps";
 
@@ -56,22 +63,24 @@ pub(super) struct Opts {
     #[serde(default)]
     token: TokenKey,
     dims: Option<Dims>,
+    stack: Option<Stack>,
 }
 
 pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, FigureError> {
     let block = Block::<Opts>::read(KIND, table, traces)?;
-    let layer = block.layer(KIND, block.options.layer)?;
-    let head = block.head(KIND, block.options.head)?;
-    let t = block.token(block.options.token)?.0;
+    let view = View::of(&block.prompt, block.options.stack, KIND)?;
+    let keys = (block.options.layer, block.options.head);
+    let (layer, head) = view.layer_head(&block, KIND, keys)?;
+    let t = view.token(&block, block.options.token)?;
     let (prompt, caption) = (block.prompt, block.caption);
-    let config = prompt.config();
-    let dh = config.n_embd / config.n_head.max(1);
+    let dh = prompt.config().n_embd / view.n_head.max(1);
     let dims = capped(block.options.dims, 2, 3.min(dh))?;
-    let worked = work(&prompt, layer, head, t, dims)?;
-    let query = visible(&prompt.trace.meta.tokens[t].text);
+    let worked = work(&prompt, &view, (layer, head), t, dims)?;
+    let query = visible(&view.tokens[t].text);
+    // "layer 1", or with a stack "encoder layer 1".
+    let words = view.layer_words(layer).to_lowercase();
     let headline = format!(
-        "query {query} (token {t}) · layer {}, head {} · dₕ = {dh}, √dₕ = {}",
-        layer.0,
+        "query {query} (token {t}) · {words}, head {} · dₕ = {dh}, √dₕ = {}",
         head.0,
         signed(worked.root_dh, 2)
     );
@@ -82,61 +91,63 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
         Font::Sans,
         12.0,
     )];
-    let compact = prompt
-        .trace
-        .encoding(&format!("blocks.{}.attn.pattern", layer.0))
+    let compact = prompt.trace.encoding(&view.tensor(layer, "pattern"))
         == Some(tracebook_trace::Encoding::Unorm8);
     let height = table_rows(&worked, dims, compact, &mut body);
     let canvas = Canvas {
         kind: KIND,
         width: WIDTH,
         height,
-        title: format!("Attention step by step: layer {}, head {}", layer.0, head.0),
-        desc: describe(&prompt, layer, head, t, &worked),
+        title: format!("Attention step by step: {words}, head {}", head.0),
+        desc: describe(view.tokens, (&words, head), t, &worked),
         css: Css::default(),
     };
     Ok(Figure::new(canvas, body, caption, &prompt))
 }
 
-/// Reads the query's scores, weights and values, and folds the lightest keys when there
-/// are too many rows.
-pub fn work(
+/// Reads the query's scores, weights and values in `view`'s stack, and folds the lightest
+/// keys when there are too many rows.
+fn work(
     prompt: &Prompt<'_>,
-    layer: Layer,
-    head: Head,
+    view: &View<'_>,
+    (layer, head): (Layer, Head),
     t: usize,
     dims: usize,
 ) -> Result<Worked, FigureError> {
-    let n = prompt.tokens()?.len();
-    let heads = prompt.config().n_head;
-    let name = |what: &str| format!("blocks.{}.attn.{what}", layer.0);
+    let n = view.tokens.len();
+    if n == 0 {
+        return Err(prompt.broken(format!("the trace of \"{}\" has no tokens", prompt.name)));
+    }
+    let shape = [view.n_head, n, n];
     let scores = prompt
-        .shaped(&name("scores"), &[heads, n, n])?
+        .shaped(&view.tensor(layer, "scores"), &shape)?
         .row(&[head.0, t]);
     let weights = prompt
-        .shaped(&name("pattern"), &[heads, n, n])?
+        .shaped(&view.tensor(layer, "pattern"), &shape)?
         .row(&[head.0, t]);
-    let v = prompt.heads(layer, "attn.v")?;
-    let z = prompt.heads(layer, "attn.z")?.row(&[head.0, t]);
+    let v = view.heads(prompt, layer, "v")?;
+    let z = view.heads(prompt, layer, "z")?.row(&[head.0, t]);
     let root_dh = (v.shape[2] as f64).sqrt();
     let step = |k: usize| Step {
         key: Some(k),
-        label: Shown::fit(&prompt.trace.meta.tokens[k].text, 64.0, Font::Mono, 12.0),
+        label: Shown::fit(&view.tokens[k].text, 64.0, Font::Mono, 12.0),
         score: scores[k],
         weight: weights[k],
-        weighted: v.row(&[prompt.kv_head(head.0), k])[..dims]
+        weighted: v.row(&[view.kv_head(prompt, head), k])[..dims]
             .iter()
             .map(|x| x * weights[k])
             .collect(),
     };
-    let mut keys: Vec<usize> = (0..=t).collect();
+    // The keys the query may look at: those up to it, or with nothing masked every one.
+    let open = if view.causal() { t + 1 } else { n };
+    let mut keys: Vec<usize> = (0..open).collect();
     if keys.len() > MAX_ROWS {
         keys.sort_by(|&a, &b| weights[b].total_cmp(&weights[a]).then(a.cmp(&b)));
         keys.truncate(MAX_ROWS - 1);
         keys.sort_unstable();
     }
     let mut steps: Vec<Step> = keys.iter().map(|&k| step(k)).collect();
-    let rest: Vec<usize> = (0..=t).filter(|k| !keys.contains(k)).collect();
+    let rest: Vec<usize> = (0..open).filter(|k| !keys.contains(k)).collect();
     if !rest.is_empty() {
         let folded: Vec<Step> = rest.iter().map(|&k| step(k)).collect();
         steps.push(Step {
@@ -277,14 +288,14 @@ fn sum_row(worked: &Worked, columns: &Columns, sum_y: f64) -> [Element; 2] {
     [line("tbf-ax", 0.0, sum_y + 2.0, WIDTH, sum_y + 2.0), sums]
 }
 
-fn describe(prompt: &Prompt<'_>, layer: Layer, head: Head, t: usize, worked: &Worked) -> String {
+/// The alt text: the query among `tokens`, in `words` ("layer 1"), `head`.
+fn describe(tokens: &[Token], (words, head): (&str, Head), t: usize, worked: &Worked) -> String {
     let quote = |text: &str| format!("{text:?}");
     let mut out = format!(
-        "Attention step by step for the query {} (token {t}) in layer {}, head {}: each key's \
+        "Attention step by step for the query {} (token {t}) in {words}, head {}: each key's \
          q·k is divided by √dₕ = {} to give its score, a softmax turns the scores into \
          weights that sum to 1, and the head's output is the weighted sum of the keys' values.",
-        quote(&prompt.trace.meta.tokens[t].text),
-        layer.0,
+        quote(&tokens[t].text),
         head.0,
         signed(worked.root_dh, 2)
     );
@@ -297,7 +308,7 @@ fn describe(prompt: &Prompt<'_>, layer: Layer, head: Head, t: usize, worked: &Wo
         out.push_str(&format!(
             " The most weight, {:.3}, goes to {} (token {k}, score {}).",
             top.weight,
-            quote(&prompt.trace.meta.tokens[k].text),
+            quote(&tokens[k].text),
             signed(top.score, 2)
         ));
     }
@@ -307,3 +318,7 @@ fn describe(prompt: &Prompt<'_>, layer: Layer, head: Head, t: usize, worked: &Wo
 #[cfg(test)]
 #[path = "attention_steps_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "attention_steps_stack_tests.rs"]
+mod stack_tests;

@@ -98,6 +98,8 @@ fn prompt<'t>(
 pub const ENCODER_DECODER_KINDS: &[&str] = &[
     "architecture",
     "attention",
+    "attention-grid",
+    "attention-steps",
     "cross-attention",
     "tokens",
     "generation",

@@ -6,13 +6,16 @@
 use super::Seq2Seq;
 use crate::config::seq2seq::{Seq2SeqConfig, Seq2SeqKind};
 use crate::error::{ModelError, Result};
+use crate::model::ModelBytes;
 use crate::source::ModelFiles;
-use candle_core::{DType, Device};
+use candle_core::{DType, Device, Tensor};
 use candle_nn::VarBuilder;
+use safetensors::{Dtype, SafeTensors};
 use std::collections::HashMap;
 use std::path::Path;
 use tracebook_tokenizer::{MarianTokenizer, Token, Tokenizer};
-use tracebook_trace::ModelInfo;
+use tracebook_trace::weights::tensor_values;
+use tracebook_trace::{int4, int8, sha256_bytes, ModelInfo, WEIGHTS_FILE};
 
 /// A Marian or BART model ready to trace.
 pub struct Seq2SeqModel {
@@ -27,6 +30,11 @@ pub struct Seq2SeqModel {
 /// The encoder-decoder config at `path`, or None for any other model type.
 pub fn seq2seq_config(path: &Path) -> Result<Option<Seq2SeqConfig>> {
     let text = std::fs::read_to_string(path).map_err(|e| ModelError::io(path, e))?;
+    seq2seq_config_text(&text, path)
+}
+
+/// [`seq2seq_config`] of the text of a config.json (`path` names it in messages).
+pub fn seq2seq_config_text(text: &str, path: &Path) -> Result<Option<Seq2SeqConfig>> {
     let error = |message: String| ModelError::Config {
         path: path.to_path_buf(),
         message,
@@ -34,7 +42,7 @@ pub fn seq2seq_config(path: &Path) -> Result<Option<Seq2SeqConfig>> {
                or not at all; use the config.json that came with the weights"
             .into(),
     };
-    let json: serde_json::Value = serde_json::from_str(&text).map_err(|e| error(e.to_string()))?;
+    let json: serde_json::Value = serde_json::from_str(text).map_err(|e| error(e.to_string()))?;
     let kind = json
         .get("model_type")
         .and_then(|v| v.as_str())
@@ -47,6 +55,7 @@ pub fn seq2seq_config(path: &Path) -> Result<Option<Seq2SeqConfig>> {
 
 impl Seq2SeqModel {
     /// Reads the files; the weights' sha256 is the caller's (it hashed them to see what is stale).
+    #[cfg(feature = "native")]
     pub fn load_hashed(
         files: ModelFiles,
         weights_sha256: String,
@@ -54,37 +63,50 @@ impl Seq2SeqModel {
     ) -> Result<Seq2SeqModel> {
         let tokenizer = Seq2SeqTokenizer::for_files(&files, &config)?;
         let mut tensors = HashMap::new();
+        let mut stored = String::from("f32");
         for path in &files.weights {
-            let read = candle_core::safetensors::load(path, &Device::Cpu).map_err(|e| {
-                ModelError::Safetensors {
-                    path: path.clone(),
-                    message: e.to_string(),
-                }
-            })?;
-            tensors.extend(read);
+            let bytes = std::fs::read(path).map_err(|e| ModelError::io(path, e))?;
+            read_tensors(&bytes, path, &mut tensors, &mut stored)?;
         }
-        let weights_dtype = match tensors.get("model.shared.weight").map(|t| t.dtype()) {
-            Some(DType::F16) => "f16",
-            Some(DType::BF16) => "bf16",
-            _ => "f32",
-        }
-        .to_string();
-        let vb = VarBuilder::from_tensors(tensors, DType::F32, &Device::Cpu);
-        let net = Seq2Seq::load(vb, &config).map_err(|e| ModelError::Weights {
-            path: files.weights.first().cloned().unwrap_or_default(),
-            message: format!(
-                "not the weights of this {} config: {e}",
-                config.kind.model_type()
-            ),
-            hint: "use the model.safetensors that came with this config.json".into(),
-        })?;
+        let net = build(tensors, &config, &files)?;
         Ok(Seq2SeqModel {
             files,
             config,
             net,
             tokenizer,
             weights_sha256,
-            weights_dtype,
+            weights_dtype: stored,
+        })
+    }
+
+    /// A model whose files are in memory (a site's browser model, in the reader's page): the
+    /// same config, weights and tokenizer.json checks as [`Seq2SeqModel::load_hashed`]; its
+    /// `files` are names under `id`.
+    pub fn from_bytes(bytes: &ModelBytes, config: Seq2SeqConfig) -> Result<Seq2SeqModel> {
+        let dir = Path::new(bytes.id);
+        let files = ModelFiles {
+            id: bytes.id.to_string(),
+            config: dir.join("config.json"),
+            weights: vec![dir.join(WEIGHTS_FILE)],
+            tokenizer: bytes.tokenizer_json.map(|_| dir.join("tokenizer.json")),
+        };
+        let tokenizer = match (bytes.tokenizer_json, &files.tokenizer) {
+            (Some(json), Some(path)) => Seq2SeqTokenizer::Json(
+                Box::new(Tokenizer::from_json(json, path)?),
+                config.eos_token_id,
+            ),
+            _ => return Err(no_tokenizer(&files.id)),
+        };
+        let (mut tensors, mut stored) = (HashMap::new(), String::from("f32"));
+        read_tensors(bytes.weights, &files.weights[0], &mut tensors, &mut stored)?;
+        let net = build(tensors, &config, &files)?;
+        Ok(Seq2SeqModel {
+            weights_sha256: sha256_bytes(bytes.weights),
+            files,
+            config,
+            net,
+            tokenizer,
+            weights_dtype: stored,
         })
     }
 
@@ -100,6 +122,66 @@ impl Seq2SeqModel {
     }
 }
 
+/// Every tensor of the safetensors `bytes` (of `path`) as f32, by name: float tensors, and
+/// the int8 and int4 matrices of a site's browser model read back with their scales (which
+/// are not tensors of the model); `stored` is set to how the shared token embedding was
+/// stored (`f16`, `int8`, ...), as traces record the weights' dtype.
+fn read_tensors(
+    bytes: &[u8],
+    path: &Path,
+    tensors: &mut HashMap<String, Tensor>,
+    stored: &mut String,
+) -> Result<()> {
+    let unreadable = |message: String| ModelError::Safetensors {
+        path: path.to_path_buf(),
+        message,
+    };
+    let parsed = SafeTensors::deserialize(bytes).map_err(|e| unreadable(e.to_string()))?;
+    for (name, view) in parsed.tensors() {
+        let companion = [int8::SCALE_SUFFIX, int4::CODE_SUFFIX, int4::UNIT_SUFFIX];
+        if companion.iter().any(|suffix| name.ends_with(suffix)) {
+            continue;
+        }
+        if name == "model.shared.weight" {
+            *stored = match view.dtype() {
+                Dtype::I8 => "int8".to_string(),
+                Dtype::U8 => "int4".to_string(),
+                other => format!("{other:?}").to_lowercase(),
+            };
+        }
+        let values = tensor_values(&parsed, &name, &view).map_err(unreadable)?;
+        let tensor = Tensor::from_vec(values, view.shape(), &Device::Cpu)?;
+        tensors.insert(name, tensor);
+    }
+    Ok(())
+}
+
+/// The network from its tensors, or why they are not this config's.
+fn build(
+    tensors: HashMap<String, Tensor>,
+    config: &Seq2SeqConfig,
+    files: &ModelFiles,
+) -> Result<Seq2Seq> {
+    let vb = VarBuilder::from_tensors(tensors, DType::F32, &Device::Cpu);
+    Seq2Seq::load(vb, config).map_err(|e| ModelError::Weights {
+        path: files.weights.first().cloned().unwrap_or_default(),
+        message: format!(
+            "not the weights of this {} config: {e}",
+            config.kind.model_type()
+        ),
+        hint: "use the model.safetensors that came with this config.json".into(),
+    })
+}
+
+/// An encoder-decoder without a tokenizer of its own: its ids are its own vocabulary's.
+fn no_tokenizer(id: &str) -> ModelError {
+    ModelError::Source(format!(
+        "model {id:?} is an encoder-decoder without its tokenizer: its ids are its own \
+         vocabulary's\n  hint: put Marian's source.spm, target.spm and vocab.json, or a \
+         tokenizer.json, beside its config.json"
+    ))
+}
+
 /// An encoder-decoder's tokenizer: Marian's files, or a tokenizer.json.
 pub enum Seq2SeqTokenizer {
     Marian(Box<MarianTokenizer>),
@@ -109,6 +191,7 @@ pub enum Seq2SeqTokenizer {
 
 impl Seq2SeqTokenizer {
     /// Marian's files where the folder has them, else its tokenizer.json.
+    #[cfg(feature = "native")]
     fn for_files(files: &ModelFiles, config: &Seq2SeqConfig) -> Result<Seq2SeqTokenizer> {
         if let Some(dir) = files.dir().filter(|d| MarianTokenizer::is_marian_dir(d)) {
             return Ok(Seq2SeqTokenizer::Marian(Box::new(
@@ -120,12 +203,7 @@ impl Seq2SeqTokenizer {
                 Box::new(Tokenizer::from_file(path)?),
                 config.eos_token_id,
             )),
-            None => Err(ModelError::Source(format!(
-                "model {:?} is an encoder-decoder without its tokenizer: its ids are its own \
-                 vocabulary's\n  hint: put Marian's source.spm, target.spm and vocab.json, or \
-                 a tokenizer.json, beside its config.json",
-                files.id
-            ))),
+            None => Err(no_tokenizer(&files.id)),
         }
     }
 

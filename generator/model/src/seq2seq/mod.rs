@@ -11,10 +11,8 @@
 
 pub mod embed;
 pub mod layers;
-#[cfg(feature = "native")]
 pub mod loaded;
 pub mod testmodel;
-#[cfg(feature = "native")]
 pub mod tracer;
 
 use crate::config::seq2seq::Seq2SeqConfig;

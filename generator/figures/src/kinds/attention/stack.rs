@@ -1,12 +1,13 @@
-//! Which self-attention `figure attention` draws: a decoder-only model's one stack of layers,
-//! or one of an encoder-decoder's two (`stack`): the encoder's, over the source tokens with
-//! nothing masked, or the decoder's, causal, over the positions the decoder read (its start
-//! token first). Each has its own tensors, layer and head counts, and token labels.
+//! Which self-attention `figure attention` (and `attention-grid`, `attention-steps`) draws: a
+//! decoder-only model's one stack of layers, or one of an encoder-decoder's two (`stack`): the
+//! encoder's, over the source tokens with nothing masked, or the decoder's, causal, over the
+//! positions the decoder read (its start token first). Each has its own tensors, layer and
+//! head counts, and token labels.
 
 use super::Stage;
 use crate::error::FigureError;
-use crate::options::{choice, Block, Head, HeadKey, Layer, LayerKey};
-use crate::prompt::Prompt;
+use crate::options::{choice, Block, Head, HeadKey, Layer, LayerKey, TokenKey};
+use crate::prompt::{Checked, Prompt};
 use tracebook_trace::Token;
 
 choice! {
@@ -125,6 +126,77 @@ impl<'t> View<'t> {
             &part,
         )?;
         Ok((Layer(layer), Head(head)))
+    }
+
+    /// The block's `layer`, in range for this stack, or `None` (every layer) when it is
+    /// absent: for a kind that draws every layer unless told one.
+    pub(in crate::kinds) fn layer_or_all<T>(
+        &self,
+        block: &Block<'_, T>,
+        kind: &str,
+        layer: Option<LayerKey>,
+    ) -> Result<Option<Layer>, FigureError> {
+        let (Some(stack), Some(key)) = (self.stack, layer) else {
+            return block.layer_or_all(layer);
+        };
+        let part = format!("the {}", stack.word());
+        let count = (self.n_layer, "layers");
+        let layer = block.index_in(kind, ("layer", Some(key.0)), count, &part)?;
+        Ok(Some(Layer(layer)))
+    }
+
+    /// The block's `token` (`0..T`, or `-T..=-1` from the end) among this stack's tokens.
+    pub(in crate::kinds) fn token<T>(
+        &self,
+        block: &Block<'_, T>,
+        key: TokenKey,
+    ) -> Result<usize, FigureError> {
+        let Some(stack) = self.stack else {
+            return Ok(block.token(key)?.0);
+        };
+        let n_tokens = self.tokens.len();
+        let (n, value) = (n_tokens as i64, key.0);
+        let resolved = if value < 0 { value + n } else { value };
+        if (0..n).contains(&resolved) {
+            return Ok(resolved as usize);
+        }
+        let has = match stack {
+            Stack::Encoder => format!("the encoder reads {n_tokens} source tokens"),
+            Stack::Decoder => format!("the decoder read {n_tokens} tokens"),
+        };
+        Err(
+            FigureError::at("token", format!("token = {value} is out of range: {has}")).with_hint(
+                format!(
+                    "use 0 to {} from the start, or -1 to -{n_tokens} from the end",
+                    n - 1
+                ),
+            ),
+        )
+    }
+
+    /// Block `layer`'s per-head activation `what` (`q`, `v`, `z`; H×T×dh) in this stack (a
+    /// decoder-only model's `k` and `v` may have fewer heads: see `Prompt::heads`).
+    pub(in crate::kinds) fn heads(
+        &self,
+        prompt: &Prompt<'_>,
+        layer: Layer,
+        what: &str,
+    ) -> Result<Checked, FigureError> {
+        if self.stack.is_none() {
+            return prompt.heads(layer, &format!("attn.{what}"));
+        }
+        let width = prompt.config().n_embd / self.n_head.max(1);
+        let shape = [self.n_head, self.tokens.len(), width];
+        prompt.shaped(&self.tensor(layer, what), &shape)
+    }
+
+    /// The key/value head that query head `head` reads: itself, unless a decoder-only
+    /// model groups its attention.
+    pub(in crate::kinds) fn kv_head(&self, prompt: &Prompt<'_>, head: Head) -> usize {
+        match self.stack {
+            None => prompt.kv_head(head.0),
+            Some(_) => head.0,
+        }
     }
 
     /// Refuses `masked` on the encoder, which masks nothing.

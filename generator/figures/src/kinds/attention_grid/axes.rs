@@ -40,8 +40,10 @@ pub(super) fn keys_bottom(grid: &Grid) -> f64 {
         .fold(0.0, f64::max)
 }
 
-/// Query labels left of each row of tiles, key labels under the lowest tile of each column.
-pub(super) fn tokens(grid: &Grid, prompt: &str) -> Vec<Element> {
+/// Query labels left of each row of tiles, key labels under the lowest tile of each column,
+/// each tagged for the page's highlighting of the prompt `highlight`'s tokens (untagged
+/// without one).
+pub(super) fn tokens(grid: &Grid, highlight: Option<&str>) -> Vec<Element> {
     if grid.labels.is_empty() {
         return Vec::new();
     }
@@ -52,7 +54,11 @@ pub(super) fn tokens(grid: &Grid, prompt: &str) -> Vec<Element> {
         (0..n).filter(move |i| (n - 1 - i).is_multiple_of(every))
     };
     let tag = |element: Element, i: usize| {
-        grid.labels[i].append_to(element.attr("data-tb-tok", token_key(prompt, grid.shown[i])))
+        let element = match highlight {
+            Some(prompt) => element.attr("data-tb-tok", token_key(prompt, grid.shown[i])),
+            None => element,
+        };
+        grid.labels[i].append_to(element)
     };
     let mut queries = Element::new("g")
         .class("tbf-m")

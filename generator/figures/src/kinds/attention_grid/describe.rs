@@ -2,17 +2,20 @@
 //! people look for (resting on the first token, looking at the previous one), and, for one
 //! layer, where the last token looks in each head.
 
-use super::Grid;
-use crate::prompt::Prompt;
+use super::{Grid, Stack, View};
+use tracebook_trace::Token;
 
-/// Where each head's last query looks, and how many heads have the familiar shapes.
-pub(super) fn describe(prompt: &Prompt<'_>, grid: &Grid) -> String {
+/// Where each head's last query looks, and how many heads have the familiar shapes; for an
+/// encoder-decoder, which stack the heads are in and what it masks.
+pub(super) fn describe(view: &View<'_>, grid: &Grid) -> String {
     let heads = grid.heads();
     let mut out = format!(
-        "Attention patterns of {} heads ({} layer{} × {heads} heads) over {}.",
+        "Attention patterns of {} heads ({} layer{} × {heads} heads){} over {}.",
         grid.layers.len() * heads,
         grid.layers.len(),
         if grid.layers.len() == 1 { "" } else { "s" },
+        view.stack
+            .map_or(String::new(), |s| format!(" of the {}", s.word())),
         if grid.gap() {
             format!("the first and the last {} tokens", grid.shown.len() - 1)
         } else {
@@ -23,8 +26,18 @@ pub(super) fn describe(prompt: &Prompt<'_>, grid: &Grid) -> String {
     out.push_str(&format!(
         " {first} put most of their weight on the first token, {previous} on the previous token."
     ));
+    out.push_str(match view.stack {
+        None => "",
+        Some(Stack::Encoder) => {
+            " Nothing is masked: every source token attends to every other, before and after it."
+        }
+        Some(Stack::Decoder) => {
+            " Each position attends to itself and the ones before it: the decoder's start \
+             token, then what it wrote."
+        }
+    });
     if grid.layers.len() == 1 {
-        out.push_str(&last_looks(prompt, grid));
+        out.push_str(&last_looks(view.tokens, grid));
     }
     out
 }
@@ -51,8 +64,7 @@ fn shapes(grid: &Grid) -> (usize, usize) {
 }
 
 /// Where the last token looks most in each head of the one layer, as a sentence.
-fn last_looks(prompt: &Prompt<'_>, grid: &Grid) -> String {
-    let tokens = &prompt.trace.meta.tokens;
+fn last_looks(tokens: &[Token], grid: &Grid) -> String {
     let last = grid.shown[grid.shown.len() - 1];
     let pattern = &grid.patterns[0];
     let looks: Vec<String> = (0..grid.heads())

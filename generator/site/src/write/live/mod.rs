@@ -108,14 +108,44 @@ struct FileInfo {
     sha256: String,
 }
 
+/// An encoder-decoder runs in the page with its tokenizer.json; Marian's SentencePiece files
+/// (`source.spm`, `target.spm`, `vocab.json`) are read natively but not shipped to readers.
+fn needs_tokenizer_json(
+    source: &browser_model::SourceModel,
+    config: Option<&serde_json::Value>,
+    id: &str,
+) -> Result<(), Diagnostic> {
+    let model_type = config.and_then(|c| c.get("model_type")?.as_str());
+    if source.tokenizer_json.is_some() || !matches!(model_type, Some("marian" | "bart")) {
+        return Ok(());
+    }
+    Err(Diagnostic::file(
+        crate::load::config::CONFIG_FILE,
+        format!(
+            "[live] runs the site's encoder-decoder `{id}` in the reader's page with its \
+             tokenizer.json, and it has none (Marian's source.spm, target.spm and vocab.json are \
+             read by `tracebook trace`, not yet in the browser)"
+        ),
+    )
+    .with_hint(
+        "set [live] enabled = false, or use an encoder-decoder that brings a tokenizer.json \
+         (one `tracebook train --pairs` made, or BART's)",
+    ))
+}
+
 /// Every file of `live/` for `site`, by output path.
 pub fn files(site: &Site, traces: &TraceSet) -> Result<Vec<(String, Vec<u8>)>, Diagnostic> {
     let config: &SiteConfig = &site.config;
     let source = browser_model::locate(&config.model.id, &site.root)?;
+    let model_config = serde_json::from_slice::<serde_json::Value>(&source.config_json).ok();
+    needs_tokenizer_json(&source, model_config.as_ref(), &config.model.id)?;
     let weights = cache::browser_model(&source, config.live.precision)?;
-    let context = serde_json::from_slice::<serde_json::Value>(&source.config_json)
-        .ok()
-        .and_then(|c| c.get("n_positions").or_else(|| c.get("n_ctx"))?.as_u64());
+    let context = model_config.and_then(|c| {
+        c.get("n_positions")
+            .or_else(|| c.get("n_ctx"))
+            .or_else(|| c.get("max_position_embeddings"))?
+            .as_u64()
+    });
     let training = site
         .prompts
         .iter()
@@ -205,5 +235,32 @@ mod tests {
         assert_eq!(split[2].1.len(), 5);
         let joined: Vec<u8> = split.iter().flat_map(|(_, b)| b.iter().copied()).collect();
         assert_eq!(joined, big);
+    }
+
+    fn model(model_type: &str, tokenizer: bool) -> (browser_model::SourceModel, serde_json::Value) {
+        let config = serde_json::json!({ "model_type": model_type });
+        let source = browser_model::SourceModel {
+            origin: "models/m".into(),
+            config_json: config.to_string().into_bytes(),
+            weights: browser_model::Weights::Files(Vec::new()),
+            tokenizer_json: tokenizer.then(|| b"{}".to_vec()),
+        };
+        (source, config)
+    }
+
+    #[test]
+    fn an_encoder_decoder_runs_live_only_with_its_tokenizer_json() {
+        for kind in ["marian", "bart"] {
+            let (source, config) = model(kind, false);
+            let error = needs_tokenizer_json(&source, Some(&config), "models/m").unwrap_err();
+            let text = error.to_string();
+            assert!(text.contains("encoder-decoder `models/m`"), "{text}");
+            assert!(text.contains("[live] enabled = false"), "{text}");
+            let (source, config) = model(kind, true);
+            assert!(needs_tokenizer_json(&source, Some(&config), "models/m").is_ok());
+        }
+        // GPT-2 without a tokenizer.json reads GPT-2's own in the browser.
+        let (source, config) = model("gpt2", false);
+        assert!(needs_tokenizer_json(&source, Some(&config), "models/m").is_ok());
     }
 }

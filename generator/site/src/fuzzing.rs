@@ -147,6 +147,10 @@ impl Fixture {
         let file = SourceFile::from_text(ARTICLE, body);
         let scope = PromptScopeView::new(&self.shared, &self.traces, ARTICLE);
         let pages = PageIndex::new();
+        let models = [crate::load::live_models::LiveModel {
+            id: "fuzz-model".into(),
+            dir: String::new(),
+        }];
         let input = MarkdownInput {
             claim_markers: true,
             words: &self.config.words,
@@ -159,7 +163,7 @@ impl Fixture {
             math: &self.math,
             pages: &pages,
             templates: &self.templates,
-            live: Some(("fuzz-model", true)),
+            live: Some((&models, true)),
             theme: &self.config.theme,
         };
         let (_, diagnostics) = markdown::render(&input);

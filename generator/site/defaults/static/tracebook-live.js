@@ -7,10 +7,12 @@
 // that prompt with the same code `tracebook build` draws them with. The prose keeps the
 // author's numbers, and says so while a reader's prompt is shown. A classic script (module
 // scripts do not run from file://, where it says the site must be served); no globals.
+// Each prompt runs on its own model: the site's (live/manifest.json), or the one its
+// `model` names (the manifest its page data gives); each model gets its own session.
 (function () {
   'use strict';
 
-  var data, starting = null, current = null, originals = {};
+  var data, starting = {}, current = null, originals = {};
   var dir, words, article;
 
   function $(root, sel) { return root.querySelector(sel); }
@@ -92,13 +94,13 @@
     return out.buffer;
   }
 
-  // The manifest from the server, or the copy kept with the model when offline.
-  function manifestFile() {
-    var url = new URL('manifest.json', dir).href;
+  // The manifest `name` (of live/) from the server, or the copy kept with the model offline.
+  function manifestFile(name) {
+    var url = new URL(name, dir).href;
     var open = openCache();
     return open.then(function (cache) {
       return fetch(url, { cache: 'no-cache' }).then(function (r) {
-        if (!r.ok) throw new Error('cannot download manifest.json: HTTP ' + r.status);
+        if (!r.ok) throw new Error('cannot download ' + name + ': HTTP ' + r.status);
         if (cache) cache.put(url, r.clone()).catch(function () {});
         return r.json();
       }, function (e) {
@@ -136,10 +138,15 @@
     };
   }
 
-  // The session: manifest, module and model, once per page, in a worker.
-  function start(ui) {
-    if (starting) return starting;
-    starting = manifestFile().then(function (manifest) {
+  // The manifest of `prompt`'s model, relative to live/.
+  function manifestOf(prompt) {
+    return (data.prompts[prompt] && data.prompts[prompt].manifest) || 'manifest.json';
+  }
+
+  // A session: the manifest `name`, the module and its model, once per page, in a worker.
+  function start(ui, name) {
+    if (starting[name]) return starting[name];
+    var started = starting[name] = manifestFile(name).then(function (manifest) {
       var total = manifest.weights.bytes + manifest.module.bytes, got = {};
       // The model comes in parts of at most 16 MiB (static hosts limit a file's size), fetched
       // at once; one bar counts every byte of them and of the module.
@@ -189,8 +196,8 @@
         });
       });
     });
-    starting.catch(function () { starting = null; });
-    return starting;
+    started.catch(function () { delete starting[name]; });
+    return started;
   }
 
   // The figures drawn from `prompt`, as the page lists them.
@@ -252,7 +259,7 @@
     ui.error.textContent = '';
     ui.run.disabled = true;
     var spec = data.prompts[prompt], l;
-    return start(ui).then(function (started) {
+    return start(ui, manifestOf(prompt)).then(function (started) {
       l = started;
       return l.session.call('draw', {
         prompt: prompt, text: textValue, options: JSON.stringify(spec.options || {}),
@@ -344,7 +351,7 @@
     box.input.focus();
     // The session loads in its worker while the reader types (the page stays responsive);
     // Run waits for it. A failure is shown now and tried again on Run.
-    start(box.ui).then(function () {
+    start(box.ui, manifestOf(entry ? entry.prompt : names[0])).then(function () {
       if (!box.ui.run.disabled) box.ui.status.textContent = '';
     }, function (e) {
       box.ui.bar.hidden = true;

@@ -12,6 +12,7 @@ pub mod config;
 pub mod content;
 pub mod front_matter;
 pub mod lazy_tokenizer;
+pub mod live_models;
 pub mod parts;
 pub mod prompt_name;
 pub mod prompts;

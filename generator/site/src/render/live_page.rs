@@ -1,6 +1,8 @@
 //! What a page hands its live session: the figures a reader may redraw for their own prompt
-//! (each drawn from one prompt of the site's model), and those prompts' text and settings.
+//! (each drawn from one prompt of a model the browser may run), and those prompts' text,
+//! settings and model.
 
+use crate::load::live_models::LiveModel;
 use crate::load::words::Words;
 use serde::Serialize;
 use std::cell::RefCell;
@@ -11,8 +13,9 @@ use tracebook_trace::{PromptOptions, Trace};
 /// The figure pass's view of a page's live side: which model the browser runs, and the
 /// figures and prompts gathered so far.
 pub struct LivePage<'a> {
-    /// `[model] id`: figures drawn from other models' traces are not redrawn live.
-    pub model_id: &'a str,
+    /// The models the browser may run, the site's first: a figure of any other model's trace
+    /// is not redrawn live.
+    pub models: &'a [LiveModel],
     /// `[live] offer = "figure"`: a button under each figure that can be redrawn.
     pub per_figure: bool,
     pub figures: Vec<PageFigure>,
@@ -20,11 +23,14 @@ pub struct LivePage<'a> {
 }
 
 /// A prompt as the reader's session re-traces it: the author's text (the form starts from
-/// it) and generation settings (the reader's text is continued the same way).
+/// it), generation settings (the reader's text is continued the same way) and, for a model
+/// other than the site's, the manifest of that model's session (relative to `live/`).
 #[derive(Debug, Clone, Serialize)]
 pub struct LivePrompt {
     pub text: String,
     pub options: PromptOptions,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub manifest: Option<String>,
 }
 
 /// The page's live data (`PAGE.live.json` beside it) that `tracebook-live.js` fetches.
@@ -42,9 +48,9 @@ const WORDS: [&str; 9] = [
 ];
 
 impl<'a> LivePage<'a> {
-    pub fn new(model_id: &'a str, per_figure: bool) -> LivePage<'a> {
+    pub fn new(models: &'a [LiveModel], per_figure: bool) -> LivePage<'a> {
         LivePage {
-            model_id,
+            models,
             per_figure,
             figures: Vec::new(),
             prompts: BTreeMap::new(),
@@ -52,7 +58,7 @@ impl<'a> LivePage<'a> {
     }
 
     /// Keeps the figure drawn as `figure` for the live session if it read exactly one prompt,
-    /// traced with the site's model; returns whether it did.
+    /// traced with a model the browser may run; returns whether it did.
     pub fn offer(&mut self, figure: PageFigure, asked: &Asked<'_>) -> bool {
         let prompts = asked.asked.borrow();
         let [prompt] = prompts.iter().collect::<Vec<_>>()[..] else {
@@ -61,9 +67,13 @@ impl<'a> LivePage<'a> {
         let Some(trace) = asked.inner.get(prompt) else {
             return false;
         };
-        if !tracebook_trace::same_model_id(&trace.meta.model.id, self.model_id) {
+        let Some(model) = self
+            .models
+            .iter()
+            .find(|m| tracebook_trace::same_model_id(&trace.meta.model.id, &m.id))
+        else {
             return false;
-        }
+        };
         self.prompts
             .entry(prompt.clone())
             .or_insert_with(|| LivePrompt {
@@ -74,6 +84,7 @@ impl<'a> LivePage<'a> {
                     patch: None,
                     ..trace.meta.prompt.options.clone()
                 },
+                manifest: (!model.is_site_model()).then(|| model.manifest()),
             });
         let options = from_the_end(&figure.options, trace.meta.tokens.len());
         self.figures.push(PageFigure {

@@ -52,6 +52,8 @@ pub struct RenderEnv<'a> {
     pub parts: BTreeMap<String, &'a Page>,
     /// A template that renders articles names `pages` (the built-in ones do not).
     pub articles_use_pages: bool,
+    /// With `[live] enabled`: the models the reader's page may run, the site's first.
+    pub live_models: Vec<crate::load::live_models::LiveModel>,
 }
 
 /// The whole output, in memory: file path (relative, `/`-separated) to bytes.
@@ -95,6 +97,7 @@ pub fn render(
             .filter_map(|p| Some((p.part.clone()?, p)))
             .collect(),
         articles_use_pages: templates.mention("pages", &pages::WHOLE_SERIES),
+        live_models: site.live_models(),
     };
     let intro = site.pages.iter().find(|p| p.is_index() && !p.meta.draft);
     let mut outputs: Vec<PageOutput> = (0..env.series.len())

@@ -324,7 +324,7 @@ fn body(env: &RenderEnv<'_>, page: &Page) -> (RenderedMarkdown, PageOutput) {
         citations: &env.site.citations,
         templates: env.templates,
         live: env.site.config.live.enabled.then_some((
-            env.site.config.model.id.as_str(),
+            env.live_models.as_slice(),
             env.site.config.live.offer == LiveOffer::Figure,
         )),
         theme: &env.site.config.theme,

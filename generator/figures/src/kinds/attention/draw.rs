@@ -58,24 +58,32 @@ pub(in crate::kinds) fn draw(axes: &Axes, matrix: &Matrix, scale: &Scale, values
     } else {
         heatmap::LABEL_SIZE
     };
-    let room = (WIDTH - 12.0 - cell * axes.cols.len() as f64).clamp(40.0, 96.0);
-    let fit = |texts: &[&str]| -> Vec<Shown> {
+    let mut room = (WIDTH - 12.0 - cell * axes.cols.len() as f64).clamp(40.0, 96.0);
+    let cells = cells(matrix, scale, values);
+    let fit = |texts: &[&str], room: f64| -> Vec<Shown> {
         texts
             .iter()
             .map(|t| Shown::fit(t, room, Font::Mono, 12.0))
             .collect()
     };
-    let (rows, cols) = (fit(&axes.rows), fit(&axes.cols));
-    let cells = cells(matrix, scale, values);
-    let grid = Grid {
-        rows: &rows,
-        cols: &cols,
-        cells: &cells,
-        ramp: &scale.ramp,
-        corner: axes.corner,
-        tokens: axes.tokens,
+    // Long labels with printed values can push the last column's slanted label past the
+    // figure's edge: they give up width until it fits (or reach the shortest room).
+    let placed = loop {
+        let (rows, cols) = (fit(&axes.rows, room), fit(&axes.cols, room));
+        let grid = Grid {
+            rows: &rows,
+            cols: &cols,
+            cells: &cells,
+            ramp: &scale.ramp,
+            corner: axes.corner,
+            tokens: axes.tokens,
+        };
+        let placed = heatmap::draw(&grid, WIDTH, 0.0);
+        if placed.right <= WIDTH || room <= 40.0 {
+            break placed;
+        }
+        room = (room - 8.0).max(40.0);
     };
-    let placed = heatmap::draw(&grid, WIDTH, 0.0);
     let mut body = placed.elements;
     let mut bottom = placed.bottom + 12.0;
     let (legend, legend_right) = scale.legend(placed.left, bottom);

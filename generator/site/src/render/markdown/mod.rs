@@ -58,9 +58,9 @@ pub struct MarkdownInput<'a> {
     pub citations: &'a Citations,
     /// The site's templates: figures and code blocks render through their partials.
     pub templates: &'a Templates,
-    /// With `[live] enabled`: the site's model id (the browser runs only it) and whether each
-    /// figure offers the reader's prompt.
-    pub live: Option<(&'a str, bool)>,
+    /// With `[live] enabled`: the models the browser may run (the site's first) and whether
+    /// each figure offers the reader's prompt.
+    pub live: Option<(&'a [crate::load::live_models::LiveModel], bool)>,
     /// `[theme]`: every figure is restyled into it.
     pub theme: &'a tracebook_figures::Theme,
 }
@@ -113,7 +113,7 @@ pub fn render(input: &MarkdownInput<'_>) -> (RenderedMarkdown, Vec<Diagnostic>) 
         files: Vec::new(),
         live: input
             .live
-            .map(|(model, per_figure)| LivePage::new(model, per_figure)),
+            .map(|(models, per_figure)| LivePage::new(models, per_figure)),
         template_errors: Vec::new(),
         theme: input.theme,
         inline_panels: false,

@@ -17,6 +17,7 @@ mod cache;
 
 use crate::base::diagnostic::Diagnostic;
 use crate::load::config::SiteConfig;
+use crate::load::live_models::LiveModel;
 use crate::load::site::Site;
 use crate::load::traces::TraceSet;
 use serde::Serialize;
@@ -55,8 +56,8 @@ struct Manifest<'a> {
     trace_options: &'a TraceOptions,
     /// The training summary the site's traces of this model carry.
     training: Option<&'a TrainingSummary>,
-    config: &'static str,
-    tokenizer: Option<&'static str>,
+    config: String,
+    tokenizer: Option<String>,
     weights: WeightsInfo,
     module: FileInfo,
     glue: &'static str,
@@ -68,7 +69,7 @@ struct Manifest<'a> {
 /// `parts` that the loader fetches at once and joins in order.
 #[derive(Serialize)]
 struct WeightsInfo {
-    file: &'static str,
+    file: String,
     bytes: usize,
     sha256: String,
     parts: Vec<PartInfo>,
@@ -133,12 +134,32 @@ fn needs_tokenizer_json(
     ))
 }
 
-/// Every file of `live/` for `site`, by output path.
+/// Every file of `live/` for `site`, by output path: each model's browser model and
+/// manifest (the site's in `live/`, the others in their folders), the module, the worker and
+/// the page's loader.
 pub fn files(site: &Site, traces: &TraceSet) -> Result<Vec<(String, Vec<u8>)>, Diagnostic> {
+    let mut out = Vec::new();
+    for model in site.live_models() {
+        out.extend(model_files(site, traces, &model)?);
+    }
+    for (name, bytes) in MODULE {
+        out.push((format!("{DIR}{name}"), bytes.to_vec()));
+    }
+    out.push((format!("{DIR}{}", WORKER.0), WORKER.1.as_bytes().to_vec()));
+    out.push((LOADER.0.to_string(), LOADER.1.as_bytes().to_vec()));
+    Ok(out)
+}
+
+/// The browser model of `model` and its manifest, under `live/` and its folder.
+fn model_files(
+    site: &Site,
+    traces: &TraceSet,
+    model: &LiveModel,
+) -> Result<Vec<(String, Vec<u8>)>, Diagnostic> {
     let config: &SiteConfig = &site.config;
-    let source = browser_model::locate(&config.model.id, &site.root)?;
+    let source = browser_model::locate(&model.id, &site.root)?;
     let model_config = serde_json::from_slice::<serde_json::Value>(&source.config_json).ok();
-    needs_tokenizer_json(&source, model_config.as_ref(), &config.model.id)?;
+    needs_tokenizer_json(&source, model_config.as_ref(), &model.id)?;
     let weights = cache::browser_model(&source, config.live.precision)?;
     let context = model_config.and_then(|c| {
         c.get("n_positions")
@@ -146,30 +167,38 @@ pub fn files(site: &Site, traces: &TraceSet) -> Result<Vec<(String, Vec<u8>)>, D
             .or_else(|| c.get("max_position_embeddings"))?
             .as_u64()
     });
-    let training = site
+    let of_model: Vec<&tracebook_trace::Trace> = site
         .prompts
         .iter()
         .filter_map(|p| traces.ready(p.name.as_str()))
-        .filter(|t| tracebook_trace::same_model_id(&t.meta.model.id, &config.model.id))
-        .find_map(|t| t.meta.training.as_ref());
-    let shown = traces.site_model_shown(site);
+        .filter(|t| tracebook_trace::same_model_id(&t.meta.model.id, &model.id))
+        .collect();
+    let shown = if model.is_site_model() {
+        traces.site_model_shown(site)
+    } else {
+        of_model
+            .iter()
+            .find_map(|t| t.meta.model.name.clone())
+            .unwrap_or_else(|| tracebook_trace::model_label(&model.id))
+    };
+    let dir = format!("{DIR}{}", model.dir);
     let files = parts(&weights.bytes);
     let manifest = Manifest {
         model_id: &shown,
         precision: config.live.precision.name(),
         context,
         trace_options: &config.trace,
-        training,
-        config: "config.json",
-        tokenizer: source.tokenizer_json.as_ref().map(|_| "tokenizer.json"),
+        training: of_model.iter().find_map(|t| t.meta.training.as_ref()),
+        config: format!("{}config.json", model.dir),
+        tokenizer: (source.tokenizer_json.as_ref()).map(|_| format!("{}tokenizer.json", model.dir)),
         weights: WeightsInfo {
-            file: WEIGHTS,
+            file: format!("{}{WEIGHTS}", model.dir),
             bytes: weights.bytes.len(),
             sha256: weights.sha256.clone(),
             parts: files
                 .iter()
                 .map(|(file, bytes)| PartInfo {
-                    file: file.clone(),
+                    file: format!("{}{file}", model.dir),
                     bytes: bytes.len(),
                 })
                 .collect(),
@@ -188,22 +217,17 @@ pub fn files(site: &Site, traces: &TraceSet) -> Result<Vec<(String, Vec<u8>)>, D
     };
     let mut out = vec![
         (
-            format!("{DIR}manifest.json"),
+            format!("{dir}manifest.json"),
             serde_json::to_vec(&manifest).expect("serializes"),
         ),
-        (format!("{DIR}config.json"), source.config_json),
+        (format!("{dir}config.json"), source.config_json),
     ];
     for (file, bytes) in files {
-        out.push((format!("{DIR}{file}"), bytes.to_vec()));
+        out.push((format!("{dir}{file}"), bytes.to_vec()));
     }
     if let Some(tokenizer) = source.tokenizer_json {
-        out.push((format!("{DIR}tokenizer.json"), tokenizer));
+        out.push((format!("{dir}tokenizer.json"), tokenizer));
     }
-    for (name, bytes) in MODULE {
-        out.push((format!("{DIR}{name}"), bytes.to_vec()));
-    }
-    out.push((format!("{DIR}{}", WORKER.0), WORKER.1.as_bytes().to_vec()));
-    out.push((LOADER.0.to_string(), LOADER.1.as_bytes().to_vec()));
     Ok(out)
 }
 

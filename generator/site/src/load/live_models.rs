@@ -1,0 +1,112 @@
+//! The models live mode runs in the reader's page: the site's `[model]`, whose browser model
+//! is `live/`'s own, and each other model a prompt names (`model = ...`) that is on this
+//! machine, under `live/models/NAME/` with a manifest of its own. A figure drawn from one
+//! prompt is redrawn with its prompt's model; the page loads only the models its reader asks
+//! for. A prompt's model that is not here (a site built from committed traces) leaves that
+//! prompt's figures the author's, as they were before; the site's model is needed as ever.
+
+use super::site::Site;
+use std::path::Path;
+use tracebook_trace::{same_model_id, TINY_MODEL_ID};
+
+/// One model the reader's page may run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LiveModel {
+    /// The model as `[model] id` or a prompt's `model` names it (a folder or hub id).
+    pub id: String,
+    /// Its folder under `live/`: empty for the site's model, `models/NAME/` for the others.
+    pub dir: String,
+}
+
+impl LiveModel {
+    /// Its manifest, relative to `live/`.
+    pub fn manifest(&self) -> String {
+        format!("{}manifest.json", self.dir)
+    }
+
+    /// Whether this is the site's `[model]`.
+    pub fn is_site_model(&self) -> bool {
+        self.dir.is_empty()
+    }
+}
+
+impl Site {
+    /// The site's model first, then each other model its prompts name, in the order they are
+    /// declared, each in a folder named after it (`models/tracebook-tiny-en-fr/`; a second
+    /// model of the same name gets `-2`).
+    pub fn live_models(&self) -> Vec<LiveModel> {
+        let mut models = vec![LiveModel {
+            id: self.config.model.id.clone(),
+            dir: String::new(),
+        }];
+        for prompt in &self.prompts {
+            let Some(id) = &prompt.spec.model else {
+                continue;
+            };
+            if models.iter().any(|m| same_model_id(&m.id, id)) || !on_this_machine(&self.root, id) {
+                continue;
+            }
+            let base = folder_name(id);
+            let mut name = base.clone();
+            let mut n = 1;
+            while models.iter().any(|m| m.dir == format!("models/{name}/")) {
+                n += 1;
+                name = format!("{base}-{n}");
+            }
+            models.push(LiveModel {
+                id: id.clone(),
+                dir: format!("models/{name}/"),
+            });
+        }
+        models
+    }
+}
+
+/// Whether the files of model `id` are here to convert: a folder of the site, the built-in
+/// model, or a hub id in the Hugging Face cache.
+fn on_this_machine(root: &Path, id: &str) -> bool {
+    root.join(id).join("config.json").is_file()
+        || id == TINY_MODEL_ID
+        || hf_hub::Cache::from_env()
+            .model(id.to_string())
+            .get("config.json")
+            .is_some()
+}
+
+/// A folder name for model `id`: its last part, in lowercase letters, digits, `.`, `-` and
+/// `_` (`Helsinki-NLP/opus-mt-en-fr` → `opus-mt-en-fr`).
+fn folder_name(id: &str) -> String {
+    let last = id
+        .trim_end_matches('/')
+        .rsplit(['/', '\\'])
+        .next()
+        .unwrap_or(id);
+    let name: String = last
+        .chars()
+        .map(|c| match c.to_ascii_lowercase() {
+            c @ ('a'..='z' | '0'..='9' | '.' | '-' | '_') => c,
+            _ => '-',
+        })
+        .collect();
+    if name.trim_matches(['.', '-']).is_empty() {
+        "model".to_string()
+    } else {
+        name
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::folder_name;
+
+    #[test]
+    fn folder_names_are_the_model_s_last_part_made_safe() {
+        assert_eq!(folder_name("Helsinki-NLP/opus-mt-en-fr"), "opus-mt-en-fr");
+        assert_eq!(
+            folder_name("models/tracebook-tiny-en-fr/"),
+            "tracebook-tiny-en-fr"
+        );
+        assert_eq!(folder_name("C:\\Models\\My Model"), "my-model");
+        assert_eq!(folder_name(".."), "model");
+    }
+}

@@ -151,17 +151,20 @@
       // The model comes in parts of at most 16 MiB (static hosts limit a file's size), fetched
       // at once; one bar counts every byte of them and of the module.
       var parts = manifest.weights.parts || [{ file: manifest.weights.file, bytes: manifest.weights.bytes }];
+      // Only the session the form waits for (`ui.loading`) shows its progress there.
       function progress(key) {
         return function (done) {
           got[key] = done;
+          if (ui.loading !== name) return;
           var sum = 0;
           for (var k in got) sum += got[k];
+          ui.bar.hidden = false;
           ui.bar.max = total;
           ui.bar.value = sum;
           ui.status.textContent = fill(words.loading, { done: size(sum), total: size(total) });
         };
       }
-      ui.bar.hidden = false;
+      if (ui.loading === name) ui.bar.hidden = false;
       // The glue and the worker script are kept too (as blob: URLs when started), so that a
       // reader who tried once can try again offline.
       return Promise.all([
@@ -176,7 +179,7 @@
       ]).then(function (got) {
         var utf8 = new TextDecoder();
         var script = function (bytes) { return URL.createObjectURL(new Blob([bytes], { type: 'text/javascript' })); };
-        ui.status.textContent = words.starting;
+        if (ui.loading === name) ui.status.textContent = words.starting;
         var session = worker(script(got[5]));
         return session.call('start', {
           glue: script(got[4]),
@@ -188,7 +191,7 @@
           traceOptions: JSON.stringify(manifest.trace_options),
           training: manifest.training ? JSON.stringify(manifest.training) : undefined
         }, [got[0], got[1]]).then(function () {
-          ui.bar.hidden = true;
+          if (ui.loading === name) ui.bar.hidden = true;
           return { session: session, manifest: manifest };
         }, function (e) {
           session.stop();
@@ -259,7 +262,8 @@
     ui.error.textContent = '';
     ui.run.disabled = true;
     var spec = data.prompts[prompt], l;
-    return start(ui, manifestOf(prompt)).then(function (started) {
+    ui.loading = manifestOf(prompt);
+    return start(ui, ui.loading).then(function (started) {
       l = started;
       return l.session.call('draw', {
         prompt: prompt, text: textValue, options: JSON.stringify(spec.options || {}),
@@ -307,7 +311,10 @@
         select.append(o);
       });
       select.value = chosen;
-      select.addEventListener('change', function () { input.placeholder = data.prompts[select.value].text; });
+      select.addEventListener('change', function () {
+        input.placeholder = data.prompts[select.value].text;
+        preload(ui, select.value);
+      });
       box.append(select);
     }
     ui.run = el('button', 'tb-live-run', words.run);
@@ -349,14 +356,22 @@
     anchor.after(box);
     if (!figure) button.hidden = true;
     box.input.focus();
-    // The session loads in its worker while the reader types (the page stays responsive);
-    // Run waits for it. A failure is shown now and tried again on Run.
-    start(box.ui, manifestOf(entry ? entry.prompt : names[0])).then(function () {
-      if (!box.ui.run.disabled) box.ui.status.textContent = '';
+    preload(box.ui, entry ? entry.prompt : names[0]);
+  }
+
+  // The session of `prompt`'s model loads in its worker while the reader types (the page
+  // stays responsive); Run waits for it. A failure is shown now and tried again on Run.
+  function preload(ui, prompt) {
+    var name = ui.loading = manifestOf(prompt);
+    ui.bar.hidden = true;
+    ui.error.textContent = '';
+    start(ui, name).then(function () {
+      if (ui.loading === name && !ui.run.disabled) ui.status.textContent = '';
     }, function (e) {
-      box.ui.bar.hidden = true;
-      box.ui.status.textContent = '';
-      box.ui.error.textContent = (e && e.message) || String(e);
+      if (ui.loading !== name) return;
+      ui.bar.hidden = true;
+      ui.status.textContent = '';
+      ui.error.textContent = (e && e.message) || String(e);
     });
   }
 

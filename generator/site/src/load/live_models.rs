@@ -2,8 +2,10 @@
 //! is `live/`'s own, and each other model a prompt names (`model = ...`) that is on this
 //! machine, under `live/models/NAME/` with a manifest of its own. A figure drawn from one
 //! prompt is redrawn with its prompt's model; the page loads only the models its reader asks
-//! for. A prompt's model that is not here (a site built from committed traces) leaves that
-//! prompt's figures the author's, as they were before; the site's model is needed as ever.
+//! for. A prompt's model that is not here (a site built from committed traces), or that the
+//! browser cannot read (an encoder-decoder with only Marian's SentencePiece files, no
+//! tokenizer.json), leaves that prompt's figures the author's; the site's model is needed as
+//! ever, and the build says why when it cannot run.
 
 use super::site::Site;
 use std::path::Path;
@@ -43,7 +45,7 @@ impl Site {
             let Some(id) = &prompt.spec.model else {
                 continue;
             };
-            if models.iter().any(|m| same_model_id(&m.id, id)) || !on_this_machine(&self.root, id) {
+            if models.iter().any(|m| same_model_id(&m.id, id)) || !runs_in_browser(&self.root, id) {
                 continue;
             }
             let base = folder_name(id);
@@ -62,26 +64,35 @@ impl Site {
     }
 }
 
-/// Whether the files of model `id` are here to convert: a folder of the site, the built-in
-/// model, or a hub id in the Hugging Face cache.
-fn on_this_machine(root: &Path, id: &str) -> bool {
-    root.join(id).join("config.json").is_file()
-        || id == TINY_MODEL_ID
-        || hf_hub::Cache::from_env()
-            .model(id.to_string())
-            .get("config.json")
-            .is_some()
+/// Whether model `id`'s files are here to convert (a folder of the site, the built-in
+/// model, or a hub id in the Hugging Face cache) and the browser can read them: an
+/// encoder-decoder needs its tokenizer.json there.
+fn runs_in_browser(root: &Path, id: &str) -> bool {
+    if id == TINY_MODEL_ID {
+        return true;
+    }
+    let folder = root.join(id);
+    let file = |name: &str| {
+        let local = folder.join(name);
+        if local.is_file() {
+            return Some(local);
+        }
+        hf_hub::Cache::from_env().model(id.to_string()).get(name)
+    };
+    let Some(config) = file("config.json") else {
+        return false;
+    };
+    let model_type = std::fs::read(&config)
+        .ok()
+        .and_then(|bytes| serde_json::from_slice::<serde_json::Value>(&bytes).ok())
+        .and_then(|c| c.get("model_type")?.as_str().map(str::to_string));
+    !matches!(model_type.as_deref(), Some("marian" | "bart")) || file("tokenizer.json").is_some()
 }
 
 /// A folder name for model `id`: its last part, in lowercase letters, digits, `.`, `-` and
 /// `_` (`Helsinki-NLP/opus-mt-en-fr` → `opus-mt-en-fr`).
 fn folder_name(id: &str) -> String {
-    let last = id
-        .trim_end_matches('/')
-        .rsplit(['/', '\\'])
-        .next()
-        .unwrap_or(id);
-    let name: String = last
+    let name: String = tracebook_trace::folder_name(id)
         .chars()
         .map(|c| match c.to_ascii_lowercase() {
             c @ ('a'..='z' | '0'..='9' | '.' | '-' | '_') => c,
@@ -97,7 +108,33 @@ fn folder_name(id: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::folder_name;
+    use super::{folder_name, runs_in_browser};
+
+    #[test]
+    fn a_prompt_s_model_runs_in_the_browser_when_its_files_are_here_and_readable() {
+        let root = tempfile::tempdir().unwrap();
+        let model = |name: &str, model_type: &str, tokenizer: bool| {
+            let dir = root.path().join("models").join(name);
+            std::fs::create_dir_all(&dir).unwrap();
+            let config = format!("{{\"model_type\": \"{model_type}\"}}");
+            std::fs::write(dir.join("config.json"), config).unwrap();
+            if tokenizer {
+                std::fs::write(dir.join("tokenizer.json"), "{}").unwrap();
+            }
+        };
+        model("opus", "marian", false);
+        model("mine", "marian", true);
+        model("gpt", "gpt2", false);
+        let runs = |id: &str| runs_in_browser(root.path(), id);
+        assert!(
+            !runs("models/opus"),
+            "Marian's spm files are not read in the browser"
+        );
+        assert!(runs("models/mine"));
+        assert!(runs("models/gpt"), "GPT-2's own tokenizer is built in");
+        assert!(!runs("models/absent"));
+        assert!(runs("tracebook-tiny-en"));
+    }
 
     #[test]
     fn folder_names_are_the_model_s_last_part_made_safe() {

@@ -86,7 +86,7 @@ impl<'a> LivePage<'a> {
                 },
                 manifest: (!model.is_site_model()).then(|| model.manifest()),
             });
-        let options = from_the_end(&figure.options, trace.meta.tokens.len());
+        let options = from_the_end(&figure.options, positions(&figure.options, trace));
         self.figures.push(PageFigure {
             prompt: prompt.clone(),
             options,
@@ -147,6 +147,17 @@ impl Traces for Asked<'_> {
 /// figure picks the same token in the author's prompt, and in a reader's prompt of another
 /// length the token as far from its end (the query " it" of "... because it" becomes the last
 /// token of the reader's prompt, not whatever sits at position 8, or nothing).
+/// How many positions a figure's `token` counts: the decoder's when it draws an
+/// encoder-decoder's decoder (`stack = "decoder"`), else the prompt's (the source's).
+fn positions(options: &str, trace: &Trace) -> usize {
+    let table = options.parse::<toml::Table>().ok();
+    let stack = table.as_ref().and_then(|t| t.get("stack")?.as_str());
+    match (stack, &trace.meta.translation) {
+        (Some("decoder"), Some(translation)) => translation.tokens.len(),
+        _ => trace.meta.tokens.len(),
+    }
+}
+
 fn from_the_end(options: &str, tokens: usize) -> String {
     let Ok(mut table) = options.parse::<toml::Table>() else {
         return options.to_string();
@@ -163,7 +174,29 @@ fn from_the_end(options: &str, tokens: usize) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::from_the_end;
+    use super::{from_the_end, positions};
+    use tracebook_trace::Trace;
+
+    /// The example site's encoder-decoder trace: 7 source tokens, 10 decoder positions.
+    const FICHIER: &str = include_str!("../../../../traces/fichier.json");
+
+    #[test]
+    fn a_decoder_figure_counts_the_decoder_s_positions() {
+        let trace = Trace::from_json(FICHIER).unwrap();
+        let (source, decoder) = (
+            trace.meta.tokens.len(),
+            trace.meta.translation.as_ref().unwrap().tokens.len(),
+        );
+        assert_ne!(source, decoder);
+        let steps = "prompt = \"fichier\"\nstack = \"decoder\"\nlayer = 1\nhead = 0\ntoken = 3\n";
+        assert_eq!(positions(steps, &trace), decoder);
+        let moved: toml::Table = from_the_end(steps, positions(steps, &trace))
+            .parse()
+            .unwrap();
+        assert_eq!(moved["token"].as_integer(), Some(3 - decoder as i64));
+        let encoder = steps.replace("decoder", "encoder");
+        assert_eq!(positions(&encoder, &trace), source);
+    }
 
     #[test]
     fn a_position_from_the_start_becomes_the_same_position_from_the_end() {

@@ -152,7 +152,7 @@ impl View for &Owned {
 pub fn convert(source: &SourceModel, precision: LivePrecision) -> Result<Vec<u8>, Diagnostic> {
     let bad = |message: String| {
         Diagnostic::file(&source.origin, message)
-            .with_hint("is this a GPT-2 family safetensors checkpoint? `tracebook trace` reads it and says more")
+            .with_hint("is this a safetensors checkpoint? `tracebook trace` reads it and says more")
     };
     let mut tensors: Vec<(String, Owned)> = Vec::new();
     for shard in source.weight_bytes()? {

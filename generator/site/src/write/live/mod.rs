@@ -177,8 +177,8 @@ fn model_files(
         traces.site_model_shown(site)
     } else {
         of_model
-            .iter()
-            .find_map(|t| t.meta.model.name.clone())
+            .first()
+            .map(|t| t.meta.model.shown())
             .unwrap_or_else(|| tracebook_trace::model_label(&model.id))
     };
     let dir = format!("{DIR}{}", model.dir);

@@ -25,18 +25,13 @@ impl tracebook_figures::Traces for One {
     }
 }
 
-fn session(model: &Path, id: &str) -> Session {
-    let read = |name: &str| std::fs::read(model.join(name)).unwrap();
-    let (config, weights, tokenizer) = (
-        String::from_utf8(read("config.json")).unwrap(),
-        read("model.safetensors"),
-        String::from_utf8(read("tokenizer.json")).unwrap(),
-    );
+/// A session over model files in memory, tracing at f32 so its numbers are its own.
+fn session_of(id: &str, config: &str, weights: &[u8], tokenizer: &str) -> Session {
     let bytes = ModelBytes {
         id,
-        config_json: &config,
-        weights: &weights,
-        tokenizer_json: Some(&tokenizer),
+        config_json: config,
+        weights,
+        tokenizer_json: Some(tokenizer),
         training: None,
     };
     let options = TraceOptions {
@@ -44,6 +39,40 @@ fn session(model: &Path, id: &str) -> Session {
         top_k: 20,
     };
     Session::from_bytes(&bytes, options).unwrap()
+}
+
+/// A session over the files of the model folder `model`.
+fn session(model: &Path, id: &str) -> Session {
+    let read = |name: &str| std::fs::read(model.join(name)).unwrap();
+    let text = |name: &str| String::from_utf8(read(name)).unwrap();
+    let weights = read("model.safetensors");
+    session_of(id, &text("config.json"), &weights, &text("tokenizer.json"))
+}
+
+/// A prompt of `text`, continued by `generate` tokens.
+fn prompt(text: &str, generate: usize) -> PromptSpec {
+    PromptSpec {
+        text: text.to_string(),
+        options: PromptOptions {
+            generate,
+            ..PromptOptions::default()
+        },
+        model: None,
+        model_name: None,
+    }
+}
+
+/// Each figure block (`kind`, options after the prompt) drawn by the session equals, byte for
+/// byte, the one the build draws from `written`.
+fn draws_as_the_build(session: &Session, written: &One, figures: &[(&str, &str)]) {
+    for (kind, extra) in figures {
+        let body = format!("prompt = \"{NAME}\"\n{extra}");
+        let options: toml::Table = toml::from_str(&body).unwrap();
+        let build = tracebook_figures::render(kind, &options, written).unwrap();
+        let live = session.figure(kind, &body).unwrap();
+        assert_eq!(live.svg, build.svg, "{kind}");
+        assert_eq!(live, build, "{kind}");
+    }
 }
 
 #[test]
@@ -73,53 +102,22 @@ fn the_session_draws_what_the_build_draws_from_the_binary_s_trace() {
     let written = One(Trace::read(&out).unwrap());
 
     let mut session = session(&model, id);
-    let prompt = PromptSpec {
-        text: PROMPT.to_string(),
-        options: PromptOptions {
-            generate: 3,
-            ..PromptOptions::default()
-        },
-        model: None,
-        model_name: None,
-    };
-    session.trace(NAME, &prompt).unwrap();
-    for (kind, extra) in [
+    session.trace(NAME, &prompt(PROMPT, 3)).unwrap();
+    let figures = [
         ("attention", "layer = 1\nhead = 2\n"),
         ("next-token", ""),
         ("generation", ""),
         ("residual", ""),
         ("logit-lens", ""),
-    ] {
-        let body = format!("prompt = \"{NAME}\"\n{extra}");
-        let options: toml::Table = toml::from_str(&body).unwrap();
-        let build = tracebook_figures::render(kind, &options, &written).unwrap();
-        let live = session.figure(kind, &body).unwrap();
-        assert_eq!(live.svg, build.svg, "{kind}");
-        assert_eq!(live, build, "{kind}");
-    }
+    ];
+    draws_as_the_build(&session, &written, &figures);
 }
 
 /// The next-token distribution after `text` under the browser model `weights` of the example
 /// model (f32 trace, so the numbers are the session's own).
 fn next_token(config: &str, weights: &[u8], tokenizer: &str, text: &str) -> Vec<f64> {
-    let bytes = ModelBytes {
-        id: "models/tracebook-tiny-en",
-        config_json: config,
-        weights,
-        tokenizer_json: Some(tokenizer),
-        training: None,
-    };
-    let options = TraceOptions {
-        precision: Precision::F32,
-        top_k: 20,
-    };
-    let mut session = Session::from_bytes(&bytes, options).unwrap();
-    let prompt = PromptSpec {
-        text: text.into(),
-        options: PromptOptions::default(),
-        model: None,
-        model_name: None,
-    };
+    let mut session = session_of("models/tracebook-tiny-en", config, weights, tokenizer);
+    let prompt = prompt(text, 0);
     let logits = session
         .trace(NAME, &prompt)
         .unwrap()
@@ -178,32 +176,13 @@ fn the_browser_model_predicts_what_the_site_s_model_predicts() {
     }
 }
 
-/// A session over an encoder-decoder's files in memory (models/tracebook-tiny-en-fr).
+/// A session over an encoder-decoder's files in memory (models/tracebook-tiny-en-fr), with
+/// `weights` for its model.safetensors.
 fn translation_session(weights: &[u8]) -> Session {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("models/tracebook-tiny-en-fr");
     let read = |name: &str| std::fs::read_to_string(root.join(name)).unwrap();
     let (config, tokenizer) = (read("config.json"), read("tokenizer.json"));
-    let bytes = ModelBytes {
-        id: "models/tracebook-tiny-en-fr",
-        config_json: &config,
-        weights,
-        tokenizer_json: Some(&tokenizer),
-        training: None,
-    };
-    let options = TraceOptions {
-        precision: Precision::F32,
-        top_k: 20,
-    };
-    Session::from_bytes(&bytes, options).unwrap()
-}
-
-fn source(text: &str) -> PromptSpec {
-    PromptSpec {
-        text: text.to_string(),
-        options: PromptOptions::default(),
-        model: None,
-        model_name: None,
-    }
+    session_of("models/tracebook-tiny-en-fr", &config, weights, &tokenizer)
 }
 
 /// An encoder-decoder in the reader's page: the session translates a source text as
@@ -229,7 +208,9 @@ fn the_session_translates_and_draws_what_the_build_draws() {
     ];
     cli::ok(&cli::run(dir.path(), &args), "trace");
     let mut written = Trace::read(&out).unwrap();
+    // Named as the session names its model (the binary was given a path, and names it).
     written.meta.model.id = "models/tracebook-tiny-en-fr".to_string();
+    written.meta.model.name = None;
     let written = One(written);
 
     let weights = std::fs::read(model.join("model.safetensors")).unwrap();
@@ -240,25 +221,20 @@ fn the_session_translates_and_draws_what_the_build_draws() {
         "</s>",
         "the source ends with </s>"
     );
-    let traced = session.trace(NAME, &source(text)).unwrap();
+    let traced = session.trace(NAME, &prompt(text, 0)).unwrap();
     let translation = traced.meta.translation.as_ref().unwrap();
     assert_eq!(
         translation.text,
         written.0.meta.translation.as_ref().unwrap().text
     );
-    for (kind, extra) in [
+    let figures = [
         ("cross-attention", "layer = 2\n"),
         ("attention", "stack = \"encoder\"\nlayer = 1\nhead = 2\n"),
         ("attention", "stack = \"decoder\"\nlayer = 2\nhead = 1\n"),
         ("generation", ""),
         ("architecture", ""),
-    ] {
-        let body = format!("prompt = \"{NAME}\"\n{extra}");
-        let options: toml::Table = toml::from_str(&body).unwrap();
-        let build = tracebook_figures::render(kind, &options, &written).unwrap();
-        let live = session.figure(kind, &body).unwrap();
-        assert_eq!(live.svg, build.svg, "{kind}");
-    }
+    ];
+    draws_as_the_build(&session, &written, &figures);
     assert!(session.forward(&[1, 2]).is_err(), "no bench forward");
 }
 
@@ -279,7 +255,7 @@ fn the_browser_translation_model_writes_what_the_model_writes() {
     ];
     let translate = |weights: &[u8], text: &str| {
         let mut session = translation_session(weights);
-        let trace = session.trace(NAME, &source(text)).unwrap();
+        let trace = session.trace(NAME, &prompt(text, 0)).unwrap();
         trace.meta.translation.clone().unwrap().text
     };
     for precision in [LivePrecision::Int8, LivePrecision::F16] {

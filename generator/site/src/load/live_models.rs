@@ -82,11 +82,20 @@ fn runs_in_browser(root: &Path, id: &str) -> bool {
     let Some(config) = file("config.json") else {
         return false;
     };
-    let model_type = std::fs::read(&config)
+    let config = std::fs::read(&config)
         .ok()
-        .and_then(|bytes| serde_json::from_slice::<serde_json::Value>(&bytes).ok())
-        .and_then(|c| c.get("model_type")?.as_str().map(str::to_string));
-    !matches!(model_type.as_deref(), Some("marian" | "bart")) || file("tokenizer.json").is_some()
+        .and_then(|bytes| serde_json::from_slice::<serde_json::Value>(&bytes).ok());
+    !config.as_ref().is_some_and(needs_tokenizer_json) || file("tokenizer.json").is_some()
+}
+
+/// Whether the model of this config.json runs in the browser only with its tokenizer.json:
+/// an encoder-decoder (Marian, BART) has ids of its own vocabulary, where a model without one
+/// reads GPT-2's built-in tokenizer.
+pub fn needs_tokenizer_json(config: &serde_json::Value) -> bool {
+    matches!(
+        config.get("model_type").and_then(|t| t.as_str()),
+        Some("marian" | "bart")
+    )
 }
 
 /// A folder name for model `id`: its last part, in lowercase letters, digits, `.`, `-` and

@@ -17,7 +17,7 @@ mod cache;
 
 use crate::base::diagnostic::Diagnostic;
 use crate::load::config::SiteConfig;
-use crate::load::live_models::LiveModel;
+use crate::load::live_models::{self, LiveModel};
 use crate::load::site::Site;
 use crate::load::traces::TraceSet;
 use serde::Serialize;
@@ -111,13 +111,12 @@ struct FileInfo {
 
 /// An encoder-decoder runs in the page with its tokenizer.json; Marian's SentencePiece files
 /// (`source.spm`, `target.spm`, `vocab.json`) are read natively but not shipped to readers.
-fn needs_tokenizer_json(
+fn refuse_without_tokenizer_json(
     source: &browser_model::SourceModel,
     config: Option<&serde_json::Value>,
     id: &str,
 ) -> Result<(), Diagnostic> {
-    let model_type = config.and_then(|c| c.get("model_type")?.as_str());
-    if source.tokenizer_json.is_some() || !matches!(model_type, Some("marian" | "bart")) {
+    if source.tokenizer_json.is_some() || !config.is_some_and(live_models::needs_tokenizer_json) {
         return Ok(());
     }
     Err(Diagnostic::file(
@@ -159,7 +158,7 @@ fn model_files(
     let config: &SiteConfig = &site.config;
     let source = browser_model::locate(&model.id, &site.root)?;
     let model_config = serde_json::from_slice::<serde_json::Value>(&source.config_json).ok();
-    needs_tokenizer_json(&source, model_config.as_ref(), &model.id)?;
+    refuse_without_tokenizer_json(&source, model_config.as_ref(), &model.id)?;
     let weights = cache::browser_model(&source, config.live.precision)?;
     let context = model_config.and_then(|c| {
         c.get("n_positions")
@@ -276,15 +275,16 @@ mod tests {
     fn an_encoder_decoder_runs_live_only_with_its_tokenizer_json() {
         for kind in ["marian", "bart"] {
             let (source, config) = model(kind, false);
-            let error = needs_tokenizer_json(&source, Some(&config), "models/m").unwrap_err();
+            let error =
+                refuse_without_tokenizer_json(&source, Some(&config), "models/m").unwrap_err();
             let text = error.to_string();
             assert!(text.contains("encoder-decoder `models/m`"), "{text}");
             assert!(text.contains("[live] enabled = false"), "{text}");
             let (source, config) = model(kind, true);
-            assert!(needs_tokenizer_json(&source, Some(&config), "models/m").is_ok());
+            assert!(refuse_without_tokenizer_json(&source, Some(&config), "models/m").is_ok());
         }
         // GPT-2 without a tokenizer.json reads GPT-2's own in the browser.
         let (source, config) = model("gpt2", false);
-        assert!(needs_tokenizer_json(&source, Some(&config), "models/m").is_ok());
+        assert!(refuse_without_tokenizer_json(&source, Some(&config), "models/m").is_ok());
     }
 }

@@ -61,35 +61,28 @@ fn meta(
     options: &TraceOptions,
     tokens: Vec<Token>,
 ) -> TraceMeta {
-    TraceMeta {
-        tool: "tracebook test-support".into(),
-        name: name.into(),
-        model: ModelInfo {
-            id: model_id.into(),
-            name: None,
-            config: ModelShape {
-                n_layer: N_LAYER,
-                n_head: N_HEAD,
-                n_embd: N_EMBD,
-                n_positions: 64,
-                vocab_size: VOCAB,
-                ..Default::default()
-            },
-            weights_sha256: "0".repeat(64),
-            weights_dtype: "f32".into(),
+    let model = ModelInfo {
+        id: model_id.into(),
+        name: None,
+        config: ModelShape {
+            n_layer: N_LAYER,
+            n_head: N_HEAD,
+            n_embd: N_EMBD,
+            n_positions: 64,
+            vocab_size: VOCAB,
+            ..Default::default()
         },
-        prompt: prompt.clone(),
-        options: options.clone(),
+        weights_sha256: "0".repeat(64),
+        weights_dtype: "f32".into(),
+    };
+    TraceMeta::new(
+        "tracebook test-support".into(),
+        name,
+        model,
+        prompt.clone(),
+        options.clone(),
         tokens,
-        generation: Vec::new(),
-        token_texts: BTreeMap::new(),
-        training: None,
-        merges: Vec::new(),
-        beam: None,
-        ablation: None,
-        patching: None,
-        translation: None,
-    }
+    )
 }
 
 /// Every per-layer tensor of the trace table, with the right shapes, stored as `tracebook

@@ -85,6 +85,20 @@ export function serve(dir) {
   return new Promise((ok) => server.listen(0, '127.0.0.1', () => ok(server)));
 }
 
+/**
+ * Types `text` into the page's first live form, runs it and waits until the session has
+ * drawn (Run enabled again, no progress bar); the form's error message ('' when none).
+ */
+export async function runLive(page, text) {
+  await page.locator('.tb-live-input').first().fill(text);
+  await page.locator('.tb-live-run').first().click();
+  await page.waitForFunction(() => {
+    const form = document.querySelector('.tb-live-form');
+    return form && !form.querySelector('.tb-live-run').disabled && !form.querySelector('progress:not([hidden])');
+  }, null, { timeout: 60000 });
+  return page.locator('.tb-live-error').first().textContent();
+}
+
 /** The SVG of every figure of the page, by figure id. */
 export async function svgs(page) {
   return page.evaluate(() => Object.fromEntries(Array.from(document.querySelectorAll('figure'))

@@ -10,7 +10,7 @@ import { readFileSync, mkdtempSync, cpSync, writeFileSync, rmSync } from 'node:f
 import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { launch, tracebook, here, repo, serve, svgs, sameDrawing } from './harness.mjs';
+import { launch, tracebook, here, repo, serve, svgs, sameDrawing, runLive } from './harness.mjs';
 
 const run = (args) => execFileSync(tracebook, args, { stdio: 'pipe', encoding: 'utf8' });
 const TEXT = 'He was happy and loved';
@@ -56,16 +56,6 @@ after(async () => {
   if (work) rmSync(work, { recursive: true, force: true });
 });
 
-async function runPrompt(page, text) {
-  await page.locator('.tb-live-input').first().fill(text);
-  await page.locator('.tb-live-run').first().click();
-  await page.waitForFunction(() => {
-    const form = document.querySelector('.tb-live-form');
-    return form && !form.querySelector('.tb-live-run').disabled && !form.querySelector('progress:not([hidden])');
-  }, null, { timeout: 60000 });
-  assert.equal(await page.locator('.tb-live-error').first().textContent(), '');
-}
-
 test('the ablation figure redraws for the reader\'s prompt; patching is not offered', async () => {
   const live = await (await fetch(`${origin}/experiments.live.json`)).json();
   const kinds = live.figures.map((f) => f.kind);
@@ -85,13 +75,13 @@ test('the ablation figure redraws for the reader\'s prompt; patching is not offe
   await page.locator(`#${ablation} .tb-try`).click();
 
   // The author's prompt, typed by the reader: the same runs, the same drawing.
-  await runPrompt(page, TEXT);
+  assert.equal(await runLive(page, TEXT), '');
   let now = await svgs(page);
   assert.ok(sameDrawing(now[ablation], built[ablation]), `the ablation differs from the build's:\n${now[ablation].slice(0, 400)}`);
 
   // A prompt of the reader's own: ablated in the browser, the headline's probability is the
   // model's on the new text; the patching figure stays the author's.
-  await runPrompt(page, 'She smiled and shook');
+  assert.equal(await runLive(page, 'She smiled and shook'), '');
   now = await svgs(page);
   assert.ok(!sameDrawing(now[ablation], built[ablation]), 'the ablation was redrawn');
   assert.match(now[ablation], /with nothing ablated/);

@@ -12,7 +12,7 @@ import { readFileSync, mkdtempSync, cpSync, writeFileSync, rmSync } from 'node:f
 import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { launch, tracebook, here, serve, svgs, sameDrawing } from './harness.mjs';
+import { launch, tracebook, here, serve, svgs, sameDrawing, runLive } from './harness.mjs';
 
 const run = (args) => execFileSync(tracebook, args, { stdio: 'pipe', encoding: 'utf8' });
 const FAMILIES = {
@@ -74,13 +74,7 @@ async function redrawsExactly(out, name, origin, family) {
   const built = await svgs(page);
   const ids = (await (await fetch(`${origin}/controls.live.json`)).json()).figures.map((f) => f.id);
   await page.locator('figure .tb-try').first().click();
-  await page.locator('.tb-live-input').first().fill('The robots will bring');
-  await page.locator('.tb-live-run').first().click();
-  await page.waitForFunction(() => {
-    const form = document.querySelector('.tb-live-form');
-    return form && !form.querySelector('.tb-live-run').disabled && !form.querySelector('progress:not([hidden])');
-  }, null, { timeout: 60000 });
-  assert.equal(await page.locator('.tb-live-error').first().textContent(), '');
+  assert.equal(await runLive(page, 'The robots will bring'), '');
 
   const redrawn = await svgs(page);
   assert.ok(ids.length >= 3, `figures redrawn live: ${ids}`);
@@ -91,10 +85,7 @@ async function redrawsExactly(out, name, origin, family) {
   assert.match(await page.locator(`#${ids[0]} .tb-live-caption`).textContent(), caption);
 
   // A prompt of the reader's own: the model answers, and the figures show its tokens.
-  await page.locator('.tb-live-input').first().fill('My sister paints the old house');
-  await page.locator('.tb-live-run').first().click();
-  await page.waitForFunction(() => !document.querySelector('.tb-live-run').disabled, null, { timeout: 60000 });
-  assert.equal(await page.locator('.tb-live-error').first().textContent(), '');
+  assert.equal(await runLive(page, 'My sister paints the old house'), '');
   const mine = await svgs(page);
   assert.ok(ids.some((id) => mine[id].includes('paints')), 'the reader\'s tokens are drawn');
   assert.deepEqual(problems, []);

@@ -14,7 +14,7 @@ import { mkdtempSync, cpSync, writeFileSync, mkdirSync, rmSync, readFileSync } f
 import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { launch, tracebook, repo, serve, svgs, sameDrawing } from './harness.mjs';
+import { launch, tracebook, repo, serve, svgs, sameDrawing, runLive } from './harness.mjs';
 
 const run = (args) => execFileSync(tracebook, args, { stdio: 'pipe', encoding: 'utf8' });
 const SOURCE = 'Error while reading the configuration file';
@@ -95,17 +95,6 @@ after(async () => {
   if (work) rmSync(work, { recursive: true, force: true });
 });
 
-/** Types `text` into the first live form and waits for the session to finish. */
-async function translate(page, text) {
-  await page.locator('.tb-live-input').first().fill(text);
-  await page.locator('.tb-live-run').first().click();
-  await page.waitForFunction(() => {
-    const form = document.querySelector('.tb-live-form');
-    return form && !form.querySelector('.tb-live-run').disabled && !form.querySelector('progress:not([hidden])');
-  }, null, { timeout: 60000 });
-  assert.equal(await page.locator('.tb-live-error').first().textContent(), '');
-}
-
 test('the encoder-decoder runs in the browser beside the site\'s model and redraws the author\'s figures exactly', async () => {
   const config = JSON.parse(readFileSync(join(out, 'live', 'models', 'tracebook-tiny-en-fr', 'config.json'), 'utf8'));
   assert.equal(config.model_type, 'marian', 'the second browser model is the encoder-decoder');
@@ -124,7 +113,7 @@ test('the encoder-decoder runs in the browser beside the site\'s model and redra
   assert.equal(ids.length, 4, `every figure drawn from the trace is redrawn live (the architecture is the config's): ${ids}`);
 
   await page.locator(`#${ids[0]} .tb-try`).click();
-  await translate(page, SOURCE);
+  assert.equal(await runLive(page, SOURCE), '');
   const redrawn = await svgs(page);
   for (const id of ids) {
     assert.ok(sameDrawing(redrawn[id], built[id]), `figure ${id} differs from the build's:\n${redrawn[id].slice(0, 400)}\n${built[id].slice(0, 400)}`);
@@ -132,7 +121,7 @@ test('the encoder-decoder runs in the browser beside the site\'s model and redra
   assert.match(await page.locator(`#${ids[0]} .tb-live-caption`).textContent(), /traced in your browser by tracebook-tiny-en-fr \(f16 weights\)/);
 
   // A source of the reader's own: the page translates it and draws its alignment.
-  await translate(page, 'File not found');
+  assert.equal(await runLive(page, 'File not found'), '');
   const mine = await svgs(page);
   assert.ok(mine[ids[0]].includes('Fichier'), 'the cross-attention rows are the reader\'s translation');
   assert.ok(mine[ids[0]].includes('found'), 'its columns are the reader\'s source');

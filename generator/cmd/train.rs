@@ -11,7 +11,8 @@ use tracebook_model::train::{
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// A UTF-8 text file to train on (GPT-2's tokenizer; the last --val-share is held out).
+    /// A UTF-8 text file to train on (GPT-2's tokenizer unless --vocab; the last --val-share is
+    /// held out).
     #[arg(long, required_unless_present = "pairs", conflicts_with = "pairs")]
     pub corpus: Option<PathBuf>,
     /// Train a Marian-architecture translation model instead: a UTF-8 file of lines
@@ -19,9 +20,15 @@ pub struct Args {
     /// --layers is each stack's depth, --context the most tokens a side may have).
     #[arg(long)]
     pub pairs: Option<PathBuf>,
-    /// The translation model's vocabulary, shared by both languages (--pairs) [default: 4096]
+    /// A vocabulary of the model's own: a byte-level BPE of N tokens trained on the corpus
+    /// (--corpus; default GPT-2's tokenizer), or the translation model's, shared by both
+    /// languages (--pairs) [default: 4096]
     #[arg(long)]
     pub vocab: Option<usize>,
+    /// The share of training windows that say a stretch of the corpus twice (the stretch, the
+    /// same again, then the text after it), to teach copying from the context [default: 0]
+    #[arg(long)]
+    pub repeat_share: Option<f64>,
     /// A source text to translate at every evaluation, logged (--pairs; repeatable)
     #[arg(long = "sample")]
     pub samples: Vec<String>,
@@ -123,10 +130,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 
 /// `train --pairs`: a translation model, a line per evaluation.
 fn translation(args: &Args, pairs: &Path, settings: Settings) -> anyhow::Result<()> {
-    if args.resume || args.stop_after.is_some() || args.arch.is_some() {
+    if args.resume
+        || args.stop_after.is_some()
+        || args.arch.is_some()
+        || args.repeat_share.is_some()
+    {
         anyhow::bail!(
             "--pairs trains a Marian-architecture model from scratch: leave out --arch, \
-             --resume and --stop-after"
+             --resume, --stop-after and --repeat-share"
         );
     }
     let run = TranslationRun {
@@ -201,6 +212,11 @@ fn settings(args: &Args) -> anyhow::Result<Settings> {
             kv_heads: args.kv_heads.or(a.kv_heads),
             width: args.width.unwrap_or(a.width),
             context: args.context.unwrap_or(a.context),
+            vocab: if args.pairs.is_some() {
+                None
+            } else {
+                args.vocab.or(a.vocab)
+            },
         },
         steps: args.steps.unwrap_or(base.steps),
         batch_size: args.batch_size.unwrap_or(base.batch_size),
@@ -216,6 +232,7 @@ fn settings(args: &Args) -> anyhow::Result<Settings> {
         checkpoint_every: args.checkpoint_every.unwrap_or(base.checkpoint_every),
         dtype: args.dtype.unwrap_or(base.dtype),
         snapshots: args.snapshot_at.clone().unwrap_or(base.snapshots),
+        repeat_share: args.repeat_share.unwrap_or(base.repeat_share),
     })
 }
 

@@ -27,5 +27,5 @@ pub use source::TokenizerSource;
 pub use tokenizer::{tokenizer_json_in, Tokenizer};
 /// One token of an encoded text: id, text, byte span. Defined by the trace format.
 pub use tracebook_trace::Token;
-pub use train::train_byte_level_bpe;
+pub use train::{train_byte_level_bpe, train_language_model_bpe, END_OF_TEXT};
 pub use vocab::Vocab;

@@ -201,8 +201,8 @@ impl Gpt2Config {
             "scale_attn_by_inverse_layer_idx": self.scale_attn_by_inverse_layer_idx,
             "reorder_and_upcast_attn": self.reorder_and_upcast_attn,
             "tie_word_embeddings": self.tie_word_embeddings,
-            "bos_token_id": 50256,
-            "eos_token_id": 50256,
+            "bos_token_id": self.vocab_size - 1,
+            "eos_token_id": self.vocab_size - 1,
         });
         serde_json::to_string_pretty(&value).expect("a JSON value always serializes") + "\n"
     }

@@ -55,6 +55,19 @@ impl Corpus {
         })
     }
 
+    /// The corpus's lines before its held-out last `val_share` (by bytes), to train a
+    /// tokenizer on without seeing the validation text.
+    pub fn training_lines(path: &Path, val_share: f64) -> TrainResult<Vec<String>> {
+        let text = read_text(path)?;
+        let end = ((text.len() as f64) * (1.0 - val_share)) as usize;
+        let end = (0..=end)
+            .rev()
+            .find(|&i| text.is_char_boundary(i))
+            .unwrap_or(0);
+        let end = text[..end].rfind('\n').map_or(end, |i| i + 1);
+        Ok(text[..end].lines().map(|l| format!("{l}\n")).collect())
+    }
+
     pub fn tokens(&self) -> usize {
         self.train.len() + self.val.len()
     }

@@ -32,6 +32,11 @@ impl Rng {
         }
     }
 
+    /// Uniform in [0, 1).
+    pub fn unit(&mut self) -> f64 {
+        (self.0.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+    }
+
     /// Uniform in (0, 1], never zero, for the logarithm of Box–Muller.
     fn unit_open(&mut self) -> f64 {
         ((self.0.next_u64() >> 11) as f64 + 1.0) / (1u64 << 53) as f64

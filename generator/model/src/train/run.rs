@@ -12,7 +12,7 @@ use super::observer::{Observer, Start};
 use super::params::Params;
 use super::rng::Rng;
 use super::schedule::learning_rate;
-use super::settings::{Settings, GPT2_VOCAB};
+use super::settings::Settings;
 use super::step::{batch_gradients, mean_loss};
 use super::watch;
 use super::windows;
@@ -43,7 +43,7 @@ pub fn train(run: &TrainRun, observer: &mut dyn Observer) -> TrainResult<Trainin
     if !run.resume && !folder::is_free(&run.out) {
         return Err(occupied(run));
     }
-    let tokenizer = Tokenizer::builtin_gpt2()?;
+    let tokenizer = tokenizer(run)?;
     let context = s.architecture.context;
     let corpus = Corpus::load(&run.corpus, &tokenizer, s.val_share, context)?;
     let config = s.architecture.config();
@@ -62,7 +62,7 @@ pub fn train(run: &TrainRun, observer: &mut dyn Observer) -> TrainResult<Trainin
     let evaluator = Transformer::new(&params.detached_weights(), &config)?;
     let first = log.steps_done();
     if first == 0 && !val_windows.is_empty() {
-        log.bigram = bigram::baseline(&corpus.train, &val_windows, GPT2_VOCAB);
+        log.bigram = bigram::baseline(&corpus.train, &val_windows, tokenizer.vocab_size());
         log.initial_val_loss = Some(mean_loss(&evaluator, &val_windows)?);
     }
     observer.started(&Start {
@@ -84,7 +84,15 @@ pub fn train(run: &TrainRun, observer: &mut dyn Observer) -> TrainResult<Trainin
     let end = run.stop_after.map_or(s.steps, |n| n.min(s.steps));
     for step in first..end {
         let lr = learning_rate(s, step);
-        let batch = windows::train_batch(&corpus.train, context, s.batch_size, s.seed, step);
+        let batch = windows::train_batch(
+            &corpus.train,
+            context,
+            s.batch_size,
+            s.seed,
+            step,
+            s.repeat_share,
+        );
+        let batch: Vec<&[u32]> = batch.iter().map(Vec::as_slice).collect();
         let (loss, mut grads) = batch_gradients(&model, &params, &batch)?;
         let grad_norm = clip_grad_norm(&mut grads, s.grad_clip);
         optimizer.step(&params, &grads, lr)?;
@@ -129,6 +137,23 @@ pub fn train(run: &TrainRun, observer: &mut dyn Observer) -> TrainResult<Trainin
         }
     }
     Ok(log)
+}
+
+/// GPT-2's tokenizer, or (`--vocab`) a byte-level BPE of the run's own: trained on the
+/// corpus's lines before the held-out part when the run starts, read back from the
+/// checkpoint's tokenizer.json when it resumes.
+fn tokenizer(run: &TrainRun) -> TrainResult<Tokenizer> {
+    let Some(vocab) = run.settings.architecture.vocab else {
+        return Ok(Tokenizer::builtin_gpt2()?);
+    };
+    let saved = run.out.join("tokenizer.json");
+    if run.resume && saved.is_file() {
+        return Ok(Tokenizer::from_file(&saved)?);
+    }
+    let lines = Corpus::training_lines(&run.corpus, run.settings.val_share)?;
+    Ok(tracebook_tokenizer::train_language_model_bpe(
+        &lines, vocab,
+    )?)
 }
 
 fn occupied(run: &TrainRun) -> TrainError {

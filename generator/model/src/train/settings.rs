@@ -9,6 +9,9 @@ use serde::{Deserialize, Serialize};
 /// GPT-2's vocabulary: every model tracebook trains reads and writes GPT-2 token ids.
 pub const GPT2_VOCAB: usize = 50257;
 
+/// The smallest vocabulary `--vocab` accepts: the 256 bytes, a few merges, `<|endoftext|>`.
+pub const MIN_VOCAB: usize = 260;
+
 /// Which architecture a run trains: GPT-2's, or the Llama family's (RoPE, RMSNorm, SwiGLU,
 /// grouped-query attention), both on GPT-2's tokenizer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -58,6 +61,10 @@ pub struct Architecture {
     pub width: usize,
     /// Context length in tokens (`n_positions`, `max_position_embeddings`).
     pub context: usize,
+    /// The size of a byte-level BPE trained on the corpus for this model (None: GPT-2's
+    /// tokenizer and its 50,257 ids).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vocab: Option<usize>,
 }
 
 impl Architecture {
@@ -70,6 +77,7 @@ impl Architecture {
             kv_heads: None,
             width,
             context,
+            vocab: None,
         }
     }
 
@@ -86,6 +94,15 @@ impl Architecture {
                     self.layers, self.heads, self.width, self.context
                 ),
                 "for example --layers 4 --heads 4 --width 128 --context 128",
+            ));
+        }
+        if let Some(v) = self
+            .vocab
+            .filter(|&v| !(MIN_VOCAB..=GPT2_VOCAB).contains(&v))
+        {
+            return Err(shape(
+                format!("--vocab {v} is outside {MIN_VOCAB}..={GPT2_VOCAB}: a byte-level BPE holds the 256 bytes, merges and <|endoftext|>"),
+                "a few thousand tokens suit a small model, e.g. --vocab 4096",
             ));
         }
         if !self.width.is_multiple_of(self.heads) {
@@ -130,13 +147,18 @@ impl Architecture {
         (8 * self.width).div_ceil(3 * 32) * 32
     }
 
-    /// The config.json of the model, GPT-2's vocabulary and tied embeddings either way.
+    /// Token ids the model reads and writes: its own BPE's, else GPT-2's 50,257.
+    pub fn vocab_size(&self) -> usize {
+        self.vocab.unwrap_or(GPT2_VOCAB)
+    }
+
+    /// The config.json of the model, with tied embeddings either way.
     /// GPT-2: gelu_new, a 4× MLP, learned positions. Llama: RoPE (θ 10,000), RMSNorm, SwiGLU
     /// of [`Architecture::gated_inner`], grouped-query attention, no biases.
     pub fn config(&self) -> ModelConfig {
         match self.arch {
             Arch::Gpt2 => ModelConfig::Gpt2(Gpt2Config {
-                vocab_size: GPT2_VOCAB,
+                vocab_size: self.vocab_size(),
                 ..Gpt2Config::gpt2(self.layers, self.heads, self.width, self.context)
             }),
             Arch::Llama => ModelConfig::Decoder(self.llama_config()),
@@ -147,7 +169,7 @@ impl Architecture {
         let json = serde_json::json!({
             "architectures": [Family::Llama.architecture()],
             "model_type": Family::Llama.model_type(),
-            "vocab_size": GPT2_VOCAB,
+            "vocab_size": self.vocab_size(),
             "hidden_size": self.width,
             "intermediate_size": self.gated_inner(),
             "num_hidden_layers": self.layers,
@@ -161,8 +183,8 @@ impl Architecture {
             "attention_bias": false,
             "mlp_bias": false,
             "tie_word_embeddings": true,
-            "bos_token_id": 50256,
-            "eos_token_id": 50256,
+            "bos_token_id": self.vocab_size() - 1,
+            "eos_token_id": self.vocab_size() - 1,
         });
         let serde_json::Value::Object(map) = json else {
             unreachable!("a JSON object literal")
@@ -221,6 +243,14 @@ pub struct Settings {
     /// Steps after which a copy of the model is kept under `snapshots/` (0 = the initial weights).
     #[serde(default)]
     pub snapshots: Vec<usize>,
+    /// The share of training windows that repeat a stretch of the corpus (the stretch, the
+    /// same stretch again, then the text that follows it), to teach in-context copying.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub repeat_share: f64,
+}
+
+fn is_zero(x: &f64) -> bool {
+    *x == 0.0
 }
 
 impl Settings {
@@ -242,6 +272,7 @@ impl Settings {
             checkpoint_every: 250,
             dtype: WeightsDtype::F32,
             snapshots: Vec::new(),
+            repeat_share: 0.0,
         }
     }
 
@@ -272,6 +303,12 @@ impl Settings {
                     self.min_learning_rate, self.learning_rate
                 ),
                 "the cosine decay ends at --min-lr; a tenth of --lr is usual",
+            ));
+        }
+        if !(0.0..=1.0).contains(&self.repeat_share) {
+            return Err(TrainError::setting(
+                format!("--repeat-share {} is not in [0, 1]", self.repeat_share),
+                "a share such as 0.25 repeats a stretch in a quarter of the windows",
             ));
         }
         if !(0.0..0.5).contains(&self.val_share) {
@@ -310,6 +347,11 @@ impl Settings {
                 a.kv_heads.map(|k| k.to_string()).unwrap_or_default(),
             ),
             ("--width", a.width.to_string()),
+            (
+                "--vocab",
+                a.vocab.map(|v| v.to_string()).unwrap_or_default(),
+            ),
+            ("--repeat-share", self.repeat_share.to_string()),
             ("--context", a.context.to_string()),
             ("--batch-size", self.batch_size.to_string()),
             ("--lr", self.learning_rate.to_string()),

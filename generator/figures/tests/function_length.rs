@@ -55,14 +55,11 @@ fn function_start(line: &str) -> Option<(usize, String)> {
     let trimmed = line.trim_start();
     let indent = line.len() - trimmed.len();
     let mut rest = trimmed;
-    for prefix in [
-        "pub(crate) ",
-        "pub(super) ",
-        "pub ",
-        "const ",
-        "async ",
-        "unsafe ",
-    ] {
+    // Any visibility: `pub`, `pub(crate)`, `pub(super)`, `pub(in path)`.
+    if let Some(scoped) = rest.strip_prefix("pub(") {
+        rest = scoped.split_once(") ").map_or(rest, |(_, after)| after);
+    }
+    for prefix in ["pub ", "const ", "async ", "unsafe "] {
         rest = rest.strip_prefix(prefix).unwrap_or(rest);
     }
     let name = rest.strip_prefix("fn ")?;
@@ -112,13 +109,17 @@ fn the_reader_finds_a_long_function_and_skips_tests() {
     fs::create_dir_all(&dir).unwrap();
     let body = "    let x = 1;\n".repeat(MOST);
     let source = format!(
-        "pub fn short() {{\n}}\n\nfn long(\n    a: u8,\n) -> u8 {{\n{body}    a\n}}\n\n#[cfg(test)]\nmod tests {{\n    fn also_long() {{\n{body}    }}\n}}\n"
+        "pub fn short() {{\n}}\n\nfn long(\n    a: u8,\n) -> u8 {{\n{body}    a\n}}\n\npub(in crate::kinds) fn scoped() {{\n{body}}}\n\n#[cfg(test)]\nmod tests {{\n    fn also_long() {{\n{body}    }}\n}}\n"
     );
     let file = dir.join("sample.rs");
     fs::write(&file, source).unwrap();
     let mut found = Vec::new();
     long_functions(&file, &mut found);
     fs::remove_dir_all(&dir).unwrap();
-    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found.len(), 2, "{found:?}");
     assert!(found[0].ends_with(":4 long (65 lines)"), "{found:?}");
+    assert!(
+        found[1].contains(" scoped ("),
+        "pub(in path) is read too: {found:?}"
+    );
 }

@@ -52,7 +52,7 @@ pub use load::config::{
 pub use load::content::PART_INDEX;
 pub use load::prompt_name::{InvalidPromptName, PromptName};
 pub use load::prompts::{NamedPrompt, PromptScope};
-pub use load::site::SitePrompts;
+pub use load::site::{collect_prompts, SitePrompts};
 pub use load::templates::DEFAULTS as DEFAULT_TEMPLATES;
 pub use lone::{figure, LoneFigure};
 pub use render::GENERATOR;
@@ -66,12 +66,3 @@ pub use write::external::{
     check_external, ExternalOptions, ExternalReport, CACHE_FILE as EXTERNAL_LINKS_CACHE,
 };
 pub use write::live;
-
-use std::path::Path;
-
-/// The config and every named prompt of the site at `root` (shared ones from tracebook.toml,
-/// article-local ones from front matter), sorted by name, with where each was declared.
-/// A name declared twice, or one that is not a safe file name, is an error.
-pub fn collect_prompts(root: &Path) -> Result<SitePrompts, Diagnostics> {
-    load::site::Site::load(root).map(load::site::Site::into_prompts)
-}

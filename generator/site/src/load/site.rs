@@ -95,3 +95,10 @@ impl SitePrompts {
         root.join(prompt.trace_file())
     }
 }
+
+/// The config and every named prompt of the site at `root` (shared ones from tracebook.toml,
+/// article-local ones from front matter), sorted by name, with where each was declared.
+/// A name declared twice, or one that is not a safe file name, is an error.
+pub fn collect_prompts(root: &Path) -> Result<SitePrompts, Diagnostics> {
+    Site::load(root).map(Site::into_prompts)
+}

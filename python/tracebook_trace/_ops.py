@@ -103,6 +103,13 @@ def gelu_tanh(a: np.ndarray) -> np.ndarray:
         return (a / (F64(1.0) + exp64(F64(-2.0) * u))).astype(F32)
 
 
+def silu(a: np.ndarray) -> np.ndarray:
+    """SiLU as the format computes it: a / (1 + exp64(-a)) in binary64."""
+    a = a.astype(F64)
+    with np.errstate(all="ignore"):
+        return (a / (F64(1.0) + exp64(-a))).astype(F32)
+
+
 def causal_softmax(x: np.ndarray) -> np.ndarray:
     """Softmax over the last axis of [..., m, n], row i keeping the entries j <= i + n - m."""
     if x.ndim < 2:
@@ -187,6 +194,17 @@ def _gelu_tanh(_: Params, shape: Shape, a: np.ndarray) -> np.ndarray:
     return gelu_tanh(a.reshape(-1)).reshape(shape)
 
 
+def _silu(_: Params, shape: Shape, a: np.ndarray) -> np.ndarray:
+    _same_shape(shape, a)
+    return silu(a.reshape(-1)).reshape(shape)
+
+
+def _mul(_: Params, shape: Shape, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    _same_shape(shape, a)
+    _same_shape(shape, b)
+    return (a.astype(F32) * b.astype(F32)).astype(F32)
+
+
 def _exp_diff(_: Params, shape: Shape, logits: np.ndarray, lse: np.ndarray) -> np.ndarray:
     _same_shape(shape, logits)
     if not shape or lse.shape != tuple(shape[:-1]):
@@ -210,6 +228,8 @@ DERIVE: Dict[str, Tuple[Op, range, Tuple[str, ...]]] = {
     "causal_softmax": (_causal_softmax, range(1, 2), ()),
     "matmul": (_matmul, range(2, 3), ()),
     "gelu_tanh": (_gelu_tanh, range(1, 2), ()),
+    "silu": (_silu, range(1, 2), ()),
+    "mul": (_mul, range(2, 3), ()),
     "exp_diff": (_exp_diff, range(2, 3), ()),
 }
 

@@ -106,15 +106,16 @@ impl Activation {
             .expect("every variant has a name")
     }
 
-    /// How a trace derives `mlp.post` from `mlp.pre` for this activation, so the two agree
-    /// exactly; None where a trace stores `mlp.post` itself (the trace format has no op for
-    /// the activation: GPT-2's tanh GELUs have one).
+    /// How a trace derives the activated values (`mlp.post`, a gated MLP's `mlp.act`) from
+    /// their input for this activation, so the two agree exactly; None where a trace stores
+    /// them itself (the trace format has ops for the tanh GELUs and SiLU only).
     pub fn derive_op(self) -> Option<tracebook_trace::DeriveOp> {
         use Activation::*;
         match self {
             GeluNew | GeluPytorchTanh | GeluPythonTanh | GeluFast | GeluAccurate => {
                 Some(tracebook_trace::DeriveOp::GeluTanh)
             }
+            Silu | Swish => Some(tracebook_trace::DeriveOp::Silu),
             _ => None,
         }
     }

@@ -8,7 +8,7 @@ use crate::recorder::Recorder;
 use crate::transformer::linear::Affine;
 use candle_core::Tensor;
 use candle_nn::VarBuilder;
-use tracebook_trace::Derivation;
+use tracebook_trace::{Derivation, DeriveOp};
 
 pub enum Mlp {
     /// `c_proj(act(c_fc(x)))`: traced as `mlp.pre` and `mlp.post`.
@@ -17,7 +17,9 @@ pub enum Mlp {
         proj: Affine,
         act: Activation,
     },
-    /// `down(act(gate(x)) · up(x))`: traced as `mlp.gate`, `mlp.up`, `mlp.act` and `mlp.post`.
+    /// `down(act(gate(x)) · up(x))`: traced as `mlp.gate`, `mlp.up`, `mlp.act` and `mlp.post`
+    /// (`mlp.post` derived as act × up, `mlp.act` as the activation of the gate where the
+    /// format has an op for it, so every printed act × up = post holds).
     Gated {
         gate: Affine,
         up: Affine,
@@ -79,9 +81,14 @@ impl Mlp {
                 let u = up.forward(x)?;
                 rec.record(&name("up"), &u)?;
                 let a = act.apply(&g)?;
-                rec.record(&name("act"), &a)?;
+                let (gate_name, act_name, up_name) = (name("gate"), name("act"), name("up"));
+                match act.derive_op() {
+                    Some(op) => rec.derived(&act_name, &a, Derivation::new(op, &[&gate_name]))?,
+                    None => rec.record(&act_name, &a)?,
+                }
                 let post = (a * u)?;
-                rec.record(&name("post"), &post)?;
+                let product = Derivation::new(DeriveOp::Mul, &[&act_name, &up_name]);
+                rec.derived(&name("post"), &post, product)?;
                 down.forward(&post)
             }
         }

@@ -120,9 +120,23 @@ pub fn derived(
         DeriveOp::Dot => dot(derive, shape, &bases[0], &bases[1]),
         DeriveOp::CausalSoftmax => softmax(shape, values, &bases[0]),
         DeriveOp::Matmul => weighted(shape, &bases[0], &bases[1]),
-        // |GELU'| ≤ 1.129 everywhere.
+        // |GELU'| ≤ 1.129 and |SiLU'| ≤ 1.0999 everywhere.
         DeriveOp::GeluTanh => (0..values.len())
             .map(|i| 1.13 * bases[0].bound[i] + slack(values[i]) + 1e-7)
+            .collect(),
+        DeriveOp::Silu => (0..values.len())
+            .map(|i| 1.1 * bases[0].bound[i] + slack(values[i]) + 1e-7)
+            .collect(),
+        DeriveOp::Mul => (0..values.len())
+            .map(|i| {
+                let (a, b) = (&bases[0], &bases[1]);
+                let (ea, eb) = (a.bound[i], b.bound[i]);
+                f64::from(a.values[i]).abs() * eb
+                    + f64::from(b.values[i]).abs() * ea
+                    + ea * eb
+                    + slack(values[i])
+                    + 1e-7
+            })
             .collect(),
         DeriveOp::ExpDiff => {
             let k = shape.last().copied().unwrap_or(1).max(1);

@@ -9,7 +9,7 @@
 //! operations, so that every reader gets the same bits; the elementary functions come from
 //! `exact_math`.
 
-use super::exact_math::{exp, exp64, gelu_tanh};
+use super::exact_math::{exp, exp64, gelu_tanh, silu};
 use super::predict::{products, Base};
 use serde::{Deserialize, Serialize};
 
@@ -41,6 +41,12 @@ pub enum DeriveOp {
     Matmul,
     /// GPT-2's `gelu_new` of each value of the one base (`exact_math::gelu_tanh`).
     GeluTanh,
+    /// SiLU (`x·σ(x)`) of each value of the one base (`exact_math::silu`): a gated MLP's
+    /// `mlp.act` from `mlp.gate`.
+    Silu,
+    /// The element-wise f32 product of two bases of the tensor's shape: a gated MLP's
+    /// `mlp.post` = `mlp.act` × `mlp.up`.
+    Mul,
     /// `exp(a − b)` for base 0 `[..., k]` and base 1 `[...]` (one value per row of base 0):
     /// the subtraction in f32, then `exact_math::exp`. Probabilities from logits and their
     /// row's log-sum-exp, as `exact_math::prob` computes them.
@@ -58,6 +64,8 @@ impl DeriveOp {
             DeriveOp::CausalSoftmax => "causal_softmax",
             DeriveOp::Matmul => "matmul",
             DeriveOp::GeluTanh => "gelu_tanh",
+            DeriveOp::Silu => "silu",
+            DeriveOp::Mul => "mul",
             DeriveOp::ExpDiff => "exp_diff",
         }
     }
@@ -66,8 +74,12 @@ impl DeriveOp {
     fn arity(self) -> std::ops::RangeInclusive<usize> {
         match self {
             DeriveOp::Sum => 1..=3,
-            DeriveOp::Mean | DeriveOp::Std | DeriveOp::CausalSoftmax | DeriveOp::GeluTanh => 1..=1,
-            DeriveOp::Dot | DeriveOp::Matmul | DeriveOp::ExpDiff => 2..=2,
+            DeriveOp::Mean
+            | DeriveOp::Std
+            | DeriveOp::CausalSoftmax
+            | DeriveOp::GeluTanh
+            | DeriveOp::Silu => 1..=1,
+            DeriveOp::Dot | DeriveOp::Matmul | DeriveOp::ExpDiff | DeriveOp::Mul => 2..=2,
             DeriveOp::LayerNorm => 3..=3,
         }
     }
@@ -165,6 +177,20 @@ impl Derivation {
             DeriveOp::GeluTanh => {
                 same_shape(&bases[0])?;
                 Ok(bases[0].data.iter().map(|&a| gelu_tanh(a)).collect())
+            }
+            DeriveOp::Silu => {
+                same_shape(&bases[0])?;
+                Ok(bases[0].data.iter().map(|&a| silu(a)).collect())
+            }
+            DeriveOp::Mul => {
+                same_shape(&bases[0])?;
+                same_shape(&bases[1])?;
+                Ok(bases[0]
+                    .data
+                    .iter()
+                    .zip(bases[1].data)
+                    .map(|(a, b)| a * b)
+                    .collect())
             }
             DeriveOp::Mean | DeriveOp::Std => {
                 let d = row_of(bases[0], shape)?;
@@ -366,6 +392,26 @@ mod tests {
             let sum: f32 = row.iter().sum();
             assert!((sum - 1.0).abs() < 4e-7, "{sum}");
         }
+    }
+
+    #[test]
+    fn a_gated_mlp_is_silu_of_the_gate_times_up() {
+        let gate = [-2.0, 0.0, 1.0, 3.06];
+        let up = [0.5, 4.0, -1.0, -1.06];
+        let silu = Derivation::new(DeriveOp::Silu, &["gate"]);
+        let act = silu.apply(&[base(&[4], &gate)], &[4]).unwrap();
+        for (a, g) in act.iter().zip(gate) {
+            let by_hand = f64::from(g) / (1.0 + (-f64::from(g)).exp());
+            assert!((f64::from(*a) - by_hand).abs() < 1e-6, "{a} vs {by_hand}");
+        }
+        assert_eq!(act[1], 0.0);
+        let mul = Derivation::new(DeriveOp::Mul, &["act", "up"]);
+        let post = mul
+            .apply(&[base(&[4], &act), base(&[4], &up)], &[4])
+            .unwrap();
+        assert_eq!(post, [act[0] * 0.5, 0.0, -act[2], act[3] * -1.06]);
+        assert!(mul.apply(&[base(&[4], &act), base(&[2], &up[..2])], &[4]).is_err());
+        assert!(Derivation::new(DeriveOp::Mul, &["a"]).check().is_err());
     }
 
     #[test]

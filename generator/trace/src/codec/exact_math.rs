@@ -69,6 +69,12 @@ pub fn gelu_tanh(a: f32) -> f32 {
     (a / (1.0 + exp64(-2.0 * u))) as f32
 }
 
+/// SiLU, `a·σ(a)`, computed in f64 as `a / (1 + e^(−a))` and rounded to f32.
+pub fn silu(a: f32) -> f32 {
+    let a = f64::from(a);
+    (a / (1.0 + exp64(-a))) as f32
+}
+
 /// The probability `e^(logit − lse)` of a candidate whose logit and its position's log-sum-exp
 /// a trace holds: the subtraction in f32, as readers of traces do it, then [`exp`]. Every
 /// probability tracebook prints comes from this one function or from a derived tensor that

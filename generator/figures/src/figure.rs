@@ -1,10 +1,11 @@
 //! [`Figure`]: a rendered figure and what a page needs to present it.
 
 use crate::prompt::Prompt;
+use crate::relations::Relation;
 use crate::svg::{render_document, Canvas, Element};
 
 /// A rendered figure.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Figure {
     /// A complete, self-contained `<svg>` element, to inline in a page or save as a file.
     pub svg: String,
@@ -25,6 +26,9 @@ pub struct Figure {
     /// object of each panel's key to its hidden `<g data-tb-panel>` markup. A page writes them
     /// to a file named in the live JSON's `src`; the browser module puts them in `panels`.
     pub deferred: Option<String>,
+    /// What a reader can check among the numbers the figure prints (its hidden panels'
+    /// included); not drawn (see `relations.rs`).
+    pub relations: Vec<Relation>,
 }
 
 /// Where a figure's numbers come from, so its caption can say so truthfully.
@@ -77,6 +81,7 @@ impl Figure {
             source: Source::Traced,
             live: None,
             deferred: None,
+            relations: Vec::new(),
         }
     }
 
@@ -106,6 +111,12 @@ impl Figure {
         let live = self.live.as_deref()?;
         let rest = live.strip_prefix('{')?;
         Some(format!("{{\"{key}\":{value},{rest}"))
+    }
+
+    /// Declares the relations among the numbers the figure prints.
+    pub(crate) fn with_relations(mut self, relations: Vec<Relation>) -> Figure {
+        self.relations.extend(relations);
+        self
     }
 
     pub(crate) fn with_live(mut self, json: String) -> Figure {

@@ -18,6 +18,7 @@ mod options;
 mod panels;
 mod prompt;
 pub mod reference;
+pub mod relations;
 pub mod sampler;
 mod shared;
 mod strip;

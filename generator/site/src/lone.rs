@@ -30,6 +30,9 @@ pub struct LoneFigure {
     pub svg: String,
     /// The HTML fragment.
     pub html: String,
+    /// The relations the figure's kind declares among the numbers it prints (all hold: a
+    /// broken one is an error).
+    pub relations: Vec<tracebook_figures::relations::Relation>,
 }
 
 /// Draws the figure block in `text` (a ```` ```figure KIND ```` fenced block, alone or in a
@@ -81,6 +84,7 @@ pub fn figure(root: &Path, name: &str, text: &str) -> Result<LoneFigure, Diagnos
     Ok(LoneFigure {
         svg: drawn.svg,
         html: fragment(&drawn.html, &theme_css(root)),
+        relations: drawn.relations,
     })
 }
 

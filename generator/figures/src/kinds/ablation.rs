@@ -23,6 +23,7 @@ use crate::format::percent;
 use crate::options::{choice, Block};
 use crate::panels::{self, Panel};
 use crate::prompt::Prompt;
+use crate::relations::{printed, Relation};
 use crate::shared::{self, Domain, SharedScale};
 use crate::svg::{Canvas, Element, Font, Ramp, WIDE_FONT};
 use crate::token_text::{fitted, visible, Shown};
@@ -98,9 +99,11 @@ pub fn render(
         title: legend_title(&effects, t, show),
         shared: shared::note(shared),
     };
+    let mut relations = describe::relations(&effects, t);
     let mut panels: Vec<(Panel, f64, f64)> = (0..ablation.targets.len())
         .map(|i| {
-            let (body, right, bottom) = panel(&effects, i, show, &scale(i));
+            let (body, right, bottom, found) = panel(&effects, i, show, &scale(i));
+            relations.extend(found);
             let key = vec![("target", i)];
             (Panel { key, body }, right, bottom)
         })
@@ -126,7 +129,7 @@ pub fn render(
         let live = panels::json_labelled(&panels, t, &label);
         (panels::stack(panels, t), Some(live))
     };
-    let figure = Figure::new(canvas, body, caption, &prompt);
+    let figure = Figure::new(canvas, body, caption, &prompt).with_relations(relations);
     let figure = match live {
         Some(json) => figure.with_live(json),
         None => figure,
@@ -256,13 +259,54 @@ fn replaced(mode: AblationMode) -> &'static str {
     }
 }
 
+/// What a reader can check in target `t`'s panel, its probability with nothing ablated
+/// printed as `base`: it is a probability, and no ablation takes it below 0 or above 1, so
+/// no cell's change (as printed, `cells`: the lowest and highest) goes past them.
+fn bounds(base: &str, cells: &[Relation], show: Show) -> Vec<Relation> {
+    let Some(p) = printed(base) else {
+        return Vec::new();
+    };
+    let mut out = vec![Relation::Bound {
+        value: base.to_string(),
+        low: 0.0,
+        high: 1.0,
+        why: "a probability",
+    }];
+    let (p_low, p_high) = (p.value - p.half_unit, p.value + p.half_unit);
+    let (low, high) = match show {
+        Show::Prob => (-100.0 * p_high, 100.0 * (1.0 - p_low)),
+        Show::Logprob => (f64::NEG_INFINITY, -p_low.max(f64::MIN_POSITIVE).ln()),
+    };
+    let why = match show {
+        Show::Prob => "a change of p in points, from p to a probability",
+        Show::Logprob => "a change of ln p, from ln p to at most 0",
+    };
+    for cell in cells {
+        if let Relation::Bound { value, .. } = cell {
+            let value = value.clone();
+            out.push(Relation::Bound {
+                value,
+                low,
+                high,
+                why,
+            });
+        }
+    }
+    out
+}
+
 /// One target's panel: the headline, the note on what a cell is, the grid with the MLP
-/// column set apart, the legend; with its right edge and bottom.
-fn panel(effects: &Effects<'_>, t: usize, show: Show, scale: &Scale) -> (Vec<Element>, f64, f64) {
+/// column set apart, the legend; with its right edge, bottom and relations.
+fn panel(
+    effects: &Effects<'_>,
+    t: usize,
+    show: Show,
+    scale: &Scale,
+) -> (Vec<Element>, f64, f64, Vec<Relation>) {
+    let base = percent(effects.base(t));
     let headline = format!(
-        "p({}) = {} with nothing ablated",
+        "p({}) = {base} with nothing ablated",
         visible(effects.target(t)),
-        percent(effects.base(t))
     );
     let head = text(0.0, 12.0).class("tbf-s tbf-b");
     let mut body = vec![fitted(head, &headline, WIDTH / WIDE_FONT, Font::Sans, 12.0)];
@@ -294,7 +338,9 @@ fn panel(effects: &Effects<'_>, t: usize, show: Show, scale: &Scale) -> (Vec<Ele
     let bottom = drawn.grid_top + effects.layers as f64 * cell;
     body.extend(drawn.body);
     body.push(line("tbf-ax", x, drawn.grid_top - 3.0, x, bottom + 2.0));
-    (body, drawn.right, drawn.bottom)
+    let mut relations = bounds(&base, &drawn.relations, show);
+    relations.extend(drawn.relations);
+    (body, drawn.right, drawn.bottom, relations)
 }
 
 #[cfg(test)]

@@ -16,6 +16,7 @@ use crate::error::FigureError;
 use crate::figure::{Figure, Source};
 use crate::format::{count, thousands};
 use crate::options::Block;
+use crate::relations::Relation;
 use crate::svg::{Canvas, Css, Element};
 use crate::Traces;
 use serde::Deserialize;
@@ -93,7 +94,53 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
         desc: describe(&config, &p, n),
         css: Css::default(),
     };
-    Ok(Figure::new(canvas, body, caption, &prompt).with_source(Source::Config))
+    let figure = Figure::new(canvas, body, caption, &prompt).with_source(Source::Config);
+    Ok(figure.with_relations(relations(&config, &p)))
+}
+
+/// What a reader can check among the sizes and counts: each embedding is its rows × columns,
+/// a LayerNorm a gain and a bias of d, the heads make up the width, a layer is its parts and
+/// the model its embeddings, layers and final LayerNorm (the unembedding is wte again).
+fn relations(config: &ModelShape, p: &Parameters) -> Vec<Relation> {
+    let (d, v) = (thousands(config.n_embd), thousands(config.vocab_size));
+    let ln = count(p.layer_norm);
+    let mut total = vec![count(p.wte), count(p.wpe), ln.clone()];
+    total.extend(std::iter::repeat_n(count(p.block), config.n_layer));
+    vec![
+        product(&[&v, &d], count(p.wte)),
+        product(&[&thousands(config.n_positions), &d], count(p.wpe)),
+        Relation::Sum {
+            terms: vec![d.clone(), d.clone()],
+            total: ln.clone(),
+        },
+        product(
+            &[
+                &config.n_head.to_string(),
+                &(config.n_embd / config.n_head.max(1)).to_string(),
+            ],
+            d,
+        ),
+        Relation::Sum {
+            terms: vec![count(p.attention), count(p.mlp), ln.clone(), ln],
+            total: count(p.block),
+        },
+        Relation::Sum {
+            terms: total,
+            total: count(p.total),
+        },
+        Relation::Same {
+            a: count(p.total),
+            b: thousands(p.total),
+        },
+    ]
+}
+
+/// `result` is the product of `factors`, each as printed.
+pub(super) fn product(factors: &[&str], result: String) -> Relation {
+    Relation::Product {
+        factors: factors.iter().map(|f| f.to_string()).collect(),
+        result,
+    }
 }
 
 /// GPT-2's two sublayers and its output stages, with their sizes.

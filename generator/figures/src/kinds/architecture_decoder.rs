@@ -5,6 +5,7 @@
 //! and switches come from `meta.model.config` (its `decoder` part: MLP width, tied embeddings,
 //! biases, q/k norms), so the parameter count is the checkpoint's, biases included.
 
+use super::architecture::product;
 use super::architecture_parts::{block, finish, plus, prompt_ids, Sublayer, RESIDUAL_X};
 use super::strips::WIDTH;
 use crate::draw::{arrow, labelled_box, note};
@@ -12,6 +13,7 @@ use crate::error::FigureError;
 use crate::figure::{Figure, Source};
 use crate::format::{count, thousands};
 use crate::prompt::Prompt;
+use crate::relations::Relation;
 use crate::svg::{Canvas, Css, Element};
 use tracebook_trace::{DecoderBlock, ModelShape};
 
@@ -91,7 +93,42 @@ pub fn render(
         desc: describe(&config, &parts, &p, n),
         css: Css::default(),
     };
-    Ok(Figure::new(canvas, body, caption, &prompt).with_source(Source::Config))
+    let figure = Figure::new(canvas, body, caption, &prompt).with_source(Source::Config);
+    Ok(figure.with_relations(relations(&config, &p)))
+}
+
+/// What a reader can check among the sizes and counts: the embedding (and an unembedding of
+/// its own) is its rows × columns, an RMSNorm a gain of d, a layer is its parts and the model
+/// its embedding, layers, final RMSNorm and unembedding.
+fn relations(config: &ModelShape, p: &DecoderParameters) -> Vec<Relation> {
+    let (d, v) = (thousands(config.n_embd), thousands(config.vocab_size));
+    let norm = count(p.norm);
+    let mut total = vec![count(p.embedding), norm.clone()];
+    total.extend(std::iter::repeat_n(count(p.block), config.n_layer));
+    let mut out = vec![
+        product(&[&v, &d], count(p.embedding)),
+        Relation::Same {
+            a: d.clone(),
+            b: norm.clone(),
+        },
+        Relation::Sum {
+            terms: vec![count(p.attention), count(p.mlp), norm.clone(), norm],
+            total: count(p.block),
+        },
+        Relation::Same {
+            a: count(p.total),
+            b: thousands(p.total),
+        },
+    ];
+    if p.unembedding > 0 {
+        out.push(product(&[&d, &v], count(p.unembedding)));
+        total.push(count(p.unembedding));
+    }
+    out.push(Relation::Sum {
+        terms: total,
+        total: count(p.total),
+    });
+    out
 }
 
 /// The token ids, the one embedding they select, and why no position embedding is added.

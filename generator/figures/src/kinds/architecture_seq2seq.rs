@@ -7,6 +7,7 @@
 //! switches come from `meta.model.config` and its `seq2seq` part, so the parameter count is
 //! the checkpoint's.
 
+use super::architecture::product;
 use super::architecture_parts::{finish_at, plus, token_ids, RESIDUAL_X};
 use super::strips::WIDTH;
 use crate::draw::{arrow, labelled_box, line, note, rect, text};
@@ -14,6 +15,7 @@ use crate::error::FigureError;
 use crate::figure::{Figure, Source};
 use crate::format::{count, thousands};
 use crate::prompt::Prompt;
+use crate::relations::Relation;
 use crate::svg::{Canvas, Css, Element};
 use tracebook_trace::{ModelShape, Seq2SeqShape};
 
@@ -154,7 +156,10 @@ pub fn render(
         desc: model.describe(),
         css: Css::default(),
     };
-    Ok(Figure::new(canvas, body, caption, &prompt).with_source(Source::Config))
+    let relations = model.relations();
+    Ok(Figure::new(canvas, body, caption, &prompt)
+        .with_source(Source::Config)
+        .with_relations(relations))
 }
 
 impl Model<'_> {
@@ -349,6 +354,67 @@ impl Model<'_> {
                 format!("{} × {v}: a score per token of the vocabulary", self.target),
             ),
         ]
+    }
+
+    /// What a reader can check among the sizes and counts: the embedding (and an lm_head of
+    /// its own) is its rows × columns, a LayerNorm a gain and a bias of d, each layer its
+    /// sublayers and their LayerNorms, and the model its embedding, positions (each stack's),
+    /// layers, unembedding and the logits' bias of one number per token of the vocabulary.
+    fn relations(&self) -> Vec<Relation> {
+        let (p, s) = (&self.p, self.s);
+        let d = thousands(self.config.n_embd);
+        let v = thousands(self.config.vocab_size);
+        let (attn, ln) = (count(p.attention), count(p.layer_norm));
+        let mut total = vec![count(p.embedding), v.clone()];
+        if p.positions > 0 {
+            total.extend(std::iter::repeat_n(
+                count(p.positions + p.embedding_norm),
+                2,
+            ));
+        }
+        total.extend(std::iter::repeat_n(
+            count(p.encoder_layer),
+            s.encoder_layers,
+        ));
+        total.extend(std::iter::repeat_n(
+            count(p.decoder_layer),
+            self.config.n_layer,
+        ));
+        let mut out = vec![
+            product(&[&v, &d], count(p.embedding)),
+            Relation::Sum {
+                terms: vec![d.clone(), d.clone()],
+                total: ln.clone(),
+            },
+            Relation::Sum {
+                terms: vec![attn.clone(), count(p.encoder_mlp), ln.clone(), ln.clone()],
+                total: count(p.encoder_layer),
+            },
+            Relation::Sum {
+                terms: vec![
+                    attn.clone(),
+                    attn,
+                    count(p.decoder_mlp),
+                    ln.clone(),
+                    ln.clone(),
+                    ln,
+                ],
+                total: count(p.decoder_layer),
+            },
+            Relation::Same {
+                a: count(p.total),
+                b: thousands(p.total),
+            },
+        ];
+        if p.unembedding > 0 {
+            out.push(product(&[&d, &v], count(p.unembedding)));
+            total.push(count(p.unembedding));
+        }
+        out.push(Relation::Sum {
+            terms: total,
+            total: count(p.total),
+        });
+        out
     }
 
     fn describe(&self) -> String {

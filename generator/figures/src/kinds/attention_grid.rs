@@ -31,6 +31,7 @@ use crate::heatmap;
 use crate::heatmap::grid_marker;
 use crate::options::{capped, Block, Layer, LayerKey, Tokens};
 use crate::prompt::{Checked, Prompt};
+use crate::relations::Relation;
 use crate::shared::{self, Domain, SharedScale};
 use crate::svg::{number, text_width, Canvas, Element, Font, Ramp};
 use crate::token_text::Shown;
@@ -41,6 +42,8 @@ pub const KIND: &str = "attention-grid";
 
 /// Space between tiles.
 const GAP: f64 = 3.0;
+/// The legend's weights, and where they sit along it.
+const LEGEND_TICKS: [(f64, &str); 3] = [(0.0, "0"), (0.5, "0.5"), (1.0, "1")];
 
 /// The patterns on show and where the tiles go.
 struct Grid {
@@ -129,7 +132,28 @@ pub fn render(
         desc: describe::describe(&view, &grid),
         css: ramp.css(),
     };
-    Ok((Figure::new(canvas, body, caption, &prompt), Domain::Unit))
+    let relations = relations(&grid, view.tokens.len());
+    let figure = Figure::new(canvas, body, caption, &prompt).with_relations(relations);
+    Ok((figure, Domain::Unit))
+}
+
+/// What a reader can check: the legend's weights and (one layer's tiles, each titled) the
+/// heads' numbers count up, and a tile shows at most the prompt's `n` tokens (the note's
+/// "the last k of n").
+fn relations(grid: &Grid, n: usize) -> Vec<Relation> {
+    let shown = grid.shown.len() - usize::from(grid.gap());
+    let order = |values: Vec<String>| Relation::Order {
+        values,
+        descending: false,
+    };
+    let mut out = vec![
+        order(LEGEND_TICKS.iter().map(|(_, t)| t.to_string()).collect()),
+        order(vec![shown.to_string(), n.to_string()]),
+    ];
+    if grid.layers.len() == 1 {
+        out.push(order((0..grid.heads()).map(|h| h.to_string()).collect()));
+    }
+    out
 }
 
 /// The figure's title: the heads of one layer, or all of them, naming the stack if any.
@@ -203,11 +227,7 @@ fn markers(grid: &Grid, highlight: Option<&str>) -> Vec<Element> {
 /// The legend under the tiles, then `lines`; returns the figure's height.
 fn legend_and_notes(grid: &Grid, ramp: &Ramp, lines: Vec<String>, body: &mut Vec<Element>) -> f64 {
     let bottom = axes::keys_bottom(grid) + 14.0;
-    let ticks = [
-        (0.0, "0".to_string()),
-        (0.5, "0.5".to_string()),
-        (1.0, "1".to_string()),
-    ];
+    let ticks = LEGEND_TICKS.map(|(at, t)| (at, t.to_string()));
     let legend_left = 8.0;
     body.push(heatmap::legend(
         ramp,

@@ -20,6 +20,7 @@ use crate::figure::Figure;
 use crate::format::signed;
 use crate::options::{capped, Block, Dims, Head, HeadKey, Layer, LayerKey, TokenKey};
 use crate::prompt::Prompt;
+use crate::relations::{printed, Func, Relation};
 use crate::svg::{Canvas, Css, Element, Font};
 use crate::token_text::{fitted, visible, Shown};
 use crate::Traces;
@@ -93,7 +94,14 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
     )];
     let compact = prompt.trace.encoding(&view.tensor(layer, "pattern"))
         == Some(tracebook_trace::Encoding::Unorm8);
-    let height = table_rows(&worked, dims, compact, &mut body);
+    let table = Table::of(&worked, dims);
+    let height = table_rows(&worked, &table, compact, &mut body);
+    let mut relations = vec![Relation::Function {
+        f: Func::Sqrt,
+        input: dh.to_string(),
+        output: signed(worked.root_dh, 2),
+    }];
+    relations.extend(table.relations(&signed(worked.root_dh, 2)));
     let canvas = Canvas {
         kind: KIND,
         width: WIDTH,
@@ -102,7 +110,7 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
         desc: describe(view.tokens, (&words, head), t, &worked),
         css: Css::default(),
     };
-    Ok(Figure::new(canvas, body, caption, &prompt))
+    Ok(Figure::new(canvas, body, caption, &prompt).with_relations(relations))
 }
 
 /// Reads the query's scores, weights and values in `view`'s stack, and folds the lightest
@@ -163,16 +171,127 @@ fn work(
     Ok(Worked { steps, root_dh, z })
 }
 
+/// The numbers the table prints, each written once: a row per step, then the sums, each the
+/// sum of its column as printed (so a reader re-adding the column gets the printed total).
+struct Table {
+    rows: Vec<PrintedRow>,
+    /// The weights' sum, then each value column's.
+    sums: Vec<String>,
+    /// The traced z of the first dimensions, as the note prints them.
+    traced: Vec<String>,
+}
+
+/// One row as printed: q·k and the score (none for the folded keys), the weight, and
+/// weight × value per dimension.
+struct PrintedRow {
+    scores: Option<(String, String)>,
+    weight: String,
+    weighted: Vec<String>,
+}
+
+impl Table {
+    fn of(worked: &Worked, dims: usize) -> Table {
+        let rows: Vec<PrintedRow> = worked
+            .steps
+            .iter()
+            .map(|step| PrintedRow {
+                scores: step.key.map(|_| {
+                    (
+                        signed(step.score * worked.root_dh, 2),
+                        signed(step.score, 2),
+                    )
+                }),
+                weight: format!("{:.3}", step.weight),
+                weighted: step.weighted.iter().map(|v| signed(*v, 3)).collect(),
+            })
+            .collect();
+        let weights: Vec<&str> = rows.iter().map(|r| r.weight.as_str()).collect();
+        let mut sums = vec![printed_sum(&weights)];
+        for i in 0..dims {
+            let column: Vec<&str> = rows.iter().map(|r| r.weighted[i].as_str()).collect();
+            sums.push(printed_sum(&column));
+        }
+        let traced = worked.z[..dims].iter().map(|v| signed(*v, 3)).collect();
+        Table { rows, sums, traced }
+    }
+
+    /// What a reader can check: q·k ÷ √dₕ = score, the softmax of the scores (when every key
+    /// has its row), each weight a probability, and every column adding up to its sum and,
+    /// within the terms' rounding, to the traced z.
+    fn relations(&self, root: &str) -> Vec<Relation> {
+        let mut out = Vec::new();
+        let mut logits = Vec::new();
+        for row in &self.rows {
+            if let Some((qk, score)) = &row.scores {
+                out.push(Relation::Product {
+                    factors: vec![score.clone(), root.to_string()],
+                    result: qk.clone(),
+                });
+                logits.push(score.clone());
+            }
+            out.push(Relation::Bound {
+                value: row.weight.clone(),
+                low: 0.0,
+                high: 1.0,
+                why: "an attention weight",
+            });
+        }
+        let weights: Vec<String> = self.rows.iter().map(|r| r.weight.clone()).collect();
+        if logits.len() == weights.len() {
+            out.push(Relation::Softmax {
+                logits,
+                probs: weights.clone(),
+            });
+        }
+        out.push(Relation::Sum {
+            terms: weights,
+            total: self.sums[0].clone(),
+        });
+        for (i, total) in self.sums[1..].iter().enumerate() {
+            let terms: Vec<String> = self.rows.iter().map(|r| r.weighted[i].clone()).collect();
+            out.push(Relation::Sum {
+                terms: terms.clone(),
+                total: total.clone(),
+            });
+            out.push(Relation::Sum {
+                terms,
+                total: self.traced[i].clone(),
+            });
+        }
+        out
+    }
+}
+
+/// The sum of numbers printed with three decimals, printed the same way.
+fn printed_sum(texts: &[&str]) -> String {
+    let thousandths: i64 = texts
+        .iter()
+        .filter_map(|t| printed(t))
+        .map(|p| (p.value * 1000.0).round() as i64)
+        .sum();
+    signed(thousandths as f64 / 1000.0, 3)
+}
+
 /// Column headers, the rows, and the sum; returns the height used.
-fn table_rows(worked: &Worked, dims: usize, compact: bool, body: &mut Vec<Element>) -> f64 {
-    let columns = Columns { dims };
+fn table_rows(worked: &Worked, table: &Table, compact: bool, body: &mut Vec<Element>) -> f64 {
+    let columns = Columns {
+        dims: table.traced.len(),
+    };
     body.extend(columns.heads());
-    body.extend(step_rows(worked, &columns));
+    body.extend(step_rows(worked, table, &columns));
     let sum_y = TOP + worked.steps.len() as f64 * PITCH;
-    body.extend(sum_row(worked, &columns, sum_y));
-    let traced: Vec<String> = worked.z[..dims].iter().map(|v| signed(*v, 3)).collect();
+    body.extend(sum_row(table, &columns, sum_y));
+    // The sums add the rounded terms, so they may differ from the traced z in the last digit.
+    let sign = if table.sums[1..] == table.traced[..] {
+        "="
+    } else {
+        "≈"
+    };
     body.push(note(
-        format!("sum = this head's output z (traced: {})", traced.join(", ")),
+        format!(
+            "sum {sign} this head's output z (traced: {})",
+            table.traced.join(", ")
+        ),
         0.0,
         sum_y + 40.0,
     ));
@@ -238,12 +357,12 @@ impl Columns {
 }
 
 /// A row per step: its weight bar, its key, and its numbers, the weightiest key's in bold.
-fn step_rows(worked: &Worked, columns: &Columns) -> [Element; 3] {
+fn step_rows(worked: &Worked, table: &Table, columns: &Columns) -> [Element; 3] {
     let top_weight = worked.steps.iter().map(|s| s.weight).fold(0.0, f64::max);
     let mut bars = Element::new("g").class("tbf-bar2");
     let mut labels = Element::new("g").class("tbf-m").attr("text-anchor", "end");
     let mut numbers = Element::new("g").class("tbf-s").attr("text-anchor", "end");
-    for (r, step) in worked.steps.iter().enumerate() {
+    for (r, (step, printed)) in worked.steps.iter().zip(&table.rows).enumerate() {
         let y = TOP + r as f64 * PITCH;
         let baseline = y + 14.0;
         bars.push(rect(
@@ -260,13 +379,13 @@ fn step_rows(worked: &Worked, columns: &Columns) -> [Element; 3] {
             row = row.class("tbf-b");
         }
         let [qk, score, weight] = Columns::NUMBERS;
-        if step.key.is_some() {
-            row.push(text(qk, baseline).text(signed(step.score * worked.root_dh, 2)));
-            row.push(text(score, baseline).text(signed(step.score, 2)));
+        if let Some((qk_text, score_text)) = &printed.scores {
+            row.push(text(qk, baseline).text(qk_text.clone()));
+            row.push(text(score, baseline).text(score_text.clone()));
         }
-        row.push(text(weight, baseline).text(format!("{:.3}", step.weight)));
-        for (i, value) in step.weighted.iter().enumerate() {
-            row.push(text(columns.value_x(i), baseline).text(signed(*value, 3)));
+        row.push(text(weight, baseline).text(printed.weight.clone()));
+        for (i, value) in printed.weighted.iter().enumerate() {
+            row.push(text(columns.value_x(i), baseline).text(value.clone()));
         }
         numbers.push(row);
     }
@@ -274,16 +393,14 @@ fn step_rows(worked: &Worked, columns: &Columns) -> [Element; 3] {
 }
 
 /// A rule, then the sums of the weights and of each value column, at `sum_y`.
-fn sum_row(worked: &Worked, columns: &Columns, sum_y: f64) -> [Element; 2] {
+fn sum_row(table: &Table, columns: &Columns, sum_y: f64) -> [Element; 2] {
     let mut sums = Element::new("g")
         .class("tbf-s tbf-b")
         .attr("text-anchor", "end");
     sums.push(text(Columns::KEY, sum_y + 17.0).text("sum"));
-    let total: f64 = worked.steps.iter().map(|s| s.weight).sum();
-    sums.push(text(Columns::NUMBERS[2], sum_y + 17.0).text(format!("{total:.3}")));
+    sums.push(text(Columns::NUMBERS[2], sum_y + 17.0).text(table.sums[0].clone()));
     for i in 0..columns.dims {
-        let value: f64 = worked.steps.iter().map(|s| s.weighted[i]).sum();
-        sums.push(text(columns.value_x(i), sum_y + 17.0).text(signed(value, 3)));
+        sums.push(text(columns.value_x(i), sum_y + 17.0).text(table.sums[i + 1].clone()));
     }
     [line("tbf-ax", 0.0, sum_y + 2.0, WIDTH, sum_y + 2.0), sums]
 }

@@ -1,7 +1,7 @@
 //! Tests of `figure attention-steps`: the table's numbers against the closed-form scores
 //! and patterns of the synthetic traces.
 
-use super::render;
+use super::{render, table_rows, Step, Table, Worked};
 use crate::format::signed;
 use crate::test_forward::value;
 use crate::test_svg::{all_texts, groups_texts, parse, text_of, texts_in};
@@ -61,23 +61,76 @@ fn every_key_gets_its_score_weight_and_weighted_value() {
     }
 }
 
+/// The sum of numbers printed with three decimals, in thousandths.
+fn thousandths(texts: &[String]) -> i64 {
+    texts
+        .iter()
+        .map(|t| (t.replace('−', "-").parse::<f64>().unwrap() * 1000.0).round() as i64)
+        .sum()
+}
+
 #[test]
-fn the_sums_are_one_and_the_heads_output() {
+fn each_sum_is_its_column_as_printed_beside_the_traced_output() {
     let trace = trace_of(&ROBOTS);
     let z = trace.tensor("blocks.0.attn.z").unwrap();
     let figure = draw(&ROBOTS, "layer = 0\nhead = 1\ndims = 3").unwrap();
     let sums = groups_texts(&figure.svg, "tbf-s tbf-b").pop().unwrap();
-    // Head 1, query 3: z[1][3][..3].
+    let table = rows(&figure);
+    assert_eq!(sums[0], "sum");
+    // Columns: q·k, score, weight, then weight × v[0..3].
+    for (c, sum) in sums[1..].iter().enumerate() {
+        let column: Vec<String> = table.iter().map(|row| row[c + 2].clone()).collect();
+        assert_eq!(
+            *sum,
+            signed(thousandths(&column) as f64 / 1000.0, 3),
+            "column {c}"
+        );
+    }
+    // Head 1, query 3: z[1][3][..3], traced, in the note.
     let offset = (4 + 3) * 4;
-    let expected: Vec<String> = std::iter::once("sum".to_string())
-        .chain(std::iter::once("1.000".to_string()))
-        .chain((0..3).map(|i| signed(f64::from(z.data[offset + i]), 3)))
+    let traced: Vec<String> = (0..3)
+        .map(|i| signed(f64::from(z.data[offset + i]), 3))
         .collect();
-    assert_eq!(sums, expected);
     let texts = all_texts(&figure.svg);
     assert!(texts.iter().any(|t| t == "× v[2]"));
-    let traced = format!("(traced: {})", expected[2..].join(", "));
-    assert!(texts.iter().any(|t| t.ends_with(&traced)), "{texts:?}");
+    let note = format!("(traced: {})", traced.join(", "));
+    assert!(texts.iter().any(|t| t.ends_with(&note)), "{texts:?}");
+    assert!(figure.relations.iter().all(|r| r.check().is_ok()));
+}
+
+/// attention.html's figure 4 printed a ×v[1] column summing to 0.558 over a total of 0.557 (the
+/// sum of the unrounded terms): the total is now the sum of the terms as printed, and where
+/// that differs from the traced z the note says "≈".
+#[test]
+fn a_total_is_the_sum_of_its_terms_as_printed() {
+    let worked = Worked {
+        steps: [0.1506, 0.1506, 0.2558]
+            .iter()
+            .enumerate()
+            .map(|(k, w)| Step {
+                key: Some(k),
+                label: crate::token_text::Shown::plain(k.to_string()),
+                score: 0.0,
+                weight: 1.0 / 3.0,
+                weighted: vec![*w],
+            })
+            .collect(),
+        root_dh: 2.0,
+        z: vec![0.557],
+    };
+    let table = Table::of(&worked, 1);
+    assert_eq!(table.sums, ["0.999", "0.558"]);
+    assert_eq!(table.traced, ["0.557"]);
+    let mut body = Vec::new();
+    table_rows(&worked, &table, false, &mut body);
+    let svg: String = body.iter().map(|e| e.render()).collect();
+    assert!(
+        svg.contains("sum ≈ this head's output z (traced: 0.557)"),
+        "{svg}"
+    );
+    for relation in table.relations("2.00") {
+        assert!(relation.check().is_ok(), "{relation:?}");
+    }
 }
 
 #[test]
@@ -93,8 +146,15 @@ fn many_keys_fold_the_lightest_into_one_row() {
     let folded: f64 = order[11..].iter().map(|&k| weights[k]).sum();
     let table = rows(&figure);
     assert_eq!(table[11][0], format!("{folded:.3}"));
+    // The folded row has no q·k or score: its weight is the third number from the end.
+    let printed: Vec<String> = table.iter().map(|row| row[row.len() - 3].clone()).collect();
     let sums = groups_texts(&figure.svg, "tbf-s tbf-b").pop().unwrap();
-    assert_eq!(sums[1], "1.000");
+    assert_eq!(
+        sums[1],
+        format!("{:.3}", thousandths(&printed) as f64 / 1000.0)
+    );
+    assert!((thousandths(&printed) - 1000).abs() <= 12, "{printed:?}");
+    assert!(figure.relations.iter().all(|r| r.check().is_ok()));
 }
 
 #[test]

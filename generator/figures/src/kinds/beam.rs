@@ -23,6 +23,7 @@ use crate::figure::Figure;
 use crate::format::signed;
 use crate::options::Block;
 use crate::prompt::Prompt;
+use crate::relations::Relation;
 use crate::svg::{Canvas, Css, Element, Font};
 use crate::token_text::{cut, cut_start, one_line, titled, visible, Shown};
 use crate::Traces;
@@ -139,7 +140,49 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
         desc: describe(&after, width, &search, &best, &greedy, &text_of),
         css: Css::default(),
     };
-    Ok(Figure::new(canvas, body, caption, &prompt))
+    let relations = relations(&search, &best);
+    Ok(Figure::new(canvas, body, caption, &prompt).with_relations(relations))
+}
+
+/// What a reader can check: a total ln p is at most 0 and never rises along a branch (each
+/// token adds its ln p ≤ 0); at every step each kept extension scores at least as high as
+/// each pruned one; and the best continuation's total in the notes is the one its last box
+/// prints, to fewer decimals.
+fn relations(search: &[Vec<Considered>], best: &[(usize, usize)]) -> Vec<Relation> {
+    let score = |c: &Considered| signed(c.score, 1);
+    let mut out = Vec::new();
+    for (step, considered) in search.iter().enumerate() {
+        for c in considered {
+            out.push(Relation::Bound {
+                value: score(c),
+                low: f64::NEG_INFINITY,
+                high: 0.0,
+                why: "a log-probability",
+            });
+            if let Some(from) = c.from {
+                out.push(Relation::Order {
+                    values: vec![score(&search[step - 1][from]), score(c)],
+                    descending: true,
+                });
+            }
+        }
+        let by = |kept: bool| considered.iter().filter(move |c| c.kept == kept);
+        let lowest_kept = by(true).min_by(|a, b| a.score.total_cmp(&b.score));
+        let highest_pruned = by(false).max_by(|a, b| a.score.total_cmp(&b.score));
+        if let (Some(kept), Some(pruned)) = (lowest_kept, highest_pruned) {
+            out.push(Relation::Order {
+                values: vec![score(kept), score(pruned)],
+                descending: true,
+            });
+        }
+    }
+    if let Some(&(s, i)) = best.last() {
+        out.push(Relation::Same {
+            a: signed(search[s][i].score, 2),
+            b: score(&search[s][i]),
+        });
+    }
+    out
 }
 
 fn traced_tree<'p>(prompt: &'p Prompt<'_>) -> Result<&'p BeamTree, FigureError> {

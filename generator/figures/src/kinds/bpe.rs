@@ -16,6 +16,7 @@ use crate::figure::Figure;
 use crate::format::thousands;
 use crate::options::Block;
 use crate::prompt::Prompt;
+use crate::relations::Relation;
 use crate::svg::{text_width, Canvas, Css, Element, Font};
 use crate::token_text::{one_line, Shown, SPACE};
 use crate::Traces;
@@ -75,7 +76,41 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
         desc: describe(bytes, &rows, &ids),
         css: Css::default(),
     };
-    Ok(Figure::new(canvas, body, caption, &prompt))
+    let vocab = prompt.config().vocab_size;
+    let figure = Figure::new(canvas, body, caption, &prompt);
+    Ok(figure.with_relations(relations(bytes, &rows, &ids, vocab)))
+}
+
+/// What a reader can check: each merge joins two parts into one, so the bytes are the tokens
+/// plus the merges; the steps count up; each step's rule ranks no lower than the last one's
+/// (the lowest-ranked pair goes first, and a pair a merge makes was learned after it); and
+/// every id is a row of the vocabulary.
+fn relations(bytes: &[u8], rows: &[Row], ids: &[u32], vocab: usize) -> Vec<Relation> {
+    let merges = rows.len() - 1;
+    let mut out = vec![
+        Relation::Sum {
+            terms: vec![ids.len().to_string(), merges.to_string()],
+            total: bytes.len().to_string(),
+        },
+        Relation::Order {
+            values: (1..rows.len()).map(|r| r.to_string()).collect(),
+            descending: false,
+        },
+        Relation::Order {
+            values: rows
+                .iter()
+                .filter_map(|row| row.merged.map(|(_, rank)| thousands(rank as usize)))
+                .collect(),
+            descending: false,
+        },
+    ];
+    out.extend(ids.iter().map(|id| Relation::Bound {
+        value: id.to_string(),
+        low: 0.0,
+        high: vocab.saturating_sub(1) as f64,
+        why: "a vocabulary id, below the vocabulary's size",
+    }));
+    out
 }
 
 /// The word the block asks for, or the one cut into the most tokens (then the longest).

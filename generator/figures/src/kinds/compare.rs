@@ -19,6 +19,7 @@ use crate::error::FigureError;
 use crate::figure::Figure;
 use crate::options::{choice, resolve_prompt, Block, Int};
 use crate::prompt::Prompt;
+use crate::relations::{printed, Relation};
 use crate::svg::{Canvas, Css, Element, Font};
 use crate::token_text::{cut, one_line, titled, Shown};
 use crate::Traces;
@@ -85,7 +86,27 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
         desc: describe(&pair, &rows, loss),
         css: Css::default(),
     };
-    Ok(Figure::new(canvas, body, caption, &pair.a).also_from(&pair.b))
+    let relations = relations(&rows, loss);
+    Ok(Figure::new(canvas, body, caption, &pair.a)
+        .also_from(&pair.b)
+        .with_relations(relations))
+}
+
+/// What a reader can check in each row: B − A is the difference of the two printed values
+/// (in percentage points between percentages, in nats between losses).
+fn relations(rows: &[Row], loss: bool) -> Vec<Relation> {
+    let unit = if loss { 1.0 } else { 0.01 };
+    let mut out: Vec<Relation> = rows
+        .iter()
+        .map(|row| Relation::Change {
+            from: row.format(row.a),
+            to: row.format(row.b),
+            change: row.change(loss),
+            unit,
+        })
+        .collect();
+    out.retain(|r| r.texts().iter().all(|t| printed(t).is_some()));
+    out
 }
 
 /// "Comparing “A” and “B”", or for one text on two models "“A” on model A and model B".

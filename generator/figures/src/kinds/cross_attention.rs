@@ -126,7 +126,7 @@ pub fn render(
         desc: describe::describe(&matrix, &sides, layer, which.words(n_head)),
         css: scale.ramp.css(),
     };
-    let figure = Figure::new(canvas, drawn.body, caption, &prompt);
+    let figure = Figure::new(canvas, drawn.body, caption, &prompt).with_relations(drawn.relations);
     let figure = match live {
         Some(json) => figure.with_live(json),
         None => figure,

@@ -17,6 +17,7 @@ use crate::error::FigureError;
 use crate::figure::{Figure, Source};
 use crate::format::{count, signed};
 use crate::options::Block;
+use crate::relations::Relation;
 use crate::svg::{Canvas, Css, Element};
 use crate::Traces;
 use serde::Deserialize;
@@ -73,7 +74,62 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
         desc: describe(run, &prompt.trace.meta.model.shown()),
         css: Css::default(),
     };
-    Ok(Figure::new(canvas, body, caption, &prompt).with_source(Source::TrainingLog))
+    let relations = relations(run, &series);
+    Ok(Figure::new(canvas, body, caption, &prompt)
+        .with_source(Source::TrainingLog)
+        .with_relations(relations))
+}
+
+/// What a reader can check: each panel's value axis rises up the page, tick after tick; and
+/// the loss, the learning rate and the gradient norm the alt text gives are not negative.
+fn relations(run: &TrainingSummary, series: &[Series<'_>]) -> Vec<Relation> {
+    let mut out: Vec<Relation> = series
+        .iter()
+        .map(|s| {
+            let ticks = value_ticks(s).2;
+            let decimals = tick_decimals(&ticks);
+            Relation::Order {
+                values: ticks.iter().map(|&v| signed(v, decimals)).collect(),
+                descending: false,
+            }
+        })
+        .collect();
+    for (points, why) in [
+        (&run.loss, "a loss"),
+        (&run.lr, "a learning rate"),
+        (&run.grad_norm, "a norm"),
+    ] {
+        for &(_, v) in points.first().into_iter().chain(points.last()) {
+            out.push(Relation::Bound {
+                value: signed(v, 4),
+                low: 0.0,
+                high: f64::INFINITY,
+                why,
+            });
+        }
+    }
+    out
+}
+
+/// A panel's value range and its ticks: three or so, and never fewer than two (one tick
+/// cannot say its own precision).
+fn value_ticks(s: &Series) -> (f64, f64, Vec<f64>) {
+    let (lo, hi) = s
+        .points
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), p| {
+            (lo.min(p.1), hi.max(p.1))
+        });
+    let (lo, hi) = if lo < hi {
+        (lo, hi)
+    } else {
+        (lo - 1.0, hi + 1.0)
+    };
+    let mut tick_values = ticks(lo, hi, 3);
+    if tick_values.len() < 2 {
+        tick_values = ticks(lo, hi, 6);
+    }
+    (lo, hi, tick_values)
 }
 
 /// The panels the run has data for, top to bottom.
@@ -116,28 +172,13 @@ fn series(run: &TrainingSummary) -> Vec<Series<'_>> {
 /// A panel at `top`: its title, a value axis with three or so ticks and grid lines, and the
 /// series as a line.
 fn panel(s: &Series, x: &Axis, top: f64) -> Vec<Element> {
-    let (lo, hi) = s
-        .points
-        .iter()
-        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), p| {
-            (lo.min(p.1), hi.max(p.1))
-        });
-    let (lo, hi) = if lo < hi {
-        (lo, hi)
-    } else {
-        (lo - 1.0, hi + 1.0)
-    };
+    let (lo, hi, tick_values) = value_ticks(s);
     let y = Axis {
         lo,
         hi,
         start: top + PANEL,
         end: top,
     };
-    // Three or so ticks, and never fewer than two: one tick cannot say its own precision.
-    let mut tick_values = ticks(lo, hi, 3);
-    if tick_values.len() < 2 {
-        tick_values = ticks(lo, hi, 6);
-    }
     let decimals = tick_decimals(&tick_values);
     let mut axis = Element::new("g").class("tbf-s tbf-dim");
     axis.push(line("tbf-ax", LEFT, top, LEFT, top + PANEL));

@@ -8,6 +8,7 @@ use super::strips::WIDTH;
 use crate::draw::wrapped_note;
 use crate::format::signed;
 use crate::heatmap::{self, Cell, Grid};
+use crate::relations::Relation;
 use crate::strip::signed_legend;
 use crate::svg::{Element, Ramp};
 use crate::token_text::Shown;
@@ -71,6 +72,9 @@ pub(super) struct Drawn {
     pub(super) width: f64,
     /// Top of the cells.
     pub(super) grid_top: f64,
+    /// What a reader can check: the cells' numbers (where printed) lie within the legend's
+    /// ± limit.
+    pub(super) relations: Vec<Relation>,
 }
 
 /// The cells of `table` on `scale`, each with its number if `values`.
@@ -99,7 +103,8 @@ pub(super) fn draw(table: &Table, scale: &Scale, top: f64) -> Drawn {
     };
     let numbered = cells(table, scale, &ramp, true);
     let placed = heatmap::draw(&grid(&numbered), WIDTH, top);
-    let placed = if placed.right <= WIDTH {
+    let numbered = placed.right <= WIDTH;
+    let placed = if numbered {
         placed
     } else {
         let plain = cells(table, scale, &ramp, false);
@@ -126,7 +131,39 @@ pub(super) fn draw(table: &Table, scale: &Scale, top: f64) -> Drawn {
         left: placed.left,
         width: placed.width,
         grid_top,
+        relations: if numbered {
+            within_legend(table, scale)
+        } else {
+            Vec::new()
+        },
     }
+}
+
+/// The lowest and the highest cell, as printed, lie within the legend's ± limit as printed
+/// (the legend's ticks: [`signed_legend`]'s decimals).
+fn within_legend(table: &Table, scale: &Scale) -> Vec<Relation> {
+    let decimals = match scale.limit {
+        l if l < 0.5 => 2,
+        l if l >= 10.0 => 0,
+        _ => 1,
+    };
+    let Some(legend) = crate::relations::printed(&signed(scale.limit, decimals)) else {
+        return Vec::new();
+    };
+    let limit = legend.value + legend.half_unit;
+    let (lo, hi) = (table.values.iter()).fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| {
+        (a.min(v), b.max(v))
+    });
+    [lo, hi]
+        .into_iter()
+        .filter(|v| v.is_finite())
+        .map(|v| Relation::Bound {
+            value: (scale.label)(v),
+            low: -limit,
+            high: limit,
+            why: "a cell of the grid, within the legend's ± limit",
+        })
+        .collect()
 }
 
 /// Whether `table` fits [`WIDTH`] with cells wide enough for legible labels.

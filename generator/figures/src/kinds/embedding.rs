@@ -11,6 +11,7 @@ use crate::figure::Figure;
 use crate::format::{short, signed, thousands};
 use crate::options::{Block, Dims};
 use crate::prompt::{Checked, Prompt};
+use crate::relations::Relation;
 use crate::shared::{Domain, SharedScale};
 use crate::strip::{norm, StripRow};
 use crate::svg::{Canvas, Font};
@@ -66,7 +67,40 @@ pub fn render(
         css,
     };
     let domain = figure.domain();
-    Ok((Figure::new(canvas, body, caption, &prompt), domain))
+    let relations = length_relations(&figure.rows, shared);
+    let figure = Figure::new(canvas, body, caption, &prompt).with_relations(relations);
+    Ok((figure, domain))
+}
+
+/// What a reader can check among a strip figure's lengths: each is a length, so not
+/// negative; and, on the figure's own scale, whose legend ends at the largest |value| on
+/// show, the longest vector is at least as long as that one number of it.
+pub fn length_relations(rows: &[StripRow], shared: Option<&SharedScale>) -> Vec<Relation> {
+    let mut out: Vec<Relation> = rows
+        .iter()
+        .map(|row| Relation::Bound {
+            value: row.summary.clone(),
+            low: 0.0,
+            high: f64::INFINITY,
+            why: "a vector's length",
+        })
+        .collect();
+    let largest = |row: &StripRow| row.values.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    let holder = rows.iter().max_by(|a, b| largest(a).total_cmp(&largest(b)));
+    if let (None, Some(row)) = (shared, holder) {
+        out.push(Relation::Order {
+            values: vec![row.summary.clone(), legend_limit(largest(row))],
+            descending: true,
+        });
+    }
+    out
+}
+
+/// The legend's end for a diverging scale to `limit`, as `strip::signed_legend` prints it.
+fn legend_limit(limit: f64) -> String {
+    let decimals = if limit >= 10.0 { 0 } else { 1 };
+    let decimals = if limit < 0.5 { 2 } else { decimals };
+    signed(limit, decimals)
 }
 
 /// A token's text as a row label.

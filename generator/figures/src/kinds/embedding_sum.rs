@@ -6,13 +6,15 @@
 //! the end; default every token, the last 5 of longer prompts), `dims` (default 24, at
 //! most 64), `spread`.
 
-use super::embedding::token_label;
+use super::embedding::{length_relations, token_label};
+use super::positional::{length_quantity, positions_of};
 use super::strips::{self, window, window_note, DimPick, StripFigure};
 use crate::error::FigureError;
 use crate::figure::Figure;
 use crate::format::short;
 use crate::options::{Block, Dims, Layer, TokenKey};
 use crate::prompt::{Checked, Gpt2Part, Prompt};
+use crate::relations::{printed, Relation};
 use crate::shared::{Domain, SharedScale};
 use crate::strip::{norm, StripRow};
 use crate::svg::Canvas;
@@ -69,7 +71,8 @@ pub fn render(
     prompt.needs(KIND, Gpt2Part::LearnedPositions)?;
     let parts = Parts {
         embed: prompt.shaped("embed", &[n, d])?,
-        pos: prompt.shaped("pos_embed", &[n, d])?,
+        // The positions every figure of the model shows (see `positional::positions_of`).
+        pos: positions_of(&prompt, traces, n)?,
         input: prompt.block(Layer(0), "resid_pre", d)?,
     };
     let figure = StripFigure {
@@ -96,7 +99,43 @@ pub fn render(
         css,
     };
     let domain = figure.domain();
-    Ok((Figure::new(canvas, body, caption, &prompt), domain))
+    let relations = relations(&prompt, &figure.rows, shown, shared);
+    let figure = Figure::new(canvas, body, caption, &prompt).with_relations(relations);
+    Ok((figure, domain))
+}
+
+/// What a reader can check among the lengths: each is a length (see
+/// `embedding::length_relations`), the input's is bounded by its parts', and each position's
+/// is the one every figure of the model prints (`positional::length_quantity`).
+fn relations(
+    prompt: &Prompt<'_>,
+    rows: &[StripRow],
+    shown: Range<usize>,
+    shared: Option<&SharedScale>,
+) -> Vec<Relation> {
+    let mut out = length_relations(rows, shared);
+    out.extend(rows.chunks(3).filter_map(triangle));
+    let model = &prompt.trace.meta.model;
+    let positions = shown.zip(rows.chunks(3));
+    out.extend(positions.map(|(p, rows)| length_quantity(model, p, &rows[1].summary)));
+    out
+}
+
+/// The input's length against its parts' as printed (token, position, input; or any two
+/// vectors and their sum): a sum of two vectors is no longer than their lengths added and no
+/// shorter than their difference.
+pub(super) fn triangle(rows: &[StripRow]) -> Option<Relation> {
+    let [token, position, input] = rows else {
+        return None;
+    };
+    let (a, b) = (printed(&token.summary)?, printed(&position.summary)?);
+    let slack = a.half_unit + b.half_unit;
+    Some(Relation::Bound {
+        value: input.summary.clone(),
+        low: ((a.value - b.value).abs() - slack).max(0.0),
+        high: a.value + b.value + slack,
+        why: "the length of a sum of two vectors (the triangle inequality)",
+    })
 }
 
 fn rows(prompt: &Prompt<'_>, parts: &Parts, shown: Range<usize>, pick: &DimPick) -> Vec<StripRow> {

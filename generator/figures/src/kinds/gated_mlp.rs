@@ -15,6 +15,7 @@ use crate::figure::Figure;
 use crate::format::{short, thousands};
 use crate::options::{Block, Dims, Int, Layer, LayerKey, TokenKey};
 use crate::prompt::{FamilyPart, Prompt};
+use crate::relations::{Func, Relation};
 use crate::shared::{Domain, SharedScale};
 use crate::strip::{norm, StripRow};
 use crate::svg::{Canvas, Element};
@@ -48,6 +49,15 @@ struct Pass {
 }
 
 impl Pass {
+    /// The activation as a function a reader can recompute, where it is one.
+    fn function(&self) -> Option<Func> {
+        match self.activation.as_str() {
+            "SiLU" => Some(Func::Silu),
+            "GELU" => Some(Func::Gelu),
+            _ => None,
+        }
+    }
+
     fn part(&self, name: &str) -> &[f64] {
         &self
             .parts
@@ -76,7 +86,8 @@ pub fn render(
     let pass = read(&prompt, layer, t)?;
     let inner = pass.part("gate").len();
     let pick = DimPick::read(dims, spread, inner, 24)?;
-    let (body, height, css, domain) = draw(&prompt, t, &pick, &pass, top, shared);
+    let mut relations = Vec::new();
+    let (body, height, css, domain) = draw(&prompt, t, &pick, &pass, top, shared, &mut relations);
     let canvas = Canvas {
         kind: KIND,
         width: WIDTH,
@@ -85,7 +96,8 @@ pub fn render(
         desc: describe(&prompt, t, &pass, top),
         css,
     };
-    Ok((Figure::new(canvas, body, caption, &prompt), domain))
+    let figure = Figure::new(canvas, body, caption, &prompt).with_relations(relations);
+    Ok((figure, domain))
 }
 
 fn read(prompt: &Prompt<'_>, layer: Layer, t: usize) -> Result<Pass, FigureError> {
@@ -130,6 +142,7 @@ fn draw(
     pass: &Pass,
     top: usize,
     shared: Option<&SharedScale>,
+    relations: &mut Vec<Relation>,
 ) -> (Vec<Element>, f64, crate::svg::Css, Domain) {
     let act = format!("{}(gate)", pass.activation);
     let rows = pass
@@ -165,7 +178,7 @@ fn draw(
     let drawn = strips::draw_placed(&figure, last + 6.0, shared);
     let mut body = vec![line];
     body.extend(drawn.elements);
-    let bottom = neurons(pass, top, drawn.height + 8.0, &mut body);
+    let bottom = neurons(pass, top, drawn.height + 8.0, &mut body, relations);
     (body, bottom, drawn.css, figure.domain())
 }
 
@@ -179,7 +192,13 @@ fn strongest(pass: &Pass, top: usize) -> Vec<usize> {
 }
 
 /// One line per strongest neuron: "n 123: SiLU(1.20) = 0.920 × −0.500 = −0.460".
-fn neurons(pass: &Pass, top: usize, y: f64, body: &mut Vec<Element>) -> f64 {
+fn neurons(
+    pass: &Pass,
+    top: usize,
+    y: f64,
+    body: &mut Vec<Element>,
+    relations: &mut Vec<Relation>,
+) -> f64 {
     body.push(
         text(0.0, y + 12.0)
             .class("tbf-s tbf-b")
@@ -194,6 +213,17 @@ fn neurons(pass: &Pass, top: usize, y: f64, body: &mut Vec<Element>) -> f64 {
         last = y + 30.0 + row as f64 * 16.0;
         let [gate, act, up, post] = ["gate", "act", "up", "post"].map(|p| short(pass.part(p)[n]));
         let line = format!("{}({gate}) = {act} × {up} = {post}", pass.activation);
+        if let Some(f) = pass.function() {
+            relations.push(Relation::Function {
+                f,
+                input: gate.clone(),
+                output: act.clone(),
+            });
+        }
+        relations.push(Relation::Product {
+            factors: vec![act, up],
+            result: post,
+        });
         let number = text(numbers, last).attr("text-anchor", "end");
         group.push(number.text(format!("{}:", thousands(n))));
         group.push(text(numbers + 8.0, last).text(line));

@@ -1,7 +1,8 @@
 //! `figure generation`: the autoregressive loop, from `meta.generation`. The prompt with
 //! its continuation, then one row per step: the token chosen, its probability as a bar,
 //! its rank among the candidates (a sampler may pick one that is not the likeliest), and
-//! the likeliest alternatives it beat.
+//! the likeliest alternatives it beat, each with its probability: as many of the first
+//! `alternatives` as fit whole in a phone's width.
 //!
 //! Options: `prompt` (a prompt with `generate = N`), `caption`, `steps` (rows shown,
 //! default 12, at most 32), `alternatives` (per row, default 2, at most 3).
@@ -21,6 +22,7 @@ use crate::figure::Figure;
 use crate::format::percent;
 use crate::live::json_string;
 use crate::options::{Block, Int};
+use crate::relations::{printed, Relation};
 use crate::sampler::Rules;
 use crate::svg::{text_width, wide_width, Canvas, Css, Element, Font, WIDE_FONT};
 use crate::token_text::{cut, cut_start, one_line, titled, visible, Shown};
@@ -76,7 +78,8 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
             TOP + SOURCE_LINE,
         ),
     };
-    body.extend(rows(shown, alternatives, sampler.is_some(), top));
+    let (drawn, relations) = rows(shown, alternatives, sampler.is_some(), top);
+    body.extend(drawn);
     let mut bottom = top + shown.len() as f64 * PITCH + 6.0;
     for line in notes(shown.len(), generation.len(), sampler) {
         bottom += 12.0;
@@ -98,7 +101,46 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
         "{{\"kind\":\"steps\",\"top\":{top},\"pitch\":{PITCH},\"texts\":[{}]}}",
         texts.join(",")
     );
-    Ok(Figure::new(canvas, body, caption, &prompt).with_live(json))
+    Ok(Figure::new(canvas, body, caption, &prompt)
+        .with_live(json)
+        .with_relations(relations))
+}
+
+/// What a reader can check in a row: the chosen token and the alternatives printed after it
+/// are in the order of the step's candidates, so their probabilities fall with their rank
+/// (the chosen one's in its place; past the list, after them all).
+fn ranked(step: &GenerationStep, alternatives: usize) -> Relation {
+    let mut by_rank: Vec<(usize, f32)> = others(step, alternatives)
+        .map(|c| (c.rank, c.prob))
+        .collect();
+    by_rank.push((rank(step), step.prob));
+    by_rank.sort_by_key(|&(r, _)| r);
+    Relation::Order {
+        values: (by_rank.iter())
+            .map(|&(_, p)| percent(f64::from(p)))
+            .filter(|p| printed(p).is_some())
+            .collect(),
+        descending: true,
+    }
+}
+
+/// A candidate the row lists after the chosen token: its rank among the step's candidates.
+struct Other<'s> {
+    rank: usize,
+    text: &'s str,
+    prob: f32,
+}
+
+/// The step's likeliest candidates other than the chosen token, up to `most`.
+fn others(step: &GenerationStep, most: usize) -> impl Iterator<Item = Other<'_>> {
+    (step.top.iter().enumerate())
+        .filter(|(_, c)| c.id != step.id)
+        .take(most)
+        .map(|(i, c)| Other {
+            rank: i + 1,
+            text: &c.text,
+            prob: c.prob,
+        })
 }
 
 /// The lines under the rows: how many steps are shown of all, and how the tokens were
@@ -197,8 +239,14 @@ const CHOSEN: f64 = 100.0;
 const BAR: f64 = 56.0;
 
 /// The column titles and a row per step: its number, the chosen token with its probability
-/// as a bar, and as many of the likeliest others (up to `alternatives`) as fit after them.
-fn rows(steps: &[GenerationStep], alternatives: usize, sampled: bool, top: f64) -> Vec<Element> {
+/// as a bar, and the likeliest others (as many of `alternatives` as fit), each with its
+/// probability; with what a reader can check in each row (see [`ranked`]).
+fn rows(
+    steps: &[GenerationStep],
+    alternatives: usize,
+    sampled: bool,
+    top: f64,
+) -> (Vec<Element>, Vec<Relation>) {
     let labels: Vec<Shown> = steps
         .iter()
         .map(|s| Shown::fit(&s.text, CHOSEN - 24.0, Font::Mono, 12.0))
@@ -206,12 +254,14 @@ fn rows(steps: &[GenerationStep], alternatives: usize, sampled: bool, top: f64) 
     let bars: Vec<Bar> = steps.iter().map(chosen_bar).collect();
     // The others start after the widest probability written after its bar.
     let others_x = CHOSEN + 6.0 + BAR + 4.0 + bar_text_width(&bars) + 10.0;
+    let mut relations = Vec::new();
     let mut numbers = Element::new("g").class("tbf-s tbf-dim");
     let mut others = Element::new("g").class("tbf-s");
     for (i, step) in steps.iter().enumerate() {
         let y = top + i as f64 * PITCH + 12.0;
         numbers.push(text(0.0, y).text((i + 1).to_string()));
-        let list = fitting_others(step, alternatives, WIDTH - others_x);
+        let (list, kept) = fitting_others(step, alternatives, WIDTH - others_x);
+        relations.push(ranked(step, kept));
         if !list.is_empty() {
             others.push(text(others_x, y).text(list));
         }
@@ -225,13 +275,14 @@ fn rows(steps: &[GenerationStep], alternatives: usize, sampled: bool, top: f64) 
         heads.push(text(others_x, top - 24.0).text("likeliest"));
         heads.push(text(others_x, top - 10.0).text("others"));
     }
-    vec![
+    let drawn = vec![
         heads,
         numbers,
         label_column(&labels, CHOSEN, top, PITCH, 12.0),
         bar_column(&bars, CHOSEN + 6.0, BAR, 1.0, top, PITCH),
         others,
-    ]
+    ];
+    (drawn, relations)
 }
 
 /// The chosen token's probability as a bar, with its rank when it was not the likeliest.
@@ -248,26 +299,60 @@ fn chosen_bar(s: &GenerationStep) -> Bar {
     }
 }
 
-/// The step's likeliest other candidates, up to `most`, as many as fit in `room` (at
-/// least one, cut to fit).
-fn fitting_others(step: &GenerationStep, most: usize, room: f64) -> String {
-    let mut list = String::new();
-    for c in step.top.iter().filter(|c| c.id != step.id).take(most) {
-        let item = format!("{} {}", visible(&c.text), percent(f64::from(c.prob)));
-        let longer = if list.is_empty() {
-            item.clone()
-        } else {
-            format!("{list}  {item}")
-        };
-        if wide_width(&longer, Font::Sans, 12.0) > room {
-            if list.is_empty() {
-                list = cut(&item, room / WIDE_FONT, Font::Sans, 12.0);
-            }
-            break;
-        }
-        list = longer;
+/// The step's likeliest other candidates, up to `most`, every one with its probability in
+/// full: where they do not fit `room`, the longest token texts are cut (with "…") to one
+/// length, so the row shows as many alternatives as the figure promises.
+fn fitting_others(step: &GenerationStep, most: usize, room: f64) -> (String, usize) {
+    let mut items = others_of(step, most);
+    // Whole tokens only: the likeliest alternatives that fit, the first one cut if alone it
+    // does not (a cut token a reader cannot name says nothing).
+    while items.len() > 1 && wide_width(&joined(&items), Font::Sans, 12.0) > room {
+        items.pop();
     }
-    list
+    let full = joined(&items);
+    if wide_width(&full, Font::Sans, 12.0) <= room {
+        return (full, items.len());
+    }
+    let width = |t: &str| text_width(t, Font::Sans, 12.0);
+    let fixed: f64 = items.iter().map(|(_, p)| width(p)).sum::<f64>();
+    let tokens: Vec<f64> = items.iter().map(|(t, _)| width(t)).collect();
+    let cap = equal_cap(&tokens, room / WIDE_FONT - fixed);
+    let cut_items: Vec<(String, String)> = (items.into_iter())
+        .map(|(t, p)| (cut(&t, cap, Font::Sans, 12.0), p))
+        .collect();
+    (joined(&cut_items), cut_items.len())
+}
+
+/// Between two alternatives in a row.
+const GAP: &str = "  ";
+
+/// The alternatives a row lists: each token's text and its probability after a space.
+fn others_of(step: &GenerationStep, most: usize) -> Vec<(String, String)> {
+    others(step, most)
+        .map(|c| (visible(c.text), format!(" {}", percent(f64::from(c.prob)))))
+        .collect()
+}
+
+/// The alternatives as the row prints them: "·time 3.8%  - 2.6%".
+fn joined(items: &[(String, String)]) -> String {
+    let items: Vec<String> = items.iter().map(|(t, p)| format!("{t}{p}")).collect();
+    items.join(GAP)
+}
+
+/// The largest length `cap` such that the `widths`, each cut to at most `cap`, add up to no
+/// more than `room`.
+fn equal_cap(widths: &[f64], room: f64) -> f64 {
+    let mut sorted = widths.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let mut left = room;
+    for (i, w) in sorted.iter().enumerate() {
+        let share = left / (sorted.len() - i) as f64;
+        if *w > share {
+            return share;
+        }
+        left -= w;
+    }
+    f64::INFINITY
 }
 
 /// 1 for the likeliest candidate; the step's place among its candidates otherwise

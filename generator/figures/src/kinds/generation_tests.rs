@@ -145,3 +145,32 @@ fn a_translation_shows_its_source_above_the_tokens_the_decoder_wrote() {
     let live = figure.live.unwrap();
     assert!(live.contains("\"top\":80,"), "{live}");
 }
+
+/// sampling.html's greedy figure promised "the two runners-up" and showed one where the
+/// second did not fit ("·world 0.64%"): every row now shows both, each probability whole,
+/// the token texts cut to fit; and each row's probabilities fall with their rank.
+#[test]
+fn rows_show_whole_alternatives_that_fit_and_their_order_is_declared() {
+    let mut trace = tiny_trace();
+    for step in &mut trace.meta.generation {
+        for (i, c) in step.top.iter_mut().enumerate() {
+            c.text = format!(" ordinary{i}");
+        }
+    }
+    let traces = TestTraces::with("p", trace.clone());
+    let figure = render(&options("prompt = \"p\""), &traces).unwrap();
+    assert!(figure.svg.contains("viewBox=\"0 0 376 "), "a phone's width");
+    let texts = all_texts(&figure.svg);
+    for step in &trace.meta.generation {
+        let first = step.top.iter().find(|c| c.id != step.id).unwrap();
+        let row = texts
+            .iter()
+            .find(|t| t.contains(&percent(f64::from(first.prob))) && t.contains("ordinary"))
+            .unwrap_or_else(|| panic!("a row for step {} in {texts:?}", step.text));
+        assert!(!row.contains('…'), "whole tokens only: {row}");
+    }
+    assert_eq!(figure.relations.len(), trace.meta.generation.len());
+    for relation in &figure.relations {
+        assert!(relation.check().is_ok(), "{relation:?}");
+    }
+}

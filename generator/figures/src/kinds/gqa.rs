@@ -19,6 +19,7 @@ use crate::figure::{Figure, Source};
 use crate::format::{bytes, thousands};
 use crate::options::{Block, Int, Layer, LayerKey};
 use crate::prompt::Prompt;
+use crate::relations::Relation;
 use crate::svg::{Canvas, Css, Element};
 use crate::Traces;
 use serde::Deserialize;
@@ -86,7 +87,45 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
         desc: describe(&prompt, &sharing, context),
         css: Css::default(),
     };
-    Ok(Figure::new(canvas, body, caption, &prompt).with_source(Source::Config))
+    let figure = Figure::new(canvas, body, caption, &prompt).with_source(Source::Config);
+    Ok(figure.with_relations(relations(&sharing, context)))
+}
+
+/// What a reader can check: the groups multiply out to the query heads, each query head sits
+/// in the group of its key/value head (h ÷ group, rounded down), each cache size is the
+/// product of its factors, and (in one unit) the saving is the group's size.
+fn relations(s: &Sharing, context: usize) -> Vec<Relation> {
+    let (shared, own) = (s.per_token(s.kv_heads), s.per_token(s.heads));
+    let product = |factors: &[usize], result: String| Relation::Product {
+        factors: factors.iter().map(usize::to_string).collect(),
+        result,
+    };
+    let mut out = vec![
+        product(&[2, s.layers, s.kv_heads, s.head_dim], thousands(shared)),
+        product(&[2, s.layers, s.heads, s.head_dim], thousands(own)),
+    ];
+    let g = s.group();
+    if g > 1 {
+        out.push(product(&[s.kv_heads, g], s.heads.to_string()));
+        for tokens in [context, s.tokens] {
+            let at = |kv: usize| bytes((s.per_token(kv) * tokens) as f64 * F16);
+            let (less, more) = (at(s.kv_heads), at(s.heads));
+            let number = |b: &str| b.split(' ').next().unwrap_or_default().to_string();
+            if less.split(' ').nth(1) == more.split(' ').nth(1) {
+                out.push(Relation::Product {
+                    factors: vec![number(&less), g.to_string()],
+                    result: number(&more),
+                });
+            }
+        }
+    }
+    out.extend((0..s.heads).map(|h| Relation::Bound {
+        value: h.to_string(),
+        low: (h / g * g) as f64,
+        high: (h / g * g + g - 1) as f64,
+        why: "a query head of the group of key/value head h ÷ group",
+    }));
+    out
 }
 
 /// The sizes from the config, checked against the shapes of the layer's traced q and k.

@@ -7,13 +7,16 @@
 //! Options: `prompt`, `caption`, `layer` (required), `token` (default -1), `dims`
 //! (dimensions per strip, default 16, at most dh).
 
+use super::embedding::length_relations;
+use super::embedding_sum::triangle;
 use super::strips::{self, DimPick, StripFigure};
 use crate::draw::text;
 use crate::error::FigureError;
 use crate::figure::Figure;
 use crate::format::{short, thousands};
 use crate::options::{capped, Block, Dims, Layer, LayerKey, TokenKey};
-use crate::prompt::Prompt;
+use crate::prompt::{Checked, Prompt};
+use crate::relations::Relation;
 use crate::shared::{Domain, SharedScale};
 use crate::strip::{norm, StripRow};
 use crate::svg::{wide_width, Canvas, Element, Font};
@@ -62,14 +65,8 @@ pub fn render(
     let out = prompt.block(layer, "attn_out", d)?.row(&[t]);
     let before = prompt.block(layer, "resid_pre", d)?.row(&[t]);
     let after = prompt.block(layer, "resid_mid", d)?.row(&[t]);
-    let mut rows: Vec<StripRow> = (0..heads)
-        .map(|h| strip(format!("head {h}"), &z.row(&[h, t]), &pick, 0.0))
-        .collect();
-    rows.push(strip("attn_out".to_string(), &out, &pick, GAP));
-    rows.push(strip("resid_pre".to_string(), &before, &pick, 6.0));
-    rows.push(strip("resid_mid".to_string(), &after, &pick, 0.0));
     let figure = StripFigure {
-        rows,
+        rows: strips_of(&z, t, &pick, [&out, &before, &after]),
         header: format!(
             "{} (token {t}): first {} dimensions of each",
             visible(&prompt.trace.meta.tokens[t].text),
@@ -101,7 +98,41 @@ pub fn render(
         css: drawn.css,
     };
     let domain = figure.domain();
-    Ok((Figure::new(canvas, body, caption, &prompt), domain))
+    let relations = relations(&figure.rows, (heads, dh), shared);
+    let figure = Figure::new(canvas, body, caption, &prompt).with_relations(relations);
+    Ok((figure, domain))
+}
+
+/// What a reader can check: the lengths (see `embedding::length_relations`), resid_mid's
+/// against resid_pre's and attn_out's (the note's sum), and the joined heads' width.
+fn relations(
+    rows: &[StripRow],
+    (heads, dh): (usize, usize),
+    shared: Option<&SharedScale>,
+) -> Vec<Relation> {
+    let mut out = length_relations(rows, shared);
+    out.extend(triangle(&rows[heads..]));
+    out.push(Relation::Product {
+        factors: vec![heads.to_string(), dh.to_string()],
+        result: thousands(heads * dh),
+    });
+    out
+}
+
+/// A strip per head's z at token `t`, then attn_out, resid_pre and resid_mid.
+fn strips_of(
+    z: &Checked,
+    t: usize,
+    pick: &DimPick,
+    [out, before, after]: [&[f64]; 3],
+) -> Vec<StripRow> {
+    let mut rows: Vec<StripRow> = (0..z.shape[0])
+        .map(|h| strip(format!("head {h}"), &z.row(&[h, t]), pick, 0.0))
+        .collect();
+    rows.push(strip("attn_out".to_string(), out, pick, GAP));
+    rows.push(strip("resid_pre".to_string(), before, pick, 6.0));
+    rows.push(strip("resid_mid".to_string(), after, pick, 0.0));
+    rows
 }
 
 fn strip(label: String, row: &[f64], pick: &DimPick, gap_before: f64) -> StripRow {

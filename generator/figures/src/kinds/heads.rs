@@ -6,6 +6,7 @@
 //! (default) | "k" | "v" | "z" (the head's attention output), `dims` (per head, default
 //! 16, at most dh).
 
+use super::embedding::length_relations;
 use super::strips::{self, DimPick, StripFigure};
 use crate::draw::{note, rect, text};
 use crate::error::FigureError;
@@ -13,6 +14,7 @@ use crate::figure::Figure;
 use crate::format::{short, thousands};
 use crate::options::{capped, choice, Block, Dims, LayerKey, TokenKey};
 use crate::prompt::Checked;
+use crate::relations::Relation;
 use crate::shared::{Domain, SharedScale};
 use crate::strip::{norm, StripRow};
 use crate::svg::{Canvas, Element, Font, CATEGORY_COUNT};
@@ -91,7 +93,25 @@ pub fn render(
         css,
     };
     let domain = figure.domain();
-    Ok((Figure::new(canvas, body, caption, &prompt), domain))
+    let mut relations = length_relations(&figure.rows, shared);
+    relations.extend(split_relations(h_count, dh));
+    let figure = Figure::new(canvas, body, caption, &prompt).with_relations(relations);
+    Ok((figure, domain))
+}
+
+/// The split bar's numbers: the vector's width is the heads times their width, and the heads
+/// are numbered in order.
+fn split_relations(heads: usize, dh: usize) -> [Relation; 2] {
+    [
+        Relation::Product {
+            factors: vec![heads.to_string(), dh.to_string()],
+            result: thousands(heads * dh),
+        },
+        Relation::Order {
+            values: (0..heads).map(|h| h.to_string()).collect(),
+            descending: false,
+        },
+    ]
 }
 
 fn vector_name(of: &str) -> &'static str {

@@ -15,6 +15,7 @@ use crate::figure::Figure;
 use crate::format::{short, thousands};
 use crate::options::{choice, Block, Dims, Layer, LayerKey, TokenKey};
 use crate::prompt::{Gpt2Part, Prompt};
+use crate::relations::Relation;
 use crate::shared::{Domain, SharedScale};
 use crate::strip::StripRow;
 use crate::svg::{wide_width, Canvas, Css, Element, Font};
@@ -43,6 +44,16 @@ impl Described {
 
     fn summary(&self) -> String {
         format!("μ {} σ {}", short(self.mean), short(self.std))
+    }
+
+    /// What a reader can check of the printed statistics: σ is not negative.
+    fn relation(&self) -> Relation {
+        Relation::Bound {
+            value: short(self.std),
+            low: 0.0,
+            high: f64::INFINITY,
+            why: "a standard deviation",
+        }
     }
 }
 
@@ -112,7 +123,9 @@ pub fn render(
         desc: describe(&prompt, t, &normed),
         css,
     };
-    Ok((Figure::new(canvas, body, caption, &prompt), domain))
+    let relations = vec![normed.before.relation(), normed.after.relation()];
+    let figure = Figure::new(canvas, body, caption, &prompt).with_relations(relations);
+    Ok((figure, domain))
 }
 
 /// One token's vector before and after a LayerNorm, and where that LayerNorm sits.

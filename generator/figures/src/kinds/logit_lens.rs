@@ -21,6 +21,7 @@ use crate::heatmap;
 use crate::options::{Block, Int};
 use crate::panels::{self, Panel};
 use crate::prompt::{Checked, Prompt};
+use crate::relations::{printed, Relation};
 use crate::shared::{self, Domain, SharedScale};
 use crate::svg::{text_width, Canvas, Element, Font, Ramp};
 use crate::token_text::Shown;
@@ -150,12 +151,53 @@ pub fn render(
         desc: describe(&lens, &shown),
         css: ramp.css(),
     };
-    let figure = Figure::new(canvas, body, caption, &prompt);
+    let figure = Figure::new(canvas, body, caption, &prompt).with_relations(relations(
+        &lens,
+        n - 1,
+        block.options.pickers,
+    ));
     let figure = match live {
         Some(json) => figure.with_live(json),
         None => figure,
     };
     Ok((figure, Domain::Unit))
+}
+
+/// What a reader can check: the legend's probabilities rise; the alt text's probabilities
+/// are probabilities; and with `pickers`, each layer's likeliest tokens after the last
+/// position are listed likeliest first.
+fn relations(lens: &Lens<'_>, last: usize, pickers: bool) -> Vec<Relation> {
+    let mut out = vec![Relation::Order {
+        values: ["0", "50%", "100%"].map(String::from).to_vec(),
+        descending: false,
+    }];
+    // The alt text gives the top token's probability where the top token changes.
+    let mut previous = None;
+    for l in 0..lens.layers {
+        let (id, p) = lens.top(l, last);
+        if previous != Some(id) {
+            out.push(Relation::Bound {
+                value: percent(p),
+                low: 0.0,
+                high: 1.0,
+                why: "a probability",
+            });
+        }
+        previous = Some(id);
+    }
+    if pickers {
+        let k = lens.ids.shape[2].min(PICKED);
+        out.extend((0..lens.layers).map(|l| {
+            Relation::Order {
+                values: (0..k)
+                    .map(|r| percent(lens.probs.at(&[l, last, r])))
+                    .collect(),
+                descending: true,
+            }
+        }));
+    }
+    out.retain(|r| r.texts().iter().all(|t| printed(t).is_some()));
+    out
 }
 
 /// The probability legend from `top` and the notes under it; with the y after them.

@@ -19,6 +19,7 @@ use crate::error::FigureError;
 use crate::figure::Figure;
 use crate::format::{percent, signed, thousands};
 use crate::options::{capped, Block, PositionKey, TopK};
+use crate::relations::{printed, Func, Relation};
 use crate::svg::{text_width, Canvas, Css, Element, Font, MIN_TEXT_SIZE};
 use crate::token_text::{one_line, Shown};
 use crate::Traces;
@@ -64,7 +65,65 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
         desc: describe(&context, shown, vocab),
         css: Css::default(),
     };
-    Ok(Figure::new(canvas, body, caption, &prompt))
+    Ok(Figure::new(canvas, body, caption, &prompt).with_relations(relations(shown)))
+}
+
+/// What a reader can check: each probability is exp(logit − m) with the printed m, both
+/// columns fall from the top, and the top two's gap is their logits' difference, e^gap the
+/// ratio of their probabilities.
+fn relations(shown: &[Candidate]) -> Vec<Relation> {
+    let Some(first) = shown.first() else {
+        return Vec::new();
+    };
+    let m = signed(normalizer(first), 2);
+    let logits: Vec<String> = shown.iter().map(|c| signed(c.logit, 2)).collect();
+    let probs: Vec<String> = shown.iter().map(|c| percent(c.prob)).collect();
+    let mut out: Vec<Relation> = (logits.iter().zip(&probs))
+        .filter(|(_, p)| printed(p).is_some())
+        .map(|(l, p)| Relation::Shifted {
+            f: Func::Exp,
+            input: l.clone(),
+            minus: m.clone(),
+            output: p.clone(),
+        })
+        .collect();
+    out.push(Relation::Order {
+        values: logits.clone(),
+        descending: true,
+    });
+    out.push(Relation::Order {
+        values: probs
+            .iter()
+            .filter(|p| printed(p).is_some())
+            .cloned()
+            .collect(),
+        descending: true,
+    });
+    if let Some(second) = shown.get(1) {
+        let gap = signed(first.logit - second.logit, 2);
+        let r = ratio(first.prob / second.prob);
+        out.push(Relation::Sum {
+            terms: vec![logits[1].clone(), gap.clone()],
+            total: logits[0].clone(),
+        });
+        out.push(Relation::Function {
+            f: Func::Exp,
+            input: gap,
+            output: r.clone(),
+        });
+        if probs[..2].iter().all(|p| printed(p).is_some()) {
+            out.push(Relation::Product {
+                factors: vec![probs[1].clone(), r],
+                result: probs[0].clone(),
+            });
+        }
+    }
+    out
+}
+
+/// m = log Σ exp over all logits, from the likeliest candidate: logit − ln p.
+fn normalizer(first: &Candidate) -> f64 {
+    first.logit - first.prob.ln()
 }
 
 /// Column heads, token labels, the two bar columns, the logit axis and the notes; returns
@@ -154,7 +213,7 @@ fn notes(shown: &[Candidate], vocab: usize) -> Vec<String> {
     let Some(first) = shown.first() else {
         return Vec::new();
     };
-    let m = first.logit - first.prob.ln();
+    let m = normalizer(first);
     let mut lines = vec![format!(
         "p = exp(logit − m), m = log Σ exp over all {} logits = {}",
         thousands(vocab),

@@ -15,6 +15,7 @@ use crate::figure::Figure;
 use crate::format::{percent, short, signed};
 use crate::heatmap::token_key;
 use crate::options::{Block, Int};
+use crate::relations::{printed, Func, Relation};
 use crate::svg::{text_width, Canvas, Css, Element, Font};
 use crate::token_text::{fitted, visible, Shown};
 use crate::Traces;
@@ -61,14 +62,15 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
         12.0,
     )];
     body.push(chart.token_labels(tokens, &prompt.name));
-    let value_texts: Vec<String> = chart
-        .rows
-        .iter()
+    let pairs: Vec<(String, String)> = (chart.rows.iter())
         .map(|&loss| {
-            let p = crate::candidates::prob_of_surprise(loss);
-            format!("{} · {}", short(loss), percent(p))
+            (
+                short(loss),
+                percent(crate::candidates::prob_of_surprise(loss)),
+            )
         })
         .collect();
+    let value_texts: Vec<String> = pairs.iter().map(|(l, p)| format!("{l} · {p}")).collect();
     body.extend(chart.mean_line(&value_texts));
     body.extend(chart.bars(value_texts, &prompt.name));
     body.push(chart.axis());
@@ -85,7 +87,39 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
         desc: describe(&prompt.trace.meta.tokens, &losses, chart.mean),
         css: Css::default(),
     };
-    Ok(Figure::new(canvas, body, caption, &prompt))
+    let relations = relations(&chart, &pairs, &losses);
+    Ok(Figure::new(canvas, body, caption, &prompt).with_relations(relations))
+}
+
+/// What a reader can check: each row's surprise is −ln of its p (rows, as printed); the
+/// perplexity is e to the mean; with every row shown, the mean lies between the least and
+/// the most surprise; and the alt text's most and least surprising tokens, likewise.
+fn relations(chart: &Chart<'_>, rows: &[(String, String)], losses: &[f64]) -> Vec<Relation> {
+    let surprise = |loss: &str, p: &str| Relation::Function {
+        f: Func::NegLn,
+        input: p.to_string(),
+        output: loss.to_string(),
+    };
+    let mut out: Vec<Relation> = rows.iter().map(|(l, p)| surprise(l, p)).collect();
+    let mean = short(chart.mean);
+    out.push(Relation::Function {
+        f: Func::Exp,
+        input: mean.clone(),
+        output: short(chart.mean.exp()),
+    });
+    let least = losses.iter().copied().fold(f64::INFINITY, f64::min);
+    let most = losses.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    if chart.rows.len() == losses.len() {
+        out.push(Relation::Order {
+            values: vec![short(least), mean, short(most)],
+            descending: false,
+        });
+    }
+    for loss in [most, least] {
+        out.push(surprise(&short(loss), &percent((-loss).exp())));
+    }
+    out.retain(|r| r.texts().iter().all(|t| printed(t).is_some()));
+    out
 }
 
 /// The rows on show and the scale of their bars.

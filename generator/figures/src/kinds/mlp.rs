@@ -16,6 +16,7 @@ use crate::figure::Figure;
 use crate::format::{percent, short, signed, thousands};
 use crate::options::{Block, Int, Layer, LayerKey, TokenKey};
 use crate::prompt::{Gpt2Part, Prompt};
+use crate::relations::{Func, Relation};
 use crate::strip::norm;
 use crate::svg::{number, Canvas, Css, Element};
 use crate::token_text::{visible, Shown};
@@ -81,8 +82,9 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
         top: order,
     };
     let mut body = diagram(d, width);
-    let chart_bottom = gelu_chart(&pass, &mut body);
-    let height = neuron_bars(&pass, chart_bottom + 50.0, &mut body);
+    let mut relations = Vec::new();
+    let chart_bottom = gelu_chart(&pass, &mut body, &mut relations);
+    let height = neuron_bars(&pass, chart_bottom + 50.0, &mut body, &mut relations);
     let canvas = Canvas {
         kind: KIND,
         width: WIDTH,
@@ -95,7 +97,7 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
         desc: describe(&prompt, layer, t, &pass),
         css: Css::default(),
     };
-    Ok(Figure::new(canvas, body, caption, &prompt))
+    Ok(Figure::new(canvas, body, caption, &prompt).with_relations(relations))
 }
 
 /// x (d) → pre (4d) → post (4d) → out (d), with the weights and GELU on the arrows.
@@ -137,8 +139,8 @@ fn diagram(d: usize, width: usize) -> Vec<Element> {
 }
 
 /// The histogram of pre-GELU values, the GELU curve over it and the top neurons on the
-/// curve; returns the chart's bottom.
-fn gelu_chart(pass: &Pass, body: &mut Vec<Element>) -> f64 {
+/// curve; returns the chart's bottom. The share of neurons nearly off is a fraction.
+fn gelu_chart(pass: &Pass, body: &mut Vec<Element>, relations: &mut Vec<Relation>) -> f64 {
     let chart = Chart::of(&pass.pre);
     let counts = histogram(&pass.pre, 48, chart.axis.lo, chart.axis.hi);
     body.push(histogram_bars(
@@ -164,6 +166,12 @@ fn gelu_chart(pass: &Pass, body: &mut Vec<Element>) -> f64 {
     );
     body.push(note(key, 0.0, CHART_TOP - 12.0));
     let share = percent(off as f64 / pass.post.len() as f64);
+    relations.push(Relation::Bound {
+        value: share.clone(),
+        low: 0.0,
+        high: 1.0,
+        why: "a share of the neurons",
+    });
     let off_note = format!("{share} of the neurons are nearly off after GELU (|value| < {OFF})");
     let (note, last) = wrapped_note(&off_note, 0.0, chart.base + 50.0, WIDTH, 15.0);
     body.push(note);
@@ -247,8 +255,14 @@ impl Chart {
     }
 }
 
-/// The top neurons' activations after GELU as bars; returns the figure's height.
-fn neuron_bars(pass: &Pass, top: f64, body: &mut Vec<Element>) -> f64 {
+/// The top neurons' activations after GELU as bars, each printed as GELU of the value
+/// before, in order; returns the figure's height.
+fn neuron_bars(
+    pass: &Pass,
+    top: f64,
+    body: &mut Vec<Element>,
+    relations: &mut Vec<Relation>,
+) -> f64 {
     let pitch = 18.0;
     let labels: Vec<Shown> = pass
         .top
@@ -256,13 +270,24 @@ fn neuron_bars(pass: &Pass, top: f64, body: &mut Vec<Element>) -> f64 {
         .map(|i| Shown::plain(format!("neuron {i}")))
         .collect();
     let full = pass.top.first().map_or(1.0, |&i| pass.post[i]).max(1e-9);
-    let bars: Vec<Bar> = pass
-        .top
-        .iter()
-        .enumerate()
-        .map(|(r, &i)| Bar {
-            value: pass.post[i].max(0.0),
-            text: format!("{} (from {})", short(pass.post[i]), short(pass.pre[i])),
+    let printed: Vec<(String, String)> = (pass.top.iter())
+        .map(|&i| (short(pass.post[i]), short(pass.pre[i])))
+        .collect();
+    for (post, pre) in &printed {
+        relations.push(Relation::Function {
+            f: Func::Gelu,
+            input: pre.clone(),
+            output: post.clone(),
+        });
+    }
+    relations.push(Relation::Order {
+        values: printed.iter().map(|(post, _)| post.clone()).collect(),
+        descending: true,
+    });
+    let bars: Vec<Bar> = (printed.iter().enumerate())
+        .map(|(r, (post, pre))| Bar {
+            value: pass.post[pass.top[r]].max(0.0),
+            text: format!("{post} (from {pre})"),
             strong: r == 0,
         })
         .collect();

@@ -16,6 +16,7 @@ use crate::figure::Figure;
 use crate::format::{percent, thousands};
 use crate::live::{Live, LiveCache};
 use crate::options::{capped, choice, Block, PositionKey, TopK};
+use crate::relations::{printed, Relation};
 use crate::svg::{number, text_width, Canvas, Css, Element, Font};
 use crate::token_text::{cut_start, one_line, titled, Shown};
 use crate::Traces;
@@ -86,7 +87,7 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
         css: Css::default(),
     };
     let (body, columns) = draw(context, &bars, vocab, full_scale);
-    let figure = Figure::new(canvas, body, caption, &prompt);
+    let figure = Figure::new(canvas, body, caption, &prompt).with_relations(relations(&bars));
     Ok(match distribution.all_logits {
         Some(logits) => {
             figure.with_live(live_json(&logits, bars.len(), columns, traces.live_cache()))
@@ -233,13 +234,34 @@ fn rect(class: Option<&str>, x: f64, y: f64, width: f64) -> Element {
         .attr("rx", 2.0)
 }
 
+/// What a reader can check: the bars' percentages fall from the top, and with what the
+/// others share they make 100% (where every one is a number, not "<0.01%").
+fn relations(bars: &[Bar]) -> Vec<Relation> {
+    let shown: Vec<String> = bars.iter().map(|b| percent(b.prob)).collect();
+    let mut parts = shown.clone();
+    parts.push(percent(rest(bars)));
+    let mut out = vec![Relation::Order {
+        values: shown.into_iter().filter(|p| printed(p).is_some()).collect(),
+        descending: true,
+    }];
+    if parts.iter().all(|p| printed(p).is_some()) {
+        out.push(Relation::Whole { parts });
+    }
+    out
+}
+
+/// What the tokens not shown share.
+fn rest(bars: &[Bar]) -> f64 {
+    let covered: f64 = bars.iter().map(|b| b.prob).sum();
+    (1.0 - covered).max(0.0)
+}
+
 /// "the other 50,247 tokens share 41.3%".
 fn rest_note(bars: &[Bar], vocab: usize) -> String {
-    let covered: f64 = bars.iter().map(|b| b.prob).sum();
     format!(
         "the other {} tokens share {}",
         thousands(vocab.saturating_sub(bars.len())),
-        percent((1.0 - covered).max(0.0))
+        percent(rest(bars))
     )
 }
 

@@ -60,6 +60,7 @@ pub fn render(
     let (mut body, mut top) = headline(&prompt, patching);
     let mut right = WIDTH;
     let mut own = 0.0f64;
+    let mut relations = describe::relations(&prompt, patching, view);
     let parts = [
         (View::Resid, resid_table(&prompt, patching)),
         (View::Heads, heads_table(patching)),
@@ -84,6 +85,7 @@ pub fn render(
             shared: shared::note(shared),
         };
         let drawn = effect_grid::draw(&table, &scale, last + 12.0);
+        relations.extend(drawn.relations);
         body.extend(drawn.body);
         right = right.max(drawn.right);
         top = drawn.bottom + 26.0;
@@ -100,7 +102,7 @@ pub fn render(
         desc: describe(&prompt, patching, view),
         css: Ramp::signed().css(),
     };
-    let figure = Figure::new(canvas, body, caption, &prompt);
+    let figure = Figure::new(canvas, body, caption, &prompt).with_relations(relations);
     Ok((figure, Domain::Signed { limit: own }))
 }
 

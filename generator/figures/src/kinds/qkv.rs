@@ -6,6 +6,7 @@
 //! Options: `prompt`, `caption`, `layer` (required), `token` (default -1, the last),
 //! `dims` (default 32, at most 64), `spread`.
 
+use super::embedding::length_relations;
 use super::strips::{self, DimPick, StripFigure};
 use crate::draw::{arrow, labelled_box, note, text};
 use crate::error::FigureError;
@@ -85,7 +86,9 @@ pub fn render(
         css,
     };
     let domain = figure.domain();
-    Ok((Figure::new(canvas, body, caption, &prompt), domain))
+    let relations = length_relations(&figure.rows, shared);
+    let figure = Figure::new(canvas, body, caption, &prompt).with_relations(relations);
+    Ok((figure, domain))
 }
 
 /// One token's vector over all query heads, head 0's dimensions first: the row that the

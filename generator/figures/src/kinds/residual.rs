@@ -19,6 +19,7 @@ use crate::heatmap::{self, Cell, Grid};
 use crate::options::{Block, Int, Layer, TokenKey};
 use crate::panels::{self, Panel};
 use crate::prompt::Prompt;
+use crate::relations::Relation;
 use crate::shared::{self, Domain, SharedScale};
 use crate::strip::norm;
 use crate::svg::{Canvas, Element, Font, Ramp};
@@ -106,7 +107,8 @@ pub fn render(
         lo: range_own.0,
         hi: range_own.1,
     };
-    let figure = Figure::new(canvas, body, caption, &prompt);
+    let figure = Figure::new(canvas, body, caption, &prompt)
+        .with_relations(relations(&lengths, scale.range));
     let figure = match live {
         Some(json) => figure.with_live(json),
         None => figure,
@@ -268,6 +270,29 @@ fn read(prompt: &Prompt<'_>, t: usize) -> Result<Lengths, FigureError> {
         .map(|i| stages.iter().map(|s| norm(&s.row(&[i]))).collect())
         .collect();
     Ok(Lengths { stream, attn, mlp })
+}
+
+/// What a reader can check: the legend's lengths rise from left to right, and each length
+/// the drawn token's bars print is not negative.
+fn relations(lengths: &Lengths, (lo, hi): (f64, f64)) -> Vec<Relation> {
+    let ticks = [0.0, 0.5, 1.0].map(|at| short(lo * (hi / lo).powf(at)));
+    let mut out = vec![Relation::Order {
+        values: ticks.to_vec(),
+        descending: false,
+    }];
+    out.extend(
+        lengths
+            .attn
+            .iter()
+            .chain(&lengths.mlp)
+            .map(|&v| Relation::Bound {
+                value: short(v),
+                low: 0.0,
+                high: f64::INFINITY,
+                why: "a length",
+            }),
+    );
+    out
 }
 
 /// The smallest and largest length on show, kept apart so a log scale is defined.

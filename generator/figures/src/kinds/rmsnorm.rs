@@ -18,6 +18,7 @@ use crate::figure::Figure;
 use crate::format::{short, thousands};
 use crate::options::{choice, Block, Dims, Layer, LayerKey, TokenKey};
 use crate::prompt::{FamilyPart, Prompt};
+use crate::relations::Relation;
 use crate::shared::{Domain, SharedScale};
 use crate::strip::StripRow;
 use crate::svg::{Canvas, Element};
@@ -56,7 +57,44 @@ struct Normed {
     rms: f64,
     /// √(mean(x²) + ε) of the input as stored, to set beside it.
     recomputed: f64,
+    /// The ε under the root.
+    eps: f64,
     place: String,
+}
+
+impl Normed {
+    /// The rms of x ÷ rms, from the traced rms alone: x's own rms is √(rms² − ε), so x ÷ rms
+    /// has rms √(rms² − ε) ÷ rms, never above 1. (x as stored is rounded, and its rms over
+    /// the traced one can print 1.01, which no x ÷ √(mean(x²) + ε) has.)
+    fn unit(&self) -> f64 {
+        (self.rms.powi(2) - self.eps).max(0.0).sqrt() / self.rms.max(f64::MIN_POSITIVE)
+    }
+
+    /// What a reader can check: the rms are not negative, x ÷ rms has an rms of at most 1,
+    /// and x's mean divided by the rms is the mean the note gives.
+    fn relations(&self) -> Vec<Relation> {
+        let at_least_zero = |value: f64, why| Relation::Bound {
+            value: short(value),
+            low: 0.0,
+            high: f64::INFINITY,
+            why,
+        };
+        let mu = mean(&self.input);
+        vec![
+            at_least_zero(self.rms, "a root mean square"),
+            at_least_zero(rms(&self.output), "a root mean square"),
+            Relation::Bound {
+                value: short(self.unit()),
+                low: 0.0,
+                high: 1.0,
+                why: "the rms of x ÷ √(mean(x²) + ε)",
+            },
+            Relation::Product {
+                factors: vec![short(mu / self.rms), short(self.rms)],
+                result: short(mu),
+            },
+        ]
+    }
 }
 
 /// The root mean square of `values`, with nothing added.
@@ -96,7 +134,8 @@ pub fn render(
         desc: describe(&prompt, t, &normed),
         css,
     };
-    Ok((Figure::new(canvas, body, caption, &prompt), domain))
+    let figure = Figure::new(canvas, body, caption, &prompt).with_relations(normed.relations());
+    Ok((figure, domain))
 }
 
 fn read(prompt: &Prompt<'_>, norm: Norm, layer: Layer, t: usize) -> Result<Normed, FigureError> {
@@ -118,6 +157,7 @@ fn read(prompt: &Prompt<'_>, norm: Norm, layer: Layer, t: usize) -> Result<Norme
         output,
         rms: traced,
         recomputed,
+        eps,
         place: format!("before {which} in layer {}", layer.0),
     })
 }
@@ -143,7 +183,7 @@ fn draw(
     let figure = StripFigure {
         rows: vec![
             row("x", &normed.input, normed.rms),
-            row("x ÷ rms", &scaled, rms(&scaled)),
+            row("x ÷ rms", &scaled, normed.unit()),
             row("output", &normed.output, rms(&normed.output)),
         ],
         header: format!(

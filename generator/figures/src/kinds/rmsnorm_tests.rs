@@ -90,3 +90,29 @@ fn gpt2_is_refused_by_name() {
 fn snapshot() {
     insta::assert_snapshot!(draw(llama_trace(), "layer = 1\ndims = 8").unwrap().svg);
 }
+
+/// modern-llm.html printed "x ÷ rms … rms 1.01": x is stored rounded, and its rms over the
+/// traced rms passed 1, which x ÷ √(mean(x²) + ε) never does. The row's rms now comes from
+/// the traced rms alone, and every declared relation holds.
+#[test]
+fn x_over_rms_never_prints_an_rms_above_one() {
+    let x: Vec<f64> = (0..128).map(|j| (j as f64 * 0.37).sin() * 0.1).collect();
+    let stored = plain_rms(&x);
+    let normed = super::Normed {
+        input: x.clone(),
+        output: x.iter().map(|v| v / stored).collect(),
+        rms: stored / 1.01,
+        recomputed: stored,
+        eps: 1e-5,
+        place: String::new(),
+    };
+    assert_eq!(short(stored / normed.rms), "1.01", "the slip as it was");
+    assert!(normed.unit() <= 1.0);
+    for relation in normed.relations() {
+        assert!(relation.check().is_ok(), "{relation:?}");
+    }
+    let figure = draw(llama_trace(), "layer = 1\ntoken = 1").unwrap();
+    for relation in &figure.relations {
+        assert!(relation.check().is_ok(), "{relation:?}");
+    }
+}

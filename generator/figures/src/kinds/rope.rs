@@ -56,10 +56,10 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
     let (of, pair) = (block.options.of, block.options.pair.get());
     let (prompt, caption) = (block.prompt, block.caption);
     let rope = read(&prompt, layer, head, token, (of, pair))?;
-    let mut body = Vec::new();
-    let top = frequencies(&rope, 0.0, &mut body);
-    let top = circles(&rope, &prompt, top + 12.0, &mut body);
-    let height = distances(&rope, top + 12.0, &mut body);
+    let (mut body, mut relations) = (Vec::new(), Vec::new());
+    let top = frequencies(&rope, 0.0, &mut body, &mut relations);
+    let top = circles(&rope, &prompt, top + 12.0, &mut body, &mut relations);
+    let height = distances(&rope, top + 12.0, &mut body, &mut relations);
     let canvas = Canvas {
         kind: KIND,
         width: FIGURE_WIDTH,
@@ -68,7 +68,7 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
         desc: describe(&prompt, &rope),
         css: Css::default(),
     };
-    Ok(Figure::new(canvas, body, caption, &prompt))
+    Ok(Figure::new(canvas, body, caption, &prompt).with_relations(relations))
 }
 
 /// Reads the layer's q and k before and after turning, and measures the turns.

@@ -6,6 +6,7 @@ use crate::chart::{tick_decimals, ticks, x_axis, Axis};
 use crate::draw::{line, text, wrapped_note, wrapped_title};
 use crate::format::{short, signed};
 use crate::prompt::Prompt;
+use crate::relations::Relation;
 use crate::svg::{number, Element, Font, FIGURE_WIDTH as WIDTH};
 use crate::token_text::Shown;
 
@@ -15,8 +16,22 @@ const CHART: f64 = 96.0;
 const SHOWN: usize = 8;
 const RADIUS: f64 = 17.0;
 
+/// The labels `chart::x_axis` and [`value_axis`] print for `values`, which count up.
+fn axis_order(values: &[f64]) -> Relation {
+    let decimals = tick_decimals(values);
+    Relation::Order {
+        values: values.iter().map(|v| signed(*v, decimals)).collect(),
+        descending: false,
+    }
+}
+
 /// Panel a; returns its bottom.
-pub fn frequencies(rope: &Rope, top: f64, body: &mut Vec<Element>) -> f64 {
+pub fn frequencies(
+    rope: &Rope,
+    top: f64,
+    body: &mut Vec<Element>,
+    relations: &mut Vec<Relation>,
+) -> f64 {
     let title = "a · the angle θᵢ each pair i of dimensions (i, i + dh/2) turns by per \
                  position (radians, log scale)";
     let last = heading(title, top + 12.0, body);
@@ -63,6 +78,7 @@ pub fn frequencies(rope: &Rope, top: f64, body: &mut Vec<Element>) -> f64 {
         .filter(|t| t.fract() == 0.0)
         .collect();
     body.push(x_axis(&x, base + 1.0, &whole, "pair i"));
+    relations.push(axis_order(&whole));
     let (note, last) = wrapped_note(&frequency_note(rope), 0.0, base + 50.0, WIDTH, 15.0);
     body.push(note);
     last
@@ -166,7 +182,13 @@ fn polyline(class: &str, points: &[(f64, f64)]) -> Element {
 
 /// Panel b: the pair at each of the last [`SHOWN`] positions, before (grey) and after
 /// (accent) turning, on a circle each; returns its bottom.
-pub fn circles(rope: &Rope, prompt: &Prompt<'_>, top: f64, body: &mut Vec<Element>) -> f64 {
+pub fn circles(
+    rope: &Rope,
+    prompt: &Prompt<'_>,
+    top: f64,
+    body: &mut Vec<Element>,
+    relations: &mut Vec<Relation>,
+) -> f64 {
     let half = rope.half;
     let title = format!(
         "b · pair {} (dims {}, {}) of head {}'s {} at each position: as projected (grey), turned (accent)",
@@ -195,6 +217,10 @@ pub fn circles(rope: &Rope, prompt: &Prompt<'_>, top: f64, body: &mut Vec<Elemen
         );
     }
     body.push(group);
+    relations.push(Relation::Order {
+        values: (start..n).map(|p| p.to_string()).collect(),
+        descending: false,
+    });
     let mut bottom = row + 20.0 + 2.0 * RADIUS + 20.0;
     if start > 0 {
         let (note, last) = wrapped_note(
@@ -225,7 +251,12 @@ fn circle_tile(((u1, u2), (r1, r2)): ((f64, f64), (f64, f64)), cx: f64, cy: f64)
 
 /// Panel c: the score of the turned query and key against the distance m − n, a dot per
 /// pair of positions; returns the figure's height.
-pub fn distances(rope: &Rope, top: f64, body: &mut Vec<Element>) -> f64 {
+pub fn distances(
+    rope: &Rope,
+    top: f64,
+    body: &mut Vec<Element>,
+    relations: &mut Vec<Relation>,
+) -> f64 {
     let scores = &rope.scores;
     let title = format!(
         "c · token {}'s q (head {}) and k (k/v head {}) turned to positions m and n: q·k/√dh against m − n",
@@ -252,7 +283,9 @@ pub fn distances(rope: &Rope, top: f64, body: &mut Vec<Element>) -> f64 {
         start: LEFT,
         end: WIDTH - 6.0,
     };
-    body.push(value_axis(&y, &ticks(lo, hi, 4)));
+    let (values, distance) = (ticks(lo, hi, 4), ticks(0.0, DISTANCES as f64, 6));
+    relations.extend([axis_order(&values), axis_order(&distance)]);
+    body.push(value_axis(&y, &values));
     let points: Vec<(f64, f64)> = scores
         .curve
         .iter()
@@ -263,12 +296,7 @@ pub fn distances(rope: &Rope, top: f64, body: &mut Vec<Element>) -> f64 {
     for (d, v) in &scores.dots {
         body.push(dot("tbf-dot", x.at(*d as f64), y.at(*v), 3.0));
     }
-    body.push(x_axis(
-        &x,
-        base + 1.0,
-        &ticks(0.0, DISTANCES as f64, 6),
-        "distance m − n",
-    ));
+    body.push(x_axis(&x, base + 1.0, &distance, "distance m − n"));
     let paired = rope.arrows.len().min(PAIRED);
     let note = format!(
         "dots: each of the {} pairs m ≥ n of the first {paired} positions, turned by the angles traced at m and n; those with the same m − n land on one point, all within {} of the line (θᵢ × distance)",

@@ -13,7 +13,7 @@
 //! [`crate::live`]); a figure whose top_k exceeds what a page embeds stays static.
 
 use super::strips::WIDTH;
-use crate::candidates;
+use crate::candidates::{self, Candidate};
 use crate::chart::label_column;
 use crate::draw::{line, note, rect, text};
 use crate::error::FigureError;
@@ -21,6 +21,7 @@ use crate::figure::Figure;
 use crate::format::{percent, thousands};
 use crate::live::{Live, LiveCache, HEAD};
 use crate::options::{capped, Block, Probability, Temperature, TopK, TopKRule};
+use crate::relations::{printed, Relation};
 use crate::sampler::{sample, Rules};
 use crate::svg::{Canvas, Css, Element, Font};
 use crate::token_text::{one_line, Shown};
@@ -60,7 +61,8 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
     let rules = rules(&options, &prompt.trace.meta.prompt.options, vocab)?;
     let k = capped(options.k, 10, distribution.candidates.len())?;
     // Every token, sorted, so survivors beyond the stored candidates are counted too.
-    let sampled = sample(&logits, rules);
+    let mut sampled = sample(&logits, rules);
+    in_stored_order(&mut sampled.sorted, &distribution.candidates);
     let (survivors, mass) = (sampled.survivors, sampled.mass);
     let shown: Vec<(u32, f64)> = sampled.sorted[..k].to_vec();
     let texts: Vec<String> = shown
@@ -97,11 +99,82 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
         desc: describe(&rules, &texts, &shown, survivors, mass),
         css: Css::default(),
     };
-    let figure = Figure::new(canvas, body, caption, &prompt);
+    let figure = Figure::new(canvas, body, caption, &prompt)
+        .with_relations(relations(&shown, survivors, mass));
     Ok(match live_json(&logits, rules, k, traces.live_cache()) {
         Some(json) => figure.with_live(json),
         None => figure,
     })
+}
+
+/// Ties in the sampler's order put in the trace's order of its stored candidates, as every
+/// other figure ranks them (`candidates`): the stored logits are rounded, so two tokens can
+/// share one (" him" and " her" after "The robots will bring"), while the stored ranking
+/// (`logits.topk_ids`) is the model's own. Tied tokens have equal probabilities, so the
+/// survivors and their mass stay as they were.
+fn in_stored_order(sorted: &mut [(u32, f64)], stored: &[Candidate]) {
+    let Some(last) = stored.len().checked_sub(1).filter(|&l| l < sorted.len()) else {
+        return;
+    };
+    let mut end = last + 1;
+    while end < sorted.len() && sorted[end].1 == sorted[last].1 {
+        end += 1;
+    }
+    let rank = |id: u32| stored.iter().position(|c| c.id == id).unwrap_or(usize::MAX);
+    sorted[..end].sort_by(|a, b| {
+        (b.1.total_cmp(&a.1))
+            .then(rank(a.0).cmp(&rank(b.0)))
+            .then(a.0.cmp(&b.0))
+    });
+}
+
+/// What a reader can check: the probabilities fall from the top; each running total is the
+/// one before plus the row's probability; a survivor is sampled with its probability over
+/// the survivors' share; and where every survivor is shown, the last running total is that
+/// share and what they are sampled with makes 100%.
+fn relations(shown: &[(u32, f64)], survivors: usize, mass: f64) -> Vec<Relation> {
+    let probs: Vec<String> = shown.iter().map(|&(_, p)| percent(p)).collect();
+    let totals: Vec<String> = (shown.iter())
+        .scan(0.0, |before, &(_, p)| {
+            *before += p;
+            Some(percent(*before))
+        })
+        .collect();
+    let kept = survivors.min(shown.len());
+    let drawn: Vec<String> = shown[..kept]
+        .iter()
+        .map(|&(_, p)| percent(p / mass))
+        .collect();
+    let share = percent(mass);
+    let mut out = vec![Relation::Order {
+        values: probs.clone(),
+        descending: true,
+    }];
+    out.push(Relation::Same {
+        a: probs[0].clone(),
+        b: totals[0].clone(),
+    });
+    for (pair, p) in totals.windows(2).zip(&probs[1..]) {
+        out.push(Relation::Sum {
+            terms: vec![pair[0].clone(), p.clone()],
+            total: pair[1].clone(),
+        });
+    }
+    for (p, d) in probs.iter().zip(&drawn) {
+        out.push(Relation::Product {
+            factors: vec![d.clone(), share.clone()],
+            result: p.clone(),
+        });
+    }
+    if survivors <= shown.len() {
+        out.push(Relation::Same {
+            a: totals[kept - 1].clone(),
+            b: share,
+        });
+        out.push(Relation::Whole { parts: drawn });
+    }
+    out.retain(|r| r.texts().iter().all(|t| printed(t).is_some()));
+    out
 }
 
 /// The rules drawn: the options' top_k and top_p if either is given, else the prompt's own

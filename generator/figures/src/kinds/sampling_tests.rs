@@ -132,3 +132,45 @@ fn the_controls_start_at_the_figures_rules() {
     );
     assert!(draw("top_k = 39").unwrap().live.is_some());
 }
+
+/// sampling.html ranked " her, him" at T = 1 where the temperature figure ranked " him, her":
+/// the two share one stored (rounded) logit, and the sampler broke the tie by the lower id.
+/// Ties now follow the trace's stored ranking, as the other figures do.
+#[test]
+fn tied_probabilities_keep_the_stored_candidates_order() {
+    use super::in_stored_order;
+    use crate::candidates::Candidate;
+    let candidate = |id: u32| Candidate {
+        id,
+        text: String::new(),
+        logit: 0.0,
+        prob: 0.0,
+    };
+    // The sampler's order: the tie at 0.2 by the lower id, 3 before 7.
+    let mut sorted = vec![(5, 0.5), (3, 0.2), (7, 0.2), (9, 0.1)];
+    in_stored_order(&mut sorted, &[candidate(5), candidate(7), candidate(3)]);
+    assert_eq!(sorted, [(5, 0.5), (7, 0.2), (3, 0.2), (9, 0.1)]);
+}
+
+#[test]
+fn every_declared_relation_holds() {
+    for body in [
+        "",
+        "top_k = 3",
+        "top_p = 0.5\ntemperature = 0.7",
+        "temperature = 0",
+    ] {
+        let figure = draw(body).unwrap();
+        assert!(
+            figure.relations.len() > 10,
+            "{body}: {:?}",
+            figure.relations
+        );
+        for relation in &figure.relations {
+            assert!(relation.check().is_ok(), "{body}: {relation:?}");
+            for text in relation.texts() {
+                assert!(figure.svg.contains(text), "{body}: {text} is printed");
+            }
+        }
+    }
+}

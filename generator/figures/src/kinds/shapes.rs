@@ -21,6 +21,7 @@ use crate::error::FigureError;
 use crate::figure::Figure;
 use crate::options::{Block, Layer, LayerKey};
 use crate::prompt::Prompt;
+use crate::relations::Relation;
 use crate::svg::{text_width, wrap, Canvas, Css, Element, Font, WIDE_FONT};
 use crate::Traces;
 use serde::Deserialize;
@@ -72,7 +73,55 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
         desc: describe(&steps, &sizes),
         css: Css::default(),
     };
-    Ok(Figure::new(canvas, body, caption, &prompt))
+    let relations = relations(&steps, &sizes);
+    Ok(Figure::new(canvas, body, caption, &prompt).with_relations(relations))
+}
+
+/// What a reader can check among the sizes under the arrays: in each product the inner sizes
+/// match and the result takes the outer ones; cutting into heads keeps the width (H × dh);
+/// and each derived width is its product (3d, 4d, H·dh, Hkv·dh).
+fn relations(steps: &[Step], sizes: &Sizes) -> Vec<Relation> {
+    let text = |d: Dim| d.size.to_string();
+    let same = |a: Dim, b: Dim| Relation::Same {
+        a: text(a),
+        b: text(b),
+    };
+    let product = |factors: Vec<String>, d: Dim| Relation::Product {
+        factors,
+        result: text(d),
+    };
+    let mut out = Vec::new();
+    for step in steps {
+        match (step.ops.as_slice(), step.terms.as_slice()) {
+            ([_, "="], [a, b, c]) => out.extend([
+                same(a.cols, b.rows),
+                same(c.rows, a.rows),
+                same(c.cols, b.cols),
+            ]),
+            (["→"], [a, heads]) => {
+                let h = heads.heads.unwrap_or(sizes.h);
+                out.push(product(vec![text(h), text(heads.cols)], a.cols));
+            }
+            _ => {}
+        }
+    }
+    let (h, dh, d) = (text(sizes.h), text(sizes.dh), sizes.d);
+    match sizes.d3.symbol {
+        "3d" => out.extend([
+            product(vec!["3".into(), text(d)], sizes.d3),
+            product(vec!["4".into(), text(d)], sizes.d4),
+            product(vec![h, dh], d),
+        ]),
+        _ => out.push(product(vec![h, dh], sizes.d3)),
+    }
+    if sizes.kv.size != sizes.h.size {
+        let kvd = sizes.kv.size * sizes.dh.size;
+        out.push(Relation::Product {
+            factors: vec![text(sizes.kv), text(sizes.dh)],
+            result: kvd.to_string(),
+        });
+    }
+    out
 }
 
 fn gpt2_sizes(config: &tracebook_trace::ModelShape, n: usize) -> Sizes {

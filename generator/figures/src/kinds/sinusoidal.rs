@@ -12,12 +12,14 @@ use crate::error::FigureError;
 use crate::figure::{Figure, Source};
 use crate::format::thousands;
 use crate::options::{capped, Block, Dims, Int};
+use crate::relations::Relation;
 use crate::shared::{Domain, SharedScale};
 use crate::strip::StripRow;
 use crate::svg::Canvas;
 use crate::token_text::Shown;
 use crate::Traces;
 use serde::Deserialize;
+use std::f64::consts::TAU;
 
 pub const KIND: &str = "sinusoidal";
 
@@ -96,15 +98,40 @@ pub fn render(
         css,
     };
     let domain = figure.domain();
-    Ok((
-        Figure::new(canvas, body, caption, &prompt).with_source(Source::Computed),
-        domain,
-    ))
+    let relations = relations(&figure.rows);
+    let figure = Figure::new(canvas, body, caption, &prompt).with_source(Source::Computed);
+    Ok((figure.with_relations(relations), domain))
+}
+
+/// What a reader can check among the wavelengths: a sine and the cosine after it share theirs,
+/// they grow down the rows (the frequencies are spread from fast to slow), and each is
+/// 2π·10000^(2i/d), between 2π and 2π·10000.
+fn relations(rows: &[StripRow]) -> Vec<Relation> {
+    let wavelengths: Vec<String> = rows.iter().map(|r| r.summary.clone()).collect();
+    let mut out: Vec<Relation> = wavelengths
+        .chunks(2)
+        .filter(|pair| pair.len() == 2)
+        .map(|pair| Relation::Same {
+            a: pair[0].clone(),
+            b: pair[1].clone(),
+        })
+        .collect();
+    out.extend(wavelengths.iter().map(|w| Relation::Bound {
+        value: w.clone(),
+        low: TAU,
+        high: TAU * 10_000.0,
+        why: "a wavelength 2π·10000^(2i/d)",
+    }));
+    out.push(Relation::Order {
+        values: wavelengths,
+        descending: false,
+    });
+    out
 }
 
 /// The wavelength of dimension `j` in positions, 2π·10000^(2i/d): "6.3", "1,234".
 fn wavelength(j: usize, d: usize) -> String {
-    crate::format::short(std::f64::consts::TAU * wavelength_base(j - j % 2, d))
+    crate::format::short(TAU * wavelength_base(j - j % 2, d))
 }
 
 /// `count` sine/cosine pairs spread evenly over the `d / 2` frequencies.

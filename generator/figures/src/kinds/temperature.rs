@@ -20,6 +20,7 @@ use crate::figure::Figure;
 use crate::format::{percent, thousands};
 use crate::live::{json_numbers, Live};
 use crate::options::{capped, Block, Temperatures, TopK};
+use crate::relations::{printed, Relation};
 use crate::sampler::{column, Column};
 use crate::svg::{number, text_width, Canvas, Css, Element, Font};
 use crate::token_text::{one_line, Shown};
@@ -88,7 +89,27 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
     };
     let live = Live::new(&logits, &temperatures, &[], traces.live_cache());
     let json = live_json(&live, &temperatures, k, &layout);
-    Ok(Figure::new(canvas, body, caption, &prompt).with_live(json))
+    let relations = columns.iter().flat_map(relations).collect();
+    Ok(Figure::new(canvas, body, caption, &prompt)
+        .with_live(json)
+        .with_relations(relations))
+}
+
+/// What a reader can check in one column: dividing the logits by T keeps their order, so
+/// the percentages fall from the top as at T = 1; with what the others share they make
+/// 100% (where every one is a number, not "<0.01%").
+fn relations(column: &Column) -> Vec<Relation> {
+    let shown: Vec<String> = column.probs.iter().map(|&p| percent(p)).collect();
+    let mut parts = shown.clone();
+    parts.push(percent(column.rest));
+    let mut out = vec![Relation::Order {
+        values: shown.into_iter().filter(|p| printed(p).is_some()).collect(),
+        descending: true,
+    }];
+    if parts.iter().all(|p| printed(p).is_some()) {
+        out.push(Relation::Whole { parts });
+    }
+    out
 }
 
 /// Where the columns go: after the token labels, side by side across the rest.

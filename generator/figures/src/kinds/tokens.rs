@@ -9,6 +9,7 @@ use crate::error::FigureError;
 use crate::figure::Figure;
 use crate::heatmap::token_key;
 use crate::options::Block;
+use crate::relations::Relation;
 use crate::svg::{text_width, Canvas, Css, Element, Font, CATEGORY_COUNT};
 use crate::token_text::{one_line, Shown, NEWLINE, SPACE};
 use crate::Traces;
@@ -84,7 +85,40 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
         desc: describe(tokens),
         css: Css::default(),
     };
-    Ok(Figure::new(canvas, body, caption, &prompt))
+    let vocab = prompt.config().vocab_size;
+    let figure = Figure::new(canvas, body, caption, &prompt);
+    Ok(figure.with_relations(relations(tokens, show, vocab)))
+}
+
+/// What a reader can check among the numbers under and above the boxes: every id is a row
+/// of the vocabulary, the spans run through the prompt in order without overlapping, and
+/// the positions count up.
+fn relations(tokens: &[Token], show: Show, vocab: usize) -> Vec<Relation> {
+    let mut out: Vec<Relation> = tokens
+        .iter()
+        .map(|t| Relation::Bound {
+            value: t.id.to_string(),
+            low: 0.0,
+            high: vocab.saturating_sub(1) as f64,
+            why: "a vocabulary id, below the vocabulary's size",
+        })
+        .collect();
+    if show.spans {
+        out.push(Relation::Order {
+            values: tokens
+                .iter()
+                .flat_map(|t| [t.start.to_string(), t.end.to_string()])
+                .collect(),
+            descending: false,
+        });
+    }
+    if show.positions {
+        out.push(Relation::Order {
+            values: (0..tokens.len()).map(|i| i.to_string()).collect(),
+            descending: false,
+        });
+    }
+    out
 }
 
 fn row_height(show: Show) -> f64 {

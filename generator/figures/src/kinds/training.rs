@@ -9,7 +9,7 @@
 //! another trained model: both runs' validation losses on one chart, `training_pair.rs`).
 
 use super::strips::WIDTH;
-use super::training_chart::{path, recorded_run, y_axis, HEIGHT, LEFT, RIGHT, TOP};
+use super::training_chart::{as_printed, path, recorded_run, y_axis, HEIGHT, LEFT, RIGHT, TOP};
 use super::training_pair;
 use crate::chart::{ticks, x_axis, Axis};
 use crate::draw::{line, note, text, wrapped_notes};
@@ -17,6 +17,7 @@ use crate::error::FigureError;
 use crate::figure::{Figure, Source};
 use crate::format::{count, short};
 use crate::options::{choice, resolve_prompt, Block};
+use crate::relations::{printed, Relation};
 use crate::svg::{number, text_width, Canvas, Css, Element, Font};
 use crate::Traces;
 use serde::Deserialize;
@@ -91,7 +92,47 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
         desc: describe(run, &prompt.trace.meta.model.shown()),
         css: Css::default(),
     };
-    Ok(Figure::new(canvas, body, caption, &prompt).with_source(Source::TrainingLog))
+    Ok(Figure::new(canvas, body, caption, &prompt)
+        .with_source(Source::TrainingLog)
+        .with_relations(relations(run, &prompt.trace.meta.model)))
+}
+
+/// What a reader can check in the notes: the tokens seen are the steps times the tokens per
+/// step (where all three print as numbers, not "1.8M"); the final validation loss and the
+/// baseline are not negative, and their difference is the gap printed beside them.
+fn relations(run: &TrainingSummary, model: &tracebook_trace::ModelInfo) -> Vec<Relation> {
+    let mut out = vec![Relation::Product {
+        factors: vec![count(run.steps), count(run.tokens_per_step)],
+        result: count(run.steps * run.tokens_per_step),
+    }];
+    let at_least_zero = |loss: f64| Relation::Bound {
+        value: nats(loss),
+        low: 0.0,
+        high: f64::INFINITY,
+        why: "a loss",
+    };
+    if let Some(&(_, last)) = run.val_loss.last() {
+        out.push(at_least_zero(last));
+        if let Some(bigram) = run.bigram_val_loss {
+            let gap = nats((as_printed(last) - as_printed(bigram)).abs());
+            let (low, high) = if last > bigram {
+                (bigram, last)
+            } else {
+                (last, bigram)
+            };
+            out.push(at_least_zero(bigram));
+            out.push(Relation::Quantity {
+                name: super::training_chart::gap_quantity(model),
+                value: gap.clone(),
+            });
+            out.push(Relation::Sum {
+                terms: vec![nats(low), gap],
+                total: nats(high),
+            });
+        }
+    }
+    out.retain(|r| r.texts().iter().all(|t| printed(t).is_some()));
+    out
 }
 
 /// Where steps and losses go: steps (or tokens seen) across, losses up.
@@ -232,7 +273,7 @@ fn summary(run: &TrainingSummary) -> Vec<String> {
     if let Some(&(_, last)) = run.val_loss.last() {
         let mut line = format!("final validation loss {}", nats(last));
         if let Some(bigram) = run.bigram_val_loss {
-            let gap = last - bigram;
+            let gap = as_printed(last) - as_printed(bigram);
             let side = if gap > 0.0 { "above" } else { "below" };
             line.push_str(&format!(
                 ", {} nats {side} the bigram baseline",

@@ -58,6 +58,26 @@ pub(super) fn y_axis(y: &Axis, tick_values: &[f64]) -> Element {
     group
 }
 
+/// The name of one model's gap between its final validation loss and the bigram baseline, a
+/// quantity the training figures of a site print alike (`Relation::Quantity`).
+pub(super) fn gap_quantity(model: &tracebook_trace::ModelInfo) -> String {
+    let sha = model
+        .weights_sha256
+        .get(..12)
+        .unwrap_or(&model.weights_sha256);
+    format!(
+        "{} ({sha}): final validation loss's distance from the bigram baseline",
+        model.shown()
+    )
+}
+
+/// A loss as printed, to the thousandth: differences are taken between printed values, so a
+/// reader subtracting them gets the printed difference (6.015 − 5.886 = 0.129, not the
+/// 0.128 of the unrounded losses).
+pub(super) fn as_printed(loss: f64) -> f64 {
+    (loss * 1000.0).round() / 1000.0
+}
+
 pub(super) fn path(class: &str, points: impl Iterator<Item = (f64, f64)>) -> Element {
     let mut d = String::new();
     for (i, (px, py)) in points.enumerate() {

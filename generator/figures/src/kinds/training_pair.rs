@@ -5,13 +5,16 @@
 //! losses with their difference.
 
 use super::strips::WIDTH;
-use super::training_chart::{path, recorded_run, y_axis, HEIGHT, LEFT, RIGHT, TOP};
+use super::training_chart::{
+    as_printed as printed, path, recorded_run, y_axis, HEIGHT, LEFT, RIGHT, TOP,
+};
 use crate::chart::{ticks, x_axis, Axis};
 use crate::draw::{line, note, text, wrapped_notes};
 use crate::error::FigureError;
 use crate::figure::{Figure, Source};
 use crate::format::{count, signed};
 use crate::prompt::Prompt;
+use crate::relations::Relation;
 use crate::svg::{number, Canvas, Css, Element};
 use tracebook_trace::TrainingSummary;
 
@@ -56,7 +59,57 @@ pub fn render(
     };
     Ok(Figure::new(canvas, body, caption, a)
         .also_from(b)
-        .with_source(Source::TrainingLog))
+        .with_source(Source::TrainingLog)
+        .with_relations(relations(
+            &runs,
+            bigram,
+            [&a.trace.meta.model, &b.trace.meta.model],
+        )))
+}
+
+/// Each run's final validation loss, as printed (to the thousandth).
+fn finals(runs: &[&TrainingSummary; 2]) -> [(usize, f64); 2] {
+    runs.map(|r| {
+        r.val_loss
+            .last()
+            .map_or((0, f64::NAN), |&(s, l)| (s, printed(l)))
+    })
+}
+
+/// B − A with its sign, "+" included.
+fn difference(la: f64, lb: f64) -> String {
+    format!("{}{}", if lb > la { "+" } else { "" }, signed(lb - la, 3))
+}
+
+/// What a reader can check in the notes: A's final loss plus B − A is B's, and each run's
+/// distance from the baseline is the difference of the two printed losses.
+fn relations(
+    runs: &[&TrainingSummary; 2],
+    bigram: Option<f64>,
+    models: [&tracebook_trace::ModelInfo; 2],
+) -> Vec<Relation> {
+    let [(_, la), (_, lb)] = finals(runs);
+    if !la.is_finite() || !lb.is_finite() {
+        return Vec::new();
+    }
+    let mut out = vec![Relation::Sum {
+        terms: vec![format!("{la:.3}"), difference(la, lb)],
+        total: format!("{lb:.3}"),
+    }];
+    if let Some(b) = bigram.map(printed) {
+        for (l, model) in [la, lb].into_iter().zip(models) {
+            let (low, high) = if l <= b { (l, b) } else { (b, l) };
+            out.push(Relation::Quantity {
+                name: super::training_chart::gap_quantity(model),
+                value: format!("{:.3}", high - low),
+            });
+            out.push(Relation::Sum {
+                terms: vec![format!("{low:.3}"), format!("{:.3}", high - low)],
+                total: format!("{high:.3}"),
+            });
+        }
+    }
+    out
 }
 
 /// Steps across (the longer run's), validation losses and the baseline up.
@@ -148,27 +201,15 @@ fn legend(models: &[String; 2], bigram: bool, top: f64) -> Element {
     group
 }
 
-/// A loss as printed, to the thousandth: differences are taken between printed values, so a
-/// reader subtracting them gets the printed difference.
-fn printed(loss: f64) -> f64 {
-    (loss * 1000.0).round() / 1000.0
-}
-
 /// Where each run ended, and the difference.
 fn summary(runs: &[&TrainingSummary; 2], bigram: Option<f64>) -> Vec<String> {
-    let last = |r: &TrainingSummary| {
-        r.val_loss
-            .last()
-            .map_or((0, f64::NAN), |&(s, l)| (s, printed(l)))
-    };
-    let [(sa, la), (sb, lb)] = [last(runs[0]), last(runs[1])];
+    let [(sa, la), (sb, lb)] = finals(runs);
     let mut lines = vec![format!(
         "final validation loss: A {la:.3} after {} steps, B {lb:.3} after {} steps; B − A = \
-         {}{} nats per token",
+         {} nats per token",
         count(sa),
         count(sb),
-        if lb > la { "+" } else { "" },
-        signed(lb - la, 3)
+        difference(la, lb)
     )];
     if let Some(b) = bigram.map(printed) {
         let side = |l: f64| {

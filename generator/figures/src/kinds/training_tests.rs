@@ -181,3 +181,24 @@ fn other_draws_both_runs_validation_losses() {
     .unwrap_err();
     assert_eq!(error.key.as_deref(), Some("x"));
 }
+
+/// training.html said "0.128 nats below the bigram baseline" beside the printed 5.886 and
+/// 6.015, whose difference (and modern-llm.html's pair figure) is 0.129: the gap is now the
+/// difference of the printed losses, and the declared sum holds.
+#[test]
+fn the_gap_to_the_baseline_is_the_difference_of_the_printed_losses() {
+    let mut run = run();
+    let last = run.val_loss.len() - 1;
+    run.val_loss[last].1 = 5.8864;
+    run.bigram_val_loss = Some(6.0148);
+    let figure = draw(Some(run), "").unwrap();
+    let texts = all_texts(&figure.svg);
+    assert!(
+        texts.contains(&"final validation loss 5.886, 0.129 nats below the bigram baseline".into()),
+        "{texts:?}"
+    );
+    assert!(!figure.relations.is_empty());
+    for relation in &figure.relations {
+        assert!(relation.check().is_ok(), "{relation:?}");
+    }
+}

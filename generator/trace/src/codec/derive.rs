@@ -410,7 +410,9 @@ mod tests {
             .apply(&[base(&[4], &act), base(&[4], &up)], &[4])
             .unwrap();
         assert_eq!(post, [act[0] * 0.5, 0.0, -act[2], act[3] * -1.06]);
-        assert!(mul.apply(&[base(&[4], &act), base(&[2], &up[..2])], &[4]).is_err());
+        assert!(mul
+            .apply(&[base(&[4], &act), base(&[2], &up[..2])], &[4])
+            .is_err());
         assert!(Derivation::new(DeriveOp::Mul, &["a"]).check().is_err());
     }
 

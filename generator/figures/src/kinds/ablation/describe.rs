@@ -3,6 +3,7 @@
 
 use super::{replaced, Effects, Show};
 use crate::format::{change, percent};
+use crate::relations::Relation;
 
 /// A part of the model by name: "head 3 of layer 9", "the MLP of layer 9".
 fn part(effects: &Effects<'_>, layer: usize, column: usize) -> String {
@@ -48,14 +49,51 @@ pub(super) fn describe(effects: &Effects<'_>, t: usize, show: Show) -> String {
     )
 }
 
-/// " Largest drops: ...; Largest rise: ...": the three parts whose ablation lowers the
-/// target's probability most, and the one that raises it most.
-fn extremes(effects: &Effects<'_>, t: usize, show: Show) -> String {
+/// Every cell of target `t` as (layer, column, Δ ln p), the largest drop first.
+fn by_change(effects: &Effects<'_>, t: usize) -> Vec<(usize, usize, f64)> {
     let mut cells: Vec<(usize, usize, f64)> = (0..effects.layers)
         .flat_map(|l| (0..=effects.heads).map(move |c| (l, c)))
         .map(|(l, c)| (l, c, effects.nats[t][l][c]))
         .collect();
     cells.sort_by(|a, b| a.2.total_cmp(&b.2).then((a.0, a.1).cmp(&(b.0, b.1))));
+    cells
+}
+
+/// What a reader can check in the alt text: the largest drops are listed largest first, in
+/// points and in nats alike, and the largest rise is one.
+pub(super) fn relations(effects: &Effects<'_>, t: usize) -> Vec<Relation> {
+    let cells = by_change(effects, t);
+    let drops: Vec<&(usize, usize, f64)> = cells.iter().filter(|c| c.2 < 0.0).take(3).collect();
+    let mut out = Vec::new();
+    if drops.len() > 1 {
+        for points in [true, false] {
+            let values = (drops.iter())
+                .map(|&&(l, c, _)| match points {
+                    true => change(effects.points[t][l][c], 1),
+                    false => change(effects.nats[t][l][c], 2),
+                })
+                .collect();
+            out.push(Relation::Order {
+                values,
+                descending: false,
+            });
+        }
+    }
+    if let Some(&(l, c, _)) = cells.last().filter(|c| c.2 > 0.0) {
+        out.push(Relation::Bound {
+            value: change(effects.nats[t][l][c], 2),
+            low: 0.0,
+            high: f64::INFINITY,
+            why: "a rise",
+        });
+    }
+    out
+}
+
+/// " Largest drops: ...; Largest rise: ...": the three parts whose ablation lowers the
+/// target's probability most, and the one that raises it most.
+fn extremes(effects: &Effects<'_>, t: usize, show: Show) -> String {
+    let cells = by_change(effects, t);
     let said = |&(l, c, _): &(usize, usize, f64)| {
         let amount = amount(effects, t, (l, c), show);
         format!("{}, {amount}", part(effects, l, c))

@@ -2,9 +2,10 @@
 //! token labels, the legend under it, and a note when the prompt was cut to its last tokens.
 
 use super::matrix::Matrix;
-use super::scale::{cells, Scale};
+use super::scale::{cells, relations, Scale};
 use crate::draw::wrapped_note;
-use crate::heatmap::{self, Grid};
+use crate::heatmap::{self, Grid, Placed};
+use crate::relations::Relation;
 use crate::svg::{Element, Font};
 use crate::token_text::Shown;
 use tracebook_trace::Token;
@@ -17,6 +18,8 @@ pub(in crate::kinds) struct Drawn {
     pub(in crate::kinds) body: Vec<Element>,
     pub(in crate::kinds) width: f64,
     pub(in crate::kinds) height: f64,
+    /// What a reader can check among the numbers it prints (see `scale::relations`).
+    pub(in crate::kinds) relations: Vec<Relation>,
 }
 
 /// What labels a panel's rows and columns (the tokens on show), and what they are.
@@ -58,32 +61,8 @@ pub(in crate::kinds) fn draw(axes: &Axes, matrix: &Matrix, scale: &Scale, values
     } else {
         heatmap::LABEL_SIZE
     };
-    let mut room = (WIDTH - 12.0 - cell * axes.cols.len() as f64).clamp(40.0, 96.0);
-    let cells = cells(matrix, scale, values);
-    let fit = |texts: &[&str], room: f64| -> Vec<Shown> {
-        texts
-            .iter()
-            .map(|t| Shown::fit(t, room, Font::Mono, 12.0))
-            .collect()
-    };
-    // Long labels with printed values can push the last column's slanted label past the
-    // figure's edge: they give up width until it fits (or reach the shortest room).
-    let placed = loop {
-        let (rows, cols) = (fit(&axes.rows, room), fit(&axes.cols, room));
-        let grid = Grid {
-            rows: &rows,
-            cols: &cols,
-            cells: &cells,
-            ramp: &scale.ramp,
-            corner: axes.corner,
-            tokens: axes.tokens,
-        };
-        let placed = heatmap::draw(&grid, WIDTH, 0.0);
-        if placed.right <= WIDTH || room <= 40.0 {
-            break placed;
-        }
-        room = (room - 8.0).max(40.0);
-    };
+    let room = (WIDTH - 12.0 - cell * axes.cols.len() as f64).clamp(40.0, 96.0);
+    let placed = grid(axes, &cells(matrix, scale, values), scale, room);
     let mut body = placed.elements;
     let mut bottom = placed.bottom + 12.0;
     let (legend, legend_right) = scale.legend(placed.left, bottom);
@@ -96,19 +75,50 @@ pub(in crate::kinds) fn draw(axes: &Axes, matrix: &Matrix, scale: &Scale, values
         right = WIDTH;
         bottom = last + 8.0;
     }
+    let mut relations = relations(matrix, scale, values);
     if matrix.first > 0 {
-        let text = format!(
-            "showing the last {} of {} tokens",
-            matrix.shown_len(),
-            matrix.n
-        );
+        let (shown, n) = (matrix.shown_len().to_string(), matrix.n.to_string());
+        let text = format!("showing the last {shown} of {n} tokens");
         body.push(note(&text, placed.left, bottom + 10.0));
         bottom += 18.0;
+        relations.push(Relation::Order {
+            values: vec![shown, n],
+            descending: false,
+        });
     }
     Drawn {
         body,
         width: right.min(WIDTH).ceil(),
         height: bottom,
+        relations,
+    }
+}
+
+/// The heatmap of `cells`, its token labels given `room` at first; long labels with printed
+/// values can push the last column's slanted label past the figure's edge, so they give up
+/// width until it fits (or reach the shortest room).
+fn grid(axes: &Axes, cells: &[heatmap::Cell], scale: &Scale, mut room: f64) -> Placed {
+    let fit = |texts: &[&str], room: f64| -> Vec<Shown> {
+        texts
+            .iter()
+            .map(|t| Shown::fit(t, room, Font::Mono, 12.0))
+            .collect()
+    };
+    loop {
+        let (rows, cols) = (fit(&axes.rows, room), fit(&axes.cols, room));
+        let grid = Grid {
+            rows: &rows,
+            cols: &cols,
+            cells,
+            ramp: &scale.ramp,
+            corner: axes.corner,
+            tokens: axes.tokens,
+        };
+        let placed = heatmap::draw(&grid, WIDTH, 0.0);
+        if placed.right <= WIDTH || room <= 40.0 {
+            return placed;
+        }
+        room = (room - 8.0).max(40.0);
     }
 }
 

@@ -8,6 +8,10 @@ use crate::error::FigureError;
 use crate::options::{Head, Layer};
 use crate::panels::{self, Panel};
 
+/// Most relations a figure declares for its hidden panels, on top of its own panel's: enough
+/// to check every panel of a small model, few enough to check quickly on a large one.
+const HIDDEN_RELATIONS: usize = 2_000;
+
 /// The (layer, head) panels that `pickers` asks for, in order; empty for "none".
 pub(in crate::kinds) fn picked(
     pickers: Pickers,
@@ -38,6 +42,7 @@ pub(in crate::kinds) fn stack(
     label: &dyn Fn(&str, usize) -> Option<String>,
 ) -> Result<(Drawn, Option<String>, Option<String>), FigureError> {
     let (mut width, mut height) = (own.width, own.height);
+    let mut relations = Vec::new();
     let mut panels = Vec::with_capacity(others.len());
     let mut shown = 0;
     for &(l, h) in others {
@@ -52,6 +57,8 @@ pub(in crate::kinds) fn stack(
         }
         let drawn = draw(Layer(l), Head(h))?;
         (width, height) = (width.max(drawn.width), height.max(drawn.height));
+        let room = HIDDEN_RELATIONS.saturating_sub(relations.len());
+        relations.extend(drawn.relations.into_iter().take(room));
         panels.push(Panel {
             key,
             body: drawn.body,
@@ -60,6 +67,7 @@ pub(in crate::kinds) fn stack(
     let live = (!panels.is_empty()).then(|| panels::json_labelled(&panels, shown, label));
     let defer = panels.len() > panels::INLINE_PANELS;
     let deferred = defer.then(|| panels::deferred(&panels, shown));
+    relations.splice(0..0, own.relations);
     let body = match panels.get_mut(shown) {
         Some(panel) => {
             panel.body = own.body;
@@ -77,6 +85,7 @@ pub(in crate::kinds) fn stack(
             body,
             width,
             height,
+            relations,
         },
         live,
         deferred,

@@ -5,6 +5,7 @@ use super::matrix::Matrix;
 use super::Stage;
 use crate::format::{signed, weight};
 use crate::heatmap::{self, Cell};
+use crate::relations::Relation;
 use crate::shared::{self, Domain, SharedScale};
 use crate::svg::{Element, Ramp};
 
@@ -68,6 +69,24 @@ impl Scale {
         }
     }
 
+    /// The legend's ticks, left to right: the position along the ramp and the text.
+    fn ticks(&self) -> Vec<(f64, String)> {
+        if self.stage == Stage::Pattern {
+            return vec![
+                (0.0, "0".to_string()),
+                (0.5, "0.5".to_string()),
+                (1.0, "1".to_string()),
+            ];
+        }
+        // Bin centres sit at −limit and +limit; the row's ends are half a bin beyond.
+        let edge = 0.5 / self.ramp.bins() as f64;
+        vec![
+            (edge, signed(-self.limit, 1)),
+            (0.5, "0".to_string()),
+            (1.0 - edge, signed(self.limit, 1)),
+        ]
+    }
+
     /// The legend at (`left`, `top`), and its right edge.
     pub(super) fn legend(&self, left: f64, top: f64) -> (Element, f64) {
         let (title, masked) = match self.stage {
@@ -75,21 +94,7 @@ impl Scale {
             Stage::Scores => ("score q·k/√dₕ", None),
             Stage::Masked => ("score q·k/√dₕ", Some("masked: −∞")),
         };
-        let ticks = if self.stage == Stage::Pattern {
-            vec![
-                (0.0, "0".to_string()),
-                (0.5, "0.5".to_string()),
-                (1.0, "1".to_string()),
-            ]
-        } else {
-            // Bin centres sit at −limit and +limit; the row's ends are half a bin beyond.
-            let edge = 0.5 / self.ramp.bins() as f64;
-            vec![
-                (edge, signed(-self.limit, 1)),
-                (0.5, "0".to_string()),
-                (1.0 - edge, signed(self.limit, 1)),
-            ]
-        };
+        let ticks = self.ticks();
         let width = heatmap::legend_width(&self.ramp, title, masked);
         let element = heatmap::legend(&self.ramp, title, &ticks, masked, left, top);
         (element, left + width)
@@ -128,4 +133,74 @@ pub(in crate::kinds) fn cells(matrix: &Matrix, scale: &Scale, values: bool) -> V
         }
     }
     cells
+}
+
+/// What a reader can check among the numbers a panel prints: the legend's ticks in order;
+/// with `values`, every weight a probability and every row that shows all its keys summing
+/// to 1 (as the alt text says), or every score inside the legend's range; and the last row's
+/// top key (named in the alt text) at least as high as the others.
+pub(in crate::kinds) fn relations(matrix: &Matrix, scale: &Scale, values: bool) -> Vec<Relation> {
+    let ticks: Vec<String> = scale.ticks().into_iter().map(|(_, t)| t).collect();
+    let mut out = vec![Relation::Order {
+        values: ticks.clone(),
+        descending: false,
+    }];
+    if !values {
+        return out;
+    }
+    // A row shows all its keys when no column was cut off the front.
+    let whole_rows = matrix.shown_cols().start == 0;
+    for q in matrix.shown() {
+        let open: Vec<usize> = matrix
+            .shown_cols()
+            .filter(|&k| !matrix.future(q, k))
+            .collect();
+        let labels: Vec<String> = open.iter().map(|&k| scale.label(matrix.at(q, k))).collect();
+        if scale.stage == Stage::Pattern {
+            out.extend(labels.iter().map(|label| Relation::Bound {
+                value: label.clone(),
+                low: 0.0,
+                high: 1.0,
+                why: "an attention weight",
+            }));
+            if whole_rows && !labels.is_empty() {
+                out.push(Relation::Sum {
+                    terms: labels,
+                    total: "1".to_string(),
+                });
+            }
+        } else {
+            // Before the mask every cell is printed; after it, the open ones.
+            let printed: Vec<String> = match scale.stage {
+                Stage::Scores => matrix
+                    .shown_cols()
+                    .map(|k| scale.label(matrix.at(q, k)))
+                    .collect(),
+                _ => labels,
+            };
+            out.extend(printed.into_iter().map(|label| Relation::Order {
+                values: vec![ticks[2].clone(), label, ticks[0].clone()],
+                descending: true,
+            }));
+        }
+        if q + 1 == matrix.n {
+            out.extend(top_key(matrix, scale, q, &open));
+        }
+    }
+    out
+}
+
+/// The last row's top key, which the alt text names, is at least as high as its other keys.
+fn top_key(matrix: &Matrix, scale: &Scale, q: usize, open: &[usize]) -> Vec<Relation> {
+    let Some(top) = matrix.top_key(q) else {
+        return Vec::new();
+    };
+    let label = |k: usize| scale.label(matrix.at(q, k));
+    open.iter()
+        .filter(|&&k| k != top)
+        .map(|&k| Relation::Order {
+            values: vec![label(top), label(k)],
+            descending: true,
+        })
+        .collect()
 }

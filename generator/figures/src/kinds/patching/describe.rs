@@ -4,8 +4,36 @@
 use super::View;
 use crate::format::signed;
 use crate::prompt::Prompt;
+use crate::relations::Relation;
 use crate::token_text::one_line;
 use tracebook_trace::Patching;
+
+/// What a reader can check in the alt text: the highest scores it lists fall from the first
+/// (the residual stream's, and the heads'), and the lowest head's is below the last of them.
+pub(super) fn relations(prompt: &Prompt<'_>, patching: &Patching, view: View) -> Vec<Relation> {
+    let mut out = Vec::new();
+    let score = |text: &String| text.split(' ').next().unwrap_or_default().to_string();
+    let head_score = |said: &String| {
+        let score = said.rsplit('(').next().unwrap_or_default();
+        score.trim_end_matches(')').to_string()
+    };
+    let order = |values: Vec<String>| Relation::Order {
+        values,
+        descending: true,
+    };
+    if view != View::Heads {
+        out.push(order(
+            best_sites(prompt, patching, 2).iter().map(score).collect(),
+        ));
+    }
+    if view != View::Resid {
+        let (top, lowest) = best_heads(patching, 3);
+        let mut heads: Vec<String> = top.iter().map(head_score).collect();
+        heads.extend(lowest.as_ref().map(head_score));
+        out.push(order(heads));
+    }
+    out
+}
 
 /// "0.98 at " robots" (position 1) entering layer 0": the highest scores of the residual
 /// stream, at most one per position.

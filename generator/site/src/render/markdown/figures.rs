@@ -41,6 +41,9 @@ pub struct FigureStats<'a> {
     /// and link no download (`tracebook figure`'s fragments and mdBook chapters, which must
     /// need no other file).
     pub inline_panels: bool,
+    /// The relations the last figure drawn declares among the numbers it prints (all hold:
+    /// a broken one is a problem at the block).
+    pub relations: Vec<tracebook_figures::relations::Relation>,
 }
 
 impl<'a> FigureStats<'a> {
@@ -56,6 +59,7 @@ impl<'a> FigureStats<'a> {
             template_errors: Vec::new(),
             theme,
             inline_panels: true,
+            relations: Vec::new(),
         }
     }
 }
@@ -65,6 +69,8 @@ impl<'a> FigureStats<'a> {
 pub struct Lone {
     pub html: String,
     pub svg: String,
+    /// What the figure declares among the numbers it prints.
+    pub relations: Vec<tracebook_figures::relations::Relation>,
 }
 
 /// Draws the figure block `info` (`figure attention`) with `body` (its TOML, starting at
@@ -102,6 +108,7 @@ pub fn lone(
         (Some(html), None) => Ok(Lone {
             html,
             svg: stats.files.pop().map(|(_, svg)| svg).unwrap_or_default(),
+            relations: std::mem::take(&mut stats.relations),
         }),
         // A prompt whose trace is missing: reported where it is declared, by the caller.
         (None, None) => Err(Ok(Problem::new(
@@ -269,6 +276,16 @@ fn render(
     };
     match drawn {
         Ok(mut figure) => {
+            if let Some(broken) = figure.relations.iter().find_map(|r| r.check().err()) {
+                // A kind's bug, not the author's: the figure would contradict itself.
+                let problem = Problem::new(
+                    block.info_span.clone(),
+                    format!("this `{kind}` figure prints numbers that contradict each other: {broken}"),
+                )
+                .with_hint("this is a bug in tracebook's figure kind: please report it with the trace; until it is fixed, pick another token, head or layer");
+                return fail(problems, problem);
+            }
+            stats.relations = std::mem::take(&mut figure.relations);
             if !stats.theme.is_default() {
                 figure.svg = stats.theme.restyle(&figure.svg);
                 figure.deferred = figure.deferred.map(|p| stats.theme.restyle(&p));

@@ -117,6 +117,7 @@ pub fn render(input: &MarkdownInput<'_>) -> (RenderedMarkdown, Vec<Diagnostic>) 
         template_errors: Vec::new(),
         theme: input.theme,
         inline_panels: false,
+        relations: Vec::new(),
     };
     let events = figures::rewrite(
         events,

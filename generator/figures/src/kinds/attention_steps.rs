@@ -101,7 +101,13 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
         input: dh.to_string(),
         output: signed(worked.root_dh, 2),
     }];
-    relations.extend(table.relations(&signed(worked.root_dh, 2)));
+    // The weights are the softmax of the printed scores only where the model's mask is the
+    // causal one (the trace derives the pattern so); a sliding window's or an encoder's is not.
+    let plain_softmax = prompt
+        .trace
+        .derivation(&view.tensor(layer, "pattern"))
+        .is_some_and(|d| d.op == tracebook_trace::DeriveOp::CausalSoftmax);
+    relations.extend(table.relations(&signed(worked.root_dh, 2), plain_softmax));
     let canvas = Canvas {
         kind: KIND,
         width: WIDTH,
@@ -216,9 +222,9 @@ impl Table {
     }
 
     /// What a reader can check: q·k ÷ √dₕ = score, the softmax of the scores (when every key
-    /// has its row), each weight a probability, and every column adding up to its sum and,
+    /// has its row and the mask is the causal one), each weight a probability, and every column adding up to its sum and,
     /// within the terms' rounding, to the traced z.
-    fn relations(&self, root: &str) -> Vec<Relation> {
+    fn relations(&self, root: &str, plain_softmax: bool) -> Vec<Relation> {
         let mut out = Vec::new();
         let mut logits = Vec::new();
         for row in &self.rows {
@@ -237,7 +243,7 @@ impl Table {
             });
         }
         let weights: Vec<String> = self.rows.iter().map(|r| r.weight.clone()).collect();
-        if logits.len() == weights.len() {
+        if plain_softmax && logits.len() == weights.len() {
             out.push(Relation::Softmax {
                 logits,
                 probs: weights.clone(),

@@ -8,7 +8,7 @@
 //!
 //! Options: `prompt`, `caption`.
 
-use super::architecture_parts::{block, finish, plus, prompt_ids, Sublayer, RESIDUAL_X};
+use super::architecture_parts::{block, finish, plus, product, prompt_ids, Sublayer, RESIDUAL_X};
 use super::strips::WIDTH;
 use super::{architecture_decoder, architecture_seq2seq};
 use crate::draw::{arrow, labelled_box};
@@ -133,14 +133,6 @@ fn relations(config: &ModelShape, p: &Parameters) -> Vec<Relation> {
             b: thousands(p.total),
         },
     ]
-}
-
-/// `result` is the product of `factors`, each as printed.
-pub(super) fn product(factors: &[&str], result: String) -> Relation {
-    Relation::Product {
-        factors: factors.iter().map(|f| f.to_string()).collect(),
-        result,
-    }
 }
 
 /// GPT-2's two sublayers and its output stages, with their sizes.

@@ -5,8 +5,7 @@
 //! and switches come from `meta.model.config` (its `decoder` part: MLP width, tied embeddings,
 //! biases, q/k norms), so the parameter count is the checkpoint's, biases included.
 
-use super::architecture::product;
-use super::architecture_parts::{block, finish, plus, prompt_ids, Sublayer, RESIDUAL_X};
+use super::architecture_parts::{block, finish, plus, product, prompt_ids, Sublayer, RESIDUAL_X};
 use super::strips::WIDTH;
 use crate::draw::{arrow, labelled_box, note};
 use crate::error::FigureError;

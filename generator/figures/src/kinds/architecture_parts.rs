@@ -6,6 +6,7 @@
 use super::strips::WIDTH;
 use crate::draw::{arrow, labelled_box, line, note, rect, text};
 use crate::format::{count, thousands};
+use crate::relations::Relation;
 use crate::svg::Element;
 use tracebook_trace::ModelShape;
 
@@ -154,4 +155,12 @@ pub(super) fn plus(x: f64, y: f64) -> Element {
                 .attr("text-anchor", "middle")
                 .text("+"),
         )
+}
+
+/// `result` is the product of `factors`, each as printed.
+pub(super) fn product(factors: &[&str], result: String) -> Relation {
+    Relation::Product {
+        factors: factors.iter().map(|f| f.to_string()).collect(),
+        result,
+    }
 }

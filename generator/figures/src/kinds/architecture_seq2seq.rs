@@ -7,8 +7,7 @@
 //! switches come from `meta.model.config` and its `seq2seq` part, so the parameter count is
 //! the checkpoint's.
 
-use super::architecture::product;
-use super::architecture_parts::{finish_at, plus, token_ids, RESIDUAL_X};
+use super::architecture_parts::{finish_at, plus, product, token_ids, RESIDUAL_X};
 use super::strips::WIDTH;
 use crate::draw::{arrow, labelled_box, line, note, rect, text};
 use crate::error::FigureError;

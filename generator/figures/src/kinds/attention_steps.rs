@@ -107,7 +107,16 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
         .trace
         .derivation(&view.tensor(layer, "pattern"))
         .is_some_and(|d| d.op == tracebook_trace::DeriveOp::CausalSoftmax);
-    relations.extend(table.relations(&signed(worked.root_dh, 2), plain_softmax));
+    // The columns add up to the traced z where the trace derives z from these weights.
+    let z_derived = prompt
+        .trace
+        .derivation(&view.tensor(layer, "z"))
+        .is_some_and(|d| d.op == tracebook_trace::DeriveOp::Matmul);
+    let derived = Derived {
+        softmax: plain_softmax,
+        z: z_derived,
+    };
+    relations.extend(table.relations(&signed(worked.root_dh, 2), derived));
     let canvas = Canvas {
         kind: KIND,
         width: WIDTH,
@@ -224,7 +233,7 @@ impl Table {
     /// What a reader can check: q·k ÷ √dₕ = score, the softmax of the scores (when every key
     /// has its row and the mask is the causal one), each weight a probability, and every column adding up to its sum and,
     /// within the terms' rounding, to the traced z.
-    fn relations(&self, root: &str, plain_softmax: bool) -> Vec<Relation> {
+    fn relations(&self, root: &str, derived: Derived) -> Vec<Relation> {
         let mut out = Vec::new();
         let mut logits = Vec::new();
         for row in &self.rows {
@@ -243,7 +252,7 @@ impl Table {
             });
         }
         let weights: Vec<String> = self.rows.iter().map(|r| r.weight.clone()).collect();
-        if plain_softmax && logits.len() == weights.len() {
+        if derived.softmax && logits.len() == weights.len() {
             out.push(Relation::Softmax {
                 logits,
                 probs: weights.clone(),
@@ -259,13 +268,24 @@ impl Table {
                 terms: terms.clone(),
                 total: total.clone(),
             });
-            out.push(Relation::Sum {
-                terms,
-                total: self.traced[i].clone(),
-            });
+            if derived.z {
+                out.push(Relation::Sum {
+                    terms,
+                    total: self.traced[i].clone(),
+                });
+            }
         }
         out
     }
+}
+
+/// Which of the figure's tensors the trace derives, so that relations through them hold.
+#[derive(Clone, Copy)]
+struct Derived {
+    /// The weights are the causal softmax of the scores.
+    softmax: bool,
+    /// z is the weights times the values.
+    z: bool,
 }
 
 /// The sum of numbers printed with three decimals, printed the same way.

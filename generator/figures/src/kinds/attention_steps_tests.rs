@@ -1,7 +1,7 @@
 //! Tests of `figure attention-steps`: the table's numbers against the closed-form scores
 //! and patterns of the synthetic traces.
 
-use super::{render, table_rows, Step, Table, Worked};
+use super::{render, table_rows, Derived, Step, Table, Worked};
 use crate::format::signed;
 use crate::test_forward::value;
 use crate::test_svg::{all_texts, groups_texts, parse, text_of, texts_in};
@@ -128,7 +128,11 @@ fn a_total_is_the_sum_of_its_terms_as_printed() {
         svg.contains("sum ≈ this head's output z (traced: 0.557)"),
         "{svg}"
     );
-    for relation in table.relations("2.00", true) {
+    let derived = Derived {
+        softmax: true,
+        z: true,
+    };
+    for relation in table.relations("2.00", derived) {
         assert!(relation.check().is_ok(), "{relation:?}");
     }
 }

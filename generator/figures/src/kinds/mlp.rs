@@ -97,6 +97,12 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
         desc: describe(&prompt, layer, t, &pass),
         css: Css::default(),
     };
+    // GELU(pre) = post holds as printed where the trace derives post from pre (a trace of an
+    // older format stores post on its own, within its precision).
+    let derived = (prompt.trace)
+        .derivation(&format!("blocks.{}.mlp.post", layer.0))
+        .is_some_and(|d| d.op == tracebook_trace::DeriveOp::GeluTanh);
+    relations.retain(|r| derived || !matches!(r, Relation::Function { .. }));
     Ok(Figure::new(canvas, body, caption, &prompt).with_relations(relations))
 }
 

@@ -444,6 +444,23 @@ fn difference([from, to, change]: [&String; 3], unit: f64) -> Result<(), Broken>
         })
 }
 
+/// A list of probabilities printed largest first, and with `rest` (what the others share) a
+/// whole, as the candidate lists of `next-token` and `temperature` print them; numbers that do
+/// not read as printed numbers ("<0.01%") are left out of the order, and the whole is declared
+/// only when every part reads.
+pub(crate) fn ranked_whole(shown: Vec<String>, rest: String) -> Vec<Relation> {
+    let mut parts = shown.clone();
+    parts.push(rest);
+    let mut out = vec![Relation::Order {
+        values: shown.into_iter().filter(|p| printed(p).is_some()).collect(),
+        descending: true,
+    }];
+    if parts.iter().all(|p| printed(p).is_some()) {
+        out.push(Relation::Whole { parts });
+    }
+    out
+}
+
 fn number(text: &str) -> Result<Printed, Broken> {
     printed(text).ok_or_else(|| Broken(format!("{text:?} is not a printed number")))
 }

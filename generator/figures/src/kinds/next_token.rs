@@ -16,7 +16,7 @@ use crate::figure::Figure;
 use crate::format::{percent, thousands};
 use crate::live::{Live, LiveCache};
 use crate::options::{capped, choice, Block, PositionKey, TopK};
-use crate::relations::{printed, Relation};
+use crate::relations::{ranked_whole, Relation};
 use crate::svg::{number, text_width, Canvas, Css, Element, Font};
 use crate::token_text::{cut_start, one_line, titled, Shown};
 use crate::Traces;
@@ -238,16 +238,7 @@ fn rect(class: Option<&str>, x: f64, y: f64, width: f64) -> Element {
 /// others share they make 100% (where every one is a number, not "<0.01%").
 fn relations(bars: &[Bar]) -> Vec<Relation> {
     let shown: Vec<String> = bars.iter().map(|b| percent(b.prob)).collect();
-    let mut parts = shown.clone();
-    parts.push(percent(rest(bars)));
-    let mut out = vec![Relation::Order {
-        values: shown.into_iter().filter(|p| printed(p).is_some()).collect(),
-        descending: true,
-    }];
-    if parts.iter().all(|p| printed(p).is_some()) {
-        out.push(Relation::Whole { parts });
-    }
-    out
+    ranked_whole(shown, percent(rest(bars)))
 }
 
 /// What the tokens not shown share.

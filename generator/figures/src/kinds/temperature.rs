@@ -20,7 +20,7 @@ use crate::figure::Figure;
 use crate::format::{percent, thousands};
 use crate::live::{json_numbers, Live};
 use crate::options::{capped, Block, Temperatures, TopK};
-use crate::relations::{printed, Relation};
+use crate::relations::{ranked_whole, Relation};
 use crate::sampler::{column, Column};
 use crate::svg::{number, text_width, Canvas, Css, Element, Font};
 use crate::token_text::{one_line, Shown};
@@ -100,16 +100,7 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
 /// 100% (where every one is a number, not "<0.01%").
 fn relations(column: &Column) -> Vec<Relation> {
     let shown: Vec<String> = column.probs.iter().map(|&p| percent(p)).collect();
-    let mut parts = shown.clone();
-    parts.push(percent(column.rest));
-    let mut out = vec![Relation::Order {
-        values: shown.into_iter().filter(|p| printed(p).is_some()).collect(),
-        descending: true,
-    }];
-    if parts.iter().all(|p| printed(p).is_some()) {
-        out.push(Relation::Whole { parts });
-    }
-    out
+    ranked_whole(shown, percent(column.rest))
 }
 
 /// Where the columns go: after the token labels, side by side across the rest.

@@ -29,6 +29,10 @@ pub struct Args {
     /// same again, then the text after it), to teach copying from the context [default: 0]
     #[arg(long)]
     pub repeat_share: Option<f64>,
+    /// The share of training windows that say a stretch of random tokens (uniform over the
+    /// vocabulary) twice, then go on with corpus text: copying of any tokens [default: 0]
+    #[arg(long)]
+    pub random_repeat_share: Option<f64>,
     /// A source text to translate at every evaluation, logged (--pairs; repeatable)
     #[arg(long = "sample")]
     pub samples: Vec<String>,
@@ -134,10 +138,11 @@ fn translation(args: &Args, pairs: &Path, settings: Settings) -> anyhow::Result<
         || args.stop_after.is_some()
         || args.arch.is_some()
         || args.repeat_share.is_some()
+        || args.random_repeat_share.is_some()
     {
         anyhow::bail!(
             "--pairs trains a Marian-architecture model from scratch: leave out --arch, \
-             --resume, --stop-after and --repeat-share"
+             --resume, --stop-after, --repeat-share and --random-repeat-share"
         );
     }
     let run = TranslationRun {
@@ -233,6 +238,9 @@ fn settings(args: &Args) -> anyhow::Result<Settings> {
         dtype: args.dtype.unwrap_or(base.dtype),
         snapshots: args.snapshot_at.clone().unwrap_or(base.snapshots),
         repeat_share: args.repeat_share.unwrap_or(base.repeat_share),
+        random_repeat_share: args
+            .random_repeat_share
+            .unwrap_or(base.random_repeat_share),
     })
 }
 
@@ -287,7 +295,11 @@ impl Observer for Bar {
         if r.val_loss.is_some() {
             // A line per validation, so a log (or a terminal's scrollback) keeps the curve.
             let total = bar.length().unwrap_or(0);
-            bar.suspend(|| eprintln!("step {}/{total}: {message}", r.step));
+            let copy = r
+                .copy_loss
+                .map(|c| format!(" copy {c:.3}"))
+                .unwrap_or_default();
+            bar.suspend(|| eprintln!("step {}/{total}: {message}{copy}", r.step));
         }
         bar.set_message(message);
         bar.set_position(r.step as u64);

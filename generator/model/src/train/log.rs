@@ -39,6 +39,10 @@ pub struct StepRecord {
     /// Validation loss after the update, on the steps where it was measured.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub val_loss: Option<f64>,
+    /// Loss on the second copy of random tokens said twice (see `copying`), on the steps where
+    /// the validation loss was measured: near ln(vocabulary) until the model copies.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub copy_loss: Option<f64>,
     /// The watched weight (see [`TrainingLog::watched`]) after the update.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub weight: Option<f64>,

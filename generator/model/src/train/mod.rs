@@ -5,6 +5,7 @@
 pub mod adamw;
 pub mod bigram;
 pub mod checkpoint;
+pub mod copying;
 pub mod corpus;
 pub mod error;
 pub mod folder;

@@ -3,6 +3,7 @@
 use super::adamw::{clip_grad_norm, AdamW, AdamWConfig};
 use super::bigram;
 use super::checkpoint::{self, CheckpointParts};
+use super::copying;
 use super::corpus::Corpus;
 use super::error::{TrainError, TrainResult};
 use super::folder;
@@ -61,6 +62,12 @@ pub fn train(run: &TrainRun, observer: &mut dyn Observer) -> TrainResult<Trainin
     let model = Transformer::trainable(&params.weights(), &config)?;
     let evaluator = Transformer::new(&params.detached_weights(), &config)?;
     let first = log.steps_done();
+    let mix = windows::Mix {
+        repeat: s.repeat_share,
+        random: s.random_repeat_share,
+        vocab: tokenizer.vocab_size(),
+    };
+    let copy_windows = copying::windows(tokenizer.vocab_size(), context, s.seed);
     if first == 0 && !val_windows.is_empty() {
         log.bigram = bigram::baseline(&corpus.train, &val_windows, tokenizer.vocab_size());
         log.initial_val_loss = Some(mean_loss(&evaluator, &val_windows)?);
@@ -90,7 +97,7 @@ pub fn train(run: &TrainRun, observer: &mut dyn Observer) -> TrainResult<Trainin
             s.batch_size,
             s.seed,
             step,
-            s.repeat_share,
+            &mix,
         );
         let batch: Vec<&[u32]> = batch.iter().map(Vec::as_slice).collect();
         let (loss, mut grads) = batch_gradients(&model, &params, &batch)?;
@@ -105,6 +112,10 @@ pub fn train(run: &TrainRun, observer: &mut dyn Observer) -> TrainResult<Trainin
         let val_loss = evaluate
             .then(|| mean_loss(&evaluator, &val_windows))
             .transpose()?;
+        let copy_loss = match evaluate {
+            true => copying::loss(&evaluator, &copy_windows)?,
+            false => None,
+        };
         let record = StepRecord {
             step: done,
             lr,
@@ -113,6 +124,7 @@ pub fn train(run: &TrainRun, observer: &mut dyn Observer) -> TrainResult<Trainin
             tokens_seen: done * log.tokens_per_step,
             seconds: seconds_before + clock.elapsed().as_secs_f64(),
             val_loss,
+            copy_loss,
             weight,
             weight_grad,
         };

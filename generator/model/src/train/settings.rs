@@ -247,6 +247,12 @@ pub struct Settings {
     /// same stretch again, then the text that follows it), to teach in-context copying.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub repeat_share: f64,
+    /// The share of training windows that say a stretch of random tokens (drawn uniformly
+    /// from the whole vocabulary) twice, then go on with corpus text: the second copy can be
+    /// predicted only by copying, whatever the tokens, which is what teaches a copy of any
+    /// sentence a reader types.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub random_repeat_share: f64,
 }
 
 fn is_zero(x: &f64) -> bool {
@@ -273,6 +279,7 @@ impl Settings {
             dtype: WeightsDtype::F32,
             snapshots: Vec::new(),
             repeat_share: 0.0,
+            random_repeat_share: 0.0,
         }
     }
 
@@ -309,6 +316,18 @@ impl Settings {
             return Err(TrainError::setting(
                 format!("--repeat-share {} is not in [0, 1]", self.repeat_share),
                 "a share such as 0.25 repeats a stretch in a quarter of the windows",
+            ));
+        }
+        let random = self.random_repeat_share;
+        if !(0.0..=1.0).contains(&random) || self.repeat_share + random > 1.0 {
+            return Err(TrainError::setting(
+                format!(
+                    "--random-repeat-share {random} with --repeat-share {} is not a share: \
+                     each must lie in [0, 1] and together at most 1",
+                    self.repeat_share
+                ),
+                "e.g. --repeat-share 0.25 --random-repeat-share 0.25 leaves half the \
+                 windows plain text",
             ));
         }
         if !(0.0..0.5).contains(&self.val_share) {
@@ -352,6 +371,10 @@ impl Settings {
                 a.vocab.map(|v| v.to_string()).unwrap_or_default(),
             ),
             ("--repeat-share", self.repeat_share.to_string()),
+            (
+                "--random-repeat-share",
+                self.random_repeat_share.to_string(),
+            ),
             ("--context", a.context.to_string()),
             ("--batch-size", self.batch_size.to_string()),
             ("--lr", self.learning_rate.to_string()),

@@ -5,28 +5,54 @@
 
 use super::rng::Rng;
 
+/// What share of the training windows repeat a stretch, and of what.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Mix {
+    /// Windows that say a stretch of the corpus twice: see [`repeated`].
+    pub repeat: f64,
+    /// Windows that say a stretch of random tokens twice: see [`random_repeated`].
+    pub random: f64,
+    /// Random tokens are drawn from ids `0..vocab - 1` (the last id is end-of-text).
+    pub vocab: usize,
+}
+
+impl Mix {
+    /// Plain corpus windows only.
+    pub fn plain() -> Mix {
+        Mix {
+            repeat: 0.0,
+            random: 0.0,
+            vocab: 0,
+        }
+    }
+}
+
 /// The `batch` training windows of optimiser step `step`, at positions drawn from the seed
-/// and the step alone. A share `repeat_share` of them (drawn from a stream of their own, so a
-/// share of 0 draws the same windows as before the option existed) repeat a stretch: see
-/// [`repeated`].
+/// and the step alone. The repeating windows of `mix` are chosen (and their random tokens
+/// drawn) from streams of their own, so plain windows start where they would without them.
 pub fn train_batch(
     train: &[u32],
     context: usize,
     batch: usize,
     seed: u64,
     step: usize,
-    repeat_share: f64,
+    mix: &Mix,
 ) -> Vec<Vec<u32>> {
     let window = context + 1;
     let starts = train.len() - window + 1;
     let mut rng = Rng::for_step(seed, step);
     let mut repeats = Rng::for_step(seed ^ REPEAT_STREAM, step);
+    let mut tokens = Rng::for_step(seed ^ RANDOM_STREAM, step);
+    let repeating = mix.repeat + mix.random > 0.0;
     (0..batch)
         .map(|_| {
             let start = rng.below(starts);
             let plain = &train[start..start + window];
-            if repeat_share > 0.0 && repeats.unit() < repeat_share {
+            let draw = if repeating { repeats.unit() } else { 1.0 };
+            if draw < mix.repeat {
                 repeated(plain, &mut repeats)
+            } else if draw < mix.repeat + mix.random && mix.vocab > 1 {
+                random_repeated(plain, mix.vocab, &mut repeats, &mut tokens)
             } else {
                 plain.to_vec()
             }
@@ -35,19 +61,41 @@ pub fn train_batch(
 }
 
 const REPEAT_STREAM: u64 = 0x7265_7065_6174_2121;
+/// The random stretches' tokens come from a third stream of their own.
+const RANDOM_STREAM: u64 = 0x7261_6e64_6f6d_2121;
 
-/// A window that says a stretch twice: the first `n` tokens of `plain` (n drawn between an
-/// eighth and half of the window), the same `n` again, then the text that followed the
-/// stretch, to the window's length. The second copy is predictable only by looking back, which
-/// is what teaches a model to copy (the "induction heads" of Olsson et al., 2022).
+/// How long a repeated stretch is: between an eighth and half of the window.
+fn stretch_length(window: usize, rng: &mut Rng) -> usize {
+    let shortest = (window / 8).max(1);
+    shortest + rng.below(window / 2 - shortest + 1)
+}
+
+/// A window that says a stretch twice: the first `n` tokens of `plain`, the same `n` again,
+/// then the text that followed the stretch, to the window's length. The second copy is
+/// predictable only by looking back, which is what teaches a model to copy (the "induction
+/// heads" of Olsson et al., 2022).
 fn repeated(plain: &[u32], rng: &mut Rng) -> Vec<u32> {
     let window = plain.len();
-    let shortest = (window / 8).max(1);
-    let n = shortest + rng.below(window / 2 - shortest + 1);
+    let n = stretch_length(window, rng);
     let mut out = Vec::with_capacity(window);
     out.extend_from_slice(&plain[..n]);
     out.extend_from_slice(&plain[..n]);
     out.extend_from_slice(&plain[n..window - n]);
+    out
+}
+
+/// A window that says `n` random tokens (uniform over every id but the last, end-of-text)
+/// twice, then goes on with the start of `plain`. Text a model already predicts well teaches
+/// copying weakly; random tokens can be predicted only by copying, and cover every token a
+/// reader's sentence can hold.
+fn random_repeated(plain: &[u32], vocab: usize, rng: &mut Rng, tokens: &mut Rng) -> Vec<u32> {
+    let window = plain.len();
+    let n = stretch_length(window, rng);
+    let stretch: Vec<u32> = (0..n).map(|_| tokens.below(vocab - 1) as u32).collect();
+    let mut out = Vec::with_capacity(window);
+    out.extend_from_slice(&stretch);
+    out.extend_from_slice(&stretch);
+    out.extend_from_slice(&plain[..window - 2 * n]);
     out
 }
 
@@ -68,10 +116,18 @@ pub fn validation(val: &[u32], context: usize, max: usize) -> Vec<&[u32]> {
 mod tests {
     use super::*;
 
+    fn share(repeat: f64, random: f64) -> Mix {
+        Mix {
+            repeat,
+            random,
+            vocab: 50,
+        }
+    }
+
     #[test]
     fn batches_are_windows_of_the_corpus_and_repeat_by_step() {
         let train: Vec<u32> = (0..1000).collect();
-        let a = train_batch(&train, 16, 4, 9, 3, 0.0);
+        let a = train_batch(&train, 16, 4, 9, 3, &Mix::plain());
         assert_eq!(a.len(), 4);
         for w in &a {
             assert_eq!(w.len(), 17);
@@ -80,15 +136,15 @@ mod tests {
                 "a contiguous stretch"
             );
         }
-        assert_eq!(a, train_batch(&train, 16, 4, 9, 3, 0.0));
-        assert_ne!(a, train_batch(&train, 16, 4, 9, 4, 0.0));
+        assert_eq!(a, train_batch(&train, 16, 4, 9, 3, &Mix::plain()));
+        assert_ne!(a, train_batch(&train, 16, 4, 9, 4, &Mix::plain()));
     }
 
     #[test]
     fn the_last_window_start_is_reachable_and_never_overruns() {
         let train: Vec<u32> = (0..5).collect();
         for step in 0..50 {
-            let batch = train_batch(&train, 3, 2, 1, step, 0.5);
+            let batch = train_batch(&train, 3, 2, 1, step, &share(0.5, 0.3));
             assert!(batch.iter().all(|w| w.len() == 4));
         }
     }
@@ -106,7 +162,7 @@ mod tests {
     #[test]
     fn a_repeated_window_says_a_stretch_twice_then_goes_on() {
         let train: Vec<u32> = (0..10_000).collect();
-        let batch = train_batch(&train, 64, 200, 5, 0, 0.25);
+        let batch = train_batch(&train, 64, 200, 5, 0, &share(0.25, 0.0));
         let mut repeats = 0;
         for w in &batch {
             assert_eq!(w.len(), 65);
@@ -124,12 +180,40 @@ mod tests {
             );
         }
         assert!((30..=70).contains(&repeats), "about a quarter: {repeats}");
-        let plain: Vec<Vec<u32>> = train_batch(&train, 64, 200, 5, 0, 0.0);
+        let plain: Vec<Vec<u32>> = train_batch(&train, 64, 200, 5, 0, &Mix::plain());
         let windows_start = |b: &[Vec<u32>]| b.iter().map(|w| w[0]).collect::<Vec<_>>();
         assert_eq!(
             windows_start(&batch),
             windows_start(&plain),
             "the share leaves the windows' positions as they were"
         );
+    }
+
+    #[test]
+    fn a_random_repeated_window_says_random_tokens_twice_then_text() {
+        let train: Vec<u32> = (1000..11_000).collect();
+        let with = train_batch(&train, 64, 400, 5, 2, &share(0.25, 0.25));
+        let plain = train_batch(&train, 64, 400, 5, 2, &Mix::plain());
+        let (mut random, mut text) = (0, 0);
+        let mut seen = std::collections::HashSet::new();
+        for (w, old) in with.iter().zip(&plain) {
+            assert_eq!(w.len(), 65);
+            if w[0] >= 1000 {
+                assert_eq!(w[0], old[0], "the corpus windows start where plain ones do");
+                text += 1;
+                continue;
+            }
+            random += 1;
+            let n = w.iter().position(|&t| t >= 1000).unwrap() / 2;
+            assert!((8..=32).contains(&n), "stretch of {n}");
+            assert!(w[..n].iter().all(|&t| t < 49), "ids below the last: {w:?}");
+            assert_eq!(w[..n], w[n..2 * n]);
+            assert!(w[2 * n..].windows(2).all(|p| p[1] == p[0] + 1), "then text");
+            assert_eq!(w[2 * n], old[0], "from where the plain window starts");
+            seen.extend(w[..n].iter().copied());
+        }
+        assert!((60..=140).contains(&random), "about a quarter: {random}");
+        assert!(text > 200);
+        assert_eq!(seen.len(), 49, "every id but end-of-text is drawn");
     }
 }

@@ -238,9 +238,7 @@ fn settings(args: &Args) -> anyhow::Result<Settings> {
         dtype: args.dtype.unwrap_or(base.dtype),
         snapshots: args.snapshot_at.clone().unwrap_or(base.snapshots),
         repeat_share: args.repeat_share.unwrap_or(base.repeat_share),
-        random_repeat_share: args
-            .random_repeat_share
-            .unwrap_or(base.random_repeat_share),
+        random_repeat_share: args.random_repeat_share.unwrap_or(base.random_repeat_share),
     })
 }
 

@@ -91,14 +91,7 @@ pub fn train(run: &TrainRun, observer: &mut dyn Observer) -> TrainResult<Trainin
     let end = run.stop_after.map_or(s.steps, |n| n.min(s.steps));
     for step in first..end {
         let lr = learning_rate(s, step);
-        let batch = windows::train_batch(
-            &corpus.train,
-            context,
-            s.batch_size,
-            s.seed,
-            step,
-            &mix,
-        );
+        let batch = windows::train_batch(&corpus.train, context, s.batch_size, s.seed, step, &mix);
         let batch: Vec<&[u32]> = batch.iter().map(Vec::as_slice).collect();
         let (loss, mut grads) = batch_gradients(&model, &params, &batch)?;
         let grad_norm = clip_grad_norm(&mut grads, s.grad_clip);

@@ -15,6 +15,8 @@ For each model folder (config.json, model.safetensors, tokenizer.json) it prints
    cannot be predicted by copying), and on the first copy's, for comparison;
 3. the best head's induction score: on the same sequences, the mean attention from a token's
    second occurrence to the token after its first occurrence, for each head; the largest;
+   beside it each head's previous-token score (the mean attention from each token of the
+   held-out sentences to the one before it) and induction score, to find the model's heads;
 4. greedy continuations: 20 tokens (greedy) after each of the 12 prompts of
    benches/model/prompts.txt; the share of distinct 4-grams among all their 4-grams (pooled
    over the prompts, so that runs that fall into one phrase count against it).
@@ -80,11 +82,18 @@ def measure(folder):
 
     # 1. held-out loss
     total, tokens, chars = 0.0, 0, 0
+    previous = {}
     with torch.no_grad():
         for s in sentences():
             ids = tok(s)["input_ids"]
             x = torch.tensor([newline + ids])
-            logits = model(x).logits[0, len(newline) - 1 : -1]
+            run = model(x, output_attentions=True)
+            for layer, pattern in enumerate(run.attentions):
+                rows = torch.arange(1, x.shape[1])
+                score = pattern[0][:, rows, rows - 1].mean(dim=-1)
+                for head, v in enumerate(score.tolist()):
+                    previous.setdefault((layer, head), []).append(v)
+            logits = run.logits[0, len(newline) - 1 : -1]
             loss = torch.nn.functional.cross_entropy(logits, torch.tensor(ids), reduction="sum")
             total, tokens, chars = total + loss.item(), tokens + len(ids), chars + len(s)
     out["heldout_nats_per_token"] = total / tokens
@@ -109,9 +118,7 @@ def measure(folder):
                     best.setdefault((layer, head), []).append(s)
     out["copy_loss_first"] = sum(first) / len(first)
     out["copy_loss_second"] = sum(second) / len(second)
-    scores = {k: sum(v) / len(v) for k, v in best.items()}
-    (layer, head), score = max(scores.items(), key=lambda kv: kv[1])
-    out["induction_best"] = {"layer": layer, "head": head, "score": score}
+    heads(out, previous, best)
 
     # 4. greedy continuations
     grams, continuations = [], []
@@ -133,6 +140,19 @@ def measure(folder):
     return out
 
 
+def heads(out, previous, induction):
+    """The best induction head, and every head's two scores ("layer.head": [previous, induction])."""
+    mean = lambda v: sum(v) / len(v)  # noqa: E731
+    scores = {k: mean(v) for k, v in induction.items()}
+    (layer, head), score = max(scores.items(), key=lambda kv: kv[1])
+    out["induction_best"] = {"layer": layer, "head": head, "score": score}
+    prev = {k: mean(v) for k, v in previous.items()}
+    (layer, head), score = max(prev.items(), key=lambda kv: kv[1])
+    out["previous_token_best"] = {"layer": layer, "head": head, "score": score}
+    out["heads"] = {f"{l}.{h}": [round(prev[(l, h)], 3), round(scores[(l, h)], 3)]
+                    for (l, h) in sorted(scores)}
+
+
 def traced(tb, folder, text, out, generate=0):
     """tracebook's run of `text`, read with the repository's Python reader."""
     sys.path.insert(0, str(HERE.parent / "python"))
@@ -152,8 +172,16 @@ def measure_tracebook(tb, folder):
     with tempfile.TemporaryDirectory() as tmp:
         file = Path(tmp) / "t.json"
         total, tokens, chars = 0.0, 0, 0
+        previous = {}
         for s in sentences():
             t = traced(tb, folder, "\n" + s, file)
+            layer = 0
+            while f"blocks.{layer}.attn.pattern" in t.names():
+                p = t.tensor(f"blocks.{layer}.attn.pattern")
+                for head in range(p.shape[0]):
+                    v = sum(p[head, i, i - 1] for i in range(1, p.shape[1])) / (p.shape[1] - 1)
+                    previous.setdefault((layer, head), []).append(float(v))
+                layer += 1
             losses = t.tensor("loss.per_token")
             total, tokens, chars = total + float(losses.sum()), tokens + len(losses), chars + len(s)
         out["heldout_nats_per_token"] = total / tokens
@@ -175,9 +203,7 @@ def measure_tracebook(tb, folder):
                 layer += 1
         out["copy_loss_first"] = sum(first) / len(first)
         out["copy_loss_second"] = sum(second) / len(second)
-        scores = {k: sum(v) / len(v) for k, v in best.items()}
-        (layer, head), score = max(scores.items(), key=lambda kv: kv[1])
-        out["induction_best"] = {"layer": layer, "head": head, "score": score}
+        heads(out, previous, best)
         grams, continuations = [], []
         for p in prompts():
             t = traced(tb, folder, p, file, generate=NEW_TOKENS)

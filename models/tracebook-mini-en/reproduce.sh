@@ -26,8 +26,8 @@ echo "fa200cc56af53780e56c3c958d564af3a390680a07a1e9f3161146d77204b35e  corpus.t
 tb="$root/target/release/tracebook"
 "$tb" train --corpus corpus.txt --out run --vocab 4096 \
   --layers 4 --heads 6 --width 192 --context 128 --batch-size 16 \
-  --steps 4400 --lr 2e-3 --warmup 100 --seed 0 --repeat-share 0.25 --random-repeat-share 0.25 \
-  --eval-every 100 --checkpoint-every 100 --dtype f16 --snapshot-at 0,100,400 ${RESUME:+--resume}
+  --steps 12000 --lr 2e-3 --warmup 100 --seed 0 --repeat-share 0.2 --random-repeat-share 0.5 \
+  --eval-every 200 --checkpoint-every 100 --dtype f16 --snapshot-at 0,100,400 ${RESUME:+--resume}
 
 cp run/config.json run/model.safetensors run/tokenizer.json run/training_log.json "$here/"
 echo "wrote $here (snapshots of steps 0, 100 and 400 are in $work/run/snapshots)"

@@ -6,7 +6,7 @@
 # Needs: Debian bookworm's apt sources (apt-get download runs as any user), python3 (standard
 # library only), the Rust toolchain. Training is deterministic for a seed on the same code, and
 # a run stopped at a checkpoint continues with `--resume` (add it to the command below and run
-# it again with the same --out).
+# it again with the same --out; resume.sh does that across sessions).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -14,13 +14,7 @@ work=${WORK:-$(mktemp -d)}
 echo "working in $work"
 cd "$work"
 
-apt-get download wordnet-base=1:3.0-37 cfi-en=3.0-10.2 fortunes=1:1.99.1-7.3 fortunes-min=1:1.99.1-7.3
-dpkg-deb -x wordnet-base_*.deb wordnet
-dpkg-deb -x cfi-en_*.deb cfi
-dpkg-deb -x fortunes_*.deb fortunes
-dpkg-deb -x fortunes-min_*.deb fortunes
-python3 "$here/make_corpus.py" wordnet cfi fortunes corpus.txt
-echo "fa200cc56af53780e56c3c958d564af3a390680a07a1e9f3161146d77204b35e  corpus.txt" | sha256sum -c
+bash "$here/corpus.sh"
 
 (cd "$root" && cargo build --release --quiet)
 tb="$root/target/release/tracebook"

@@ -189,8 +189,8 @@ fn check_finite(prompt: &Prompt<'_>, name: &str, values: &[f32]) -> Result<(), F
 mod tests {
     use super::at;
     use crate::prompt::Prompt;
-    use crate::test_logits::{lse, order, position_logits};
-    use crate::test_traces::{trace_of, TOP_K};
+    use crate::testing::test_logits::{lse, order, position_logits};
+    use crate::testing::test_traces::{trace_of, TOP_K};
 
     #[test]
     fn every_position_gets_exact_probabilities() {

@@ -343,5 +343,5 @@ pub fn base64(bytes: &[u8]) -> String {
 }
 
 #[cfg(test)]
-#[path = "live_tests.rs"]
+#[path = "testing/live_tests.rs"]
 mod tests;

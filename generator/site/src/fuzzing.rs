@@ -14,11 +14,11 @@ use crate::load::templates::Templates;
 use crate::load::traces::TraceSet;
 use crate::render;
 use crate::render::markdown::{self, BodyRef, MarkdownInput, MathRenderer, PageIndex};
-use crate::resolve::claims;
 use crate::resolve::inline::{self, EvalContext};
 use crate::resolve::scope::PromptScopeView;
 use crate::write::linkcheck::{self, OutputIndex};
 use std::path::{Path, PathBuf};
+use tracebook_claims as claims;
 use tracebook_trace::Trace;
 
 /// The article every entry point pretends to render.

@@ -3,11 +3,11 @@
 
 use super::tests::{EXAMPLES, LLAMA_ONLY, SEQ2SEQ_ONLY};
 use crate::render;
-use crate::test_interventions::with_experiments;
-use crate::test_llama::llama_trace;
-use crate::test_seq2seq::seq2seq_trace;
-use crate::test_svg::{parse, text_of};
-use crate::test_traces::{options, tiny_trace, training_run, TestTraces};
+use crate::testing::test_interventions::with_experiments;
+use crate::testing::test_llama::llama_trace;
+use crate::testing::test_seq2seq::seq2seq_trace;
+use crate::testing::test_svg::{parse, text_of};
+use crate::testing::test_traces::{options, tiny_trace, training_run, TestTraces};
 use crate::token_text::visible;
 use tracebook_trace::Trace;
 

@@ -1,52 +1,41 @@
-//! The figure kinds, one per file, and the dispatch from a kind's name to its renderer.
+//! The figure kinds and the dispatch from a kind's name to its renderer.
+//!
+//! One module per kind, in nine folders by what the kinds draw, in the series' order; a
+//! kind's tests beside it (`KIND_tests.rs`), its snapshots in its folder's `snapshots/`, its
+//! own helpers in its folder. `strips` is shared by the vector kinds of several folders.
+//! `kinds!` below lists the kinds in the order the docs list them.
 
-mod ablation;
-mod architecture;
-mod architecture_decoder;
-mod architecture_parts;
-mod architecture_seq2seq;
-mod attention;
-mod attention_grid;
-mod attention_steps;
-mod beam;
-mod bpe;
-mod compare;
-mod compare_views;
-mod cross_attention;
-mod descent;
-mod effect_grid;
-mod embedding;
-mod embedding_sum;
-mod gated_mlp;
-mod generation;
-mod gqa;
-mod head_mix;
-mod heads;
-mod layernorm;
-mod logit_lens;
-mod logits;
-mod loss;
-mod mlp;
-mod next_token;
-mod patching;
-mod positional;
-mod qkv;
-mod residual;
-mod rmsnorm;
-mod rope;
-mod rope_model;
-mod rope_panels;
-mod sampling;
-mod shapes;
-mod shapes_decoder;
-mod shapes_model;
-mod sinusoidal;
+// The folders in the series' order, each with its kinds.
+// tokens, bpe, embedding, positional, embedding-sum, sinusoidal, rope
+mod tokens_embeddings;
+// qkv, heads, attention, attention-steps, attention-grid, head-mix, gqa
+mod self_attention;
+// mlp, gated-mlp, layernorm, rmsnorm
+mod mlp_norms;
+// residual, next-token, logits, logit-lens
+mod residual_output;
+// temperature, sampling, generation, beam
+mod generation_sampling;
+// loss, training, descent
+mod training_loss;
+// ablation, patching, compare
+mod experiments;
+// shapes, architecture
+mod architecture_shapes;
+// cross-attention
+mod encoder_decoder;
+
 mod strips;
-mod temperature;
-mod tokens;
-mod training;
-mod training_chart;
-mod training_pair;
+
+use architecture_shapes::{architecture, shapes};
+use encoder_decoder::cross_attention;
+use experiments::{ablation, compare, patching};
+use generation_sampling::{beam, generation, sampling, temperature};
+use mlp_norms::{gated_mlp, layernorm, mlp, rmsnorm};
+use residual_output::{logit_lens, logits, next_token, residual};
+use self_attention::{attention, attention_grid, attention_steps, gqa, head_mix, heads, qkv};
+use tokens_embeddings::{bpe, embedding, embedding_sum, positional, rope, sinusoidal, tokens};
+use training_loss::{descent, loss, training};
 
 use crate::error::FigureError;
 use crate::shared::{Domain, SharedScale};
@@ -242,11 +231,11 @@ mod size_tests;
 mod tests {
     use super::NAMES;
     use crate::render;
-    use crate::test_interventions::with_experiments;
-    use crate::test_llama::llama_trace;
-    use crate::test_seq2seq::seq2seq_trace;
-    use crate::test_svg::{desc, parse};
-    use crate::test_traces::{options, tiny_trace, training_run, TestTraces};
+    use crate::testing::test_interventions::with_experiments;
+    use crate::testing::test_llama::llama_trace;
+    use crate::testing::test_seq2seq::seq2seq_trace;
+    use crate::testing::test_svg::{desc, parse};
+    use crate::testing::test_traces::{options, tiny_trace, training_run, TestTraces};
 
     /// A block body for every kind, with the options it needs.
     pub const EXAMPLES: &[(&str, &str)] = &[

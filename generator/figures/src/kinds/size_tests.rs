@@ -2,9 +2,9 @@
 //! 25-token prompt, compact precision): every kind, with its defaults and with the
 //! options that draw the most, stays small enough for readers on slow links.
 
-use crate::preview_traces::preview_traces;
 use crate::render;
 use crate::svg::MIN_TEXT_SIZE;
+use crate::testing::preview_traces::preview_traces;
 
 /// The heaviest figure any kind draws, in bytes: one layer's 12 heads of 10 tokens each in
 /// tiles two abreast (a phone-wide figure), each row of tiles with its token labels (44 KB).

@@ -4,7 +4,7 @@
 use super::values::TokenIndex;
 use super::{capped, choice, Block, Dims, Head, HeadKey, Int, Layer, LayerKey, Temperatures};
 use super::{Probability, Temperature, TokenKey};
-use crate::test_traces::{options, tiny_trace, TestTraces};
+use crate::testing::test_traces::{options, tiny_trace, TestTraces};
 use crate::FigureError;
 use serde::Deserialize;
 

@@ -1,11 +1,11 @@
 //! Traces for the preview page, shaped like real GPT-2 small ones: real token ids and
 //! texts, a 50257-way logit vector in GPT-2's range, hand-shaped attention heads and
-//! pseudo-random activations ([`crate::test_wide`]). Real traces can replace them: every
+//! pseudo-random activations ([`crate::testing::test_wide`]). Real traces can replace them: every
 //! `NAME.json` in the folder `TBF_TRACES` is loaded as prompt `NAME`.
 
-use crate::preview_interventions::{ablation, eiffel_effect, patching, tokens};
-use crate::test_traces::TestTraces;
-use crate::test_wide::insert_wide;
+use crate::testing::preview_interventions::{ablation, eiffel_effect, patching, tokens};
+use crate::testing::test_traces::TestTraces;
+use crate::testing::test_wide::insert_wide;
 use std::collections::BTreeMap;
 use tracebook_trace::{
     AblationMode, Candidate, GenerationStep, ModelInfo, ModelShape, Precision, PromptSpec, Token,
@@ -38,7 +38,7 @@ fn gpt2_like(pieces: &[(u32, &str)], top: &Top<'_>) -> Trace {
     texts.extend(tokens.iter().map(|t| (t.id, t.text.clone())));
     let mut prompt = PromptSpec::new(text);
     prompt.options.generate = 4.min(top.len());
-    let merges = crate::test_traces::toy_merges(&tokens);
+    let merges = crate::testing::test_traces::toy_merges(&tokens);
     let meta = TraceMeta {
         tool: "tracebook preview".to_string(),
         name: "preview".to_string(),
@@ -195,7 +195,10 @@ pub fn preview_traces() -> TestTraces {
         ("robots".to_string(), robots()),
         ("animal".to_string(), animal()),
         ("eiffel".to_string(), eiffel()),
-        ("seq2seq".to_string(), crate::test_seq2seq::seq2seq_trace()),
+        (
+            "seq2seq".to_string(),
+            crate::testing::test_seq2seq::seq2seq_trace(),
+        ),
     ]);
     if let Ok(dir) = std::env::var("TBF_TRACES") {
         traces.extend(real_traces(&dir));

@@ -1,7 +1,7 @@
 //! The README's table of kinds against the kinds themselves: every kind has a row, and
 //! every option a kind accepts is named in its row, so the docs cannot fall behind.
 
-const README: &str = include_str!("../README.md");
+const README: &str = include_str!("../../README.md");
 
 /// The README row of `kind`: the table line that starts with the kind's name.
 fn row(kind: &str) -> Option<&'static str> {

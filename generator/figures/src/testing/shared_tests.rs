@@ -1,8 +1,8 @@
 //! Shared colour scales through the public API, as the site uses them: each figure's
 //! domain, their union, and the figures drawn on it.
 
-use crate::test_svg::{all_texts, parse, text_of};
-use crate::test_traces::{options, trace_of, TestTraces};
+use crate::testing::test_svg::{all_texts, parse, text_of};
+use crate::testing::test_traces::{options, trace_of, TestTraces};
 use crate::{domain, render, render_shared, scaled_kinds, Domain, SharedScale};
 
 /// Two prompts of different lengths, so their attention scores reach different sizes.

@@ -3,7 +3,7 @@
 //! corrupted prompt whose second token differs, with effects chosen so the tests know which
 //! cell is largest and of which sign.
 
-use crate::preview_interventions::tokens;
+use crate::testing::preview_interventions::tokens;
 use tracebook_trace::{Ablation, AblationMode, Candidate, NamedToken, Outcome, Patching, Trace};
 
 /// p(" peace") and p(" war") with nothing ablated.

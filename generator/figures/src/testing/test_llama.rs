@@ -5,7 +5,7 @@
 //! RMSNorm `x / √(mean(x²) + eps) · w`, q and k turned by position × θ^(−2i/dh) with pair i
 //! being dims (i, i + dh/2) (transformers' rotate_half), and `SiLU(gate) × up`.
 
-use crate::test_traces::trace_of;
+use crate::testing::test_traces::trace_of;
 use tracebook_trace::{ModelShape, Trace};
 
 pub const D: usize = 8;

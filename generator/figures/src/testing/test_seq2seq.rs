@@ -3,7 +3,7 @@
 //! a softmax of known scores (see [`cross_row`]), as are its encoder's and decoder's
 //! self-attention rows (see [`self_row`]).
 
-use crate::test_traces::trace_of;
+use crate::testing::test_traces::trace_of;
 use tracebook_trace::{GenerationStep, Seq2SeqShape, Token, Trace, Translation};
 
 /// The source tokens (the encoder's positions).

@@ -2,8 +2,8 @@
 //! with hand-picked tokens and logits, built through the trace crate's own API.
 
 use crate::svg::unescape_html;
-pub use crate::test_forward::{insert_forward, pattern_row, score};
-pub use crate::test_logits::{
+pub use crate::testing::test_forward::{insert_forward, pattern_row, score};
+pub use crate::testing::test_logits::{
     generation, insert_logit_rows, insert_logits, insert_loss_and_lens, logits, position_logits,
     TEXTS, TOP_K, VOCAB,
 };

@@ -4,7 +4,7 @@
 //! consistent where a figure could tell: patterns are the causal softmax of the scores,
 //! z = pattern·v, GELU, LayerNorm statistics, residual adds, loss from the logits.
 
-use crate::test_forward::{gelu, stats};
+use crate::testing::test_forward::{gelu, stats};
 use tracebook_trace::Trace;
 
 /// A deterministic stream of numbers in [−1, 1) (a linear congruential generator).

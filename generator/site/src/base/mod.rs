@@ -7,5 +7,10 @@ pub mod diagnostic;
 pub mod escape;
 pub mod html_scan;
 pub mod paths;
-pub mod problem;
 pub mod source;
+
+/// The error an article body's parsers give before it is placed in its file: the claims
+/// crate's, which claims share with every other parser of a body.
+pub mod problem {
+    pub use tracebook_claims::Problem;
+}

@@ -9,12 +9,12 @@
 //! Options: `prompt`, `caption`.
 
 use super::architecture_parts::{block, finish, plus, product, prompt_ids, Sublayer, RESIDUAL_X};
-use super::strips::WIDTH;
 use super::{architecture_decoder, architecture_seq2seq};
 use crate::draw::{arrow, labelled_box};
 use crate::error::FigureError;
 use crate::figure::{Figure, Source};
 use crate::format::{count, thousands};
+use crate::kinds::strips::WIDTH;
 use crate::options::Block;
 use crate::relations::Relation;
 use crate::svg::{Canvas, Css, Element};
@@ -63,7 +63,7 @@ const HALF: f64 = (WIDTH - 12.0) / 2.0;
 /// `architecture` takes only the preamble.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(super) struct Opts {}
+pub(in crate::kinds) struct Opts {}
 
 pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, FigureError> {
     let Block {
@@ -233,8 +233,8 @@ fn describe(config: &ModelShape, p: &Parameters, n: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::{render, Parameters};
-    use crate::test_svg::all_texts;
-    use crate::test_traces::{options, tiny_trace, TestTraces};
+    use crate::testing::test_svg::all_texts;
+    use crate::testing::test_traces::{options, tiny_trace, TestTraces};
     use tracebook_trace::ModelShape;
 
     #[test]

@@ -6,11 +6,11 @@
 //! biases, q/k norms), so the parameter count is the checkpoint's, biases included.
 
 use super::architecture_parts::{block, finish, plus, product, prompt_ids, Sublayer, RESIDUAL_X};
-use super::strips::WIDTH;
 use crate::draw::{arrow, labelled_box, note};
 use crate::error::FigureError;
 use crate::figure::{Figure, Source};
 use crate::format::{count, thousands};
+use crate::kinds::strips::WIDTH;
 use crate::prompt::Prompt;
 use crate::relations::Relation;
 use crate::svg::{Canvas, Css, Element};

@@ -2,9 +2,9 @@
 
 use super::super::architecture_decoder::DecoderParameters;
 use super::render;
-use crate::test_llama::llama_trace;
-use crate::test_svg::all_texts;
-use crate::test_traces::{options, TestTraces};
+use crate::testing::test_llama::llama_trace;
+use crate::testing::test_svg::all_texts;
+use crate::testing::test_traces::{options, TestTraces};
 use tracebook_trace::{DecoderBlock, ModelShape};
 
 fn parts(tied: bool) -> DecoderBlock {

@@ -3,9 +3,9 @@
 //! added back), and the output stages under it with the parameter total. `architecture.rs`
 //! draws GPT-2 with them, `architecture_decoder.rs` the Llama family.
 
-use super::strips::WIDTH;
 use crate::draw::{arrow, labelled_box, line, note, rect, text};
 use crate::format::{count, thousands};
+use crate::kinds::strips::WIDTH;
 use crate::relations::Relation;
 use crate::svg::Element;
 use tracebook_trace::ModelShape;

@@ -8,11 +8,11 @@
 //! the checkpoint's.
 
 use super::architecture_parts::{finish_at, plus, product, token_ids, RESIDUAL_X};
-use super::strips::WIDTH;
 use crate::draw::{arrow, labelled_box, line, note, rect, text};
 use crate::error::FigureError;
 use crate::figure::{Figure, Source};
 use crate::format::{count, thousands};
+use crate::kinds::strips::WIDTH;
 use crate::prompt::Prompt;
 use crate::relations::Relation;
 use crate::svg::{Canvas, Css, Element};

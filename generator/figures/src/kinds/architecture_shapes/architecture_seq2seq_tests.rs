@@ -2,9 +2,9 @@
 
 use super::super::architecture::render;
 use super::Seq2SeqParameters;
-use crate::test_seq2seq::seq2seq_trace;
-use crate::test_svg::all_texts;
-use crate::test_traces::{options, TestTraces};
+use crate::testing::test_seq2seq::seq2seq_trace;
+use crate::testing::test_svg::all_texts;
+use crate::testing::test_traces::{options, TestTraces};
 use tracebook_trace::{ModelShape, Seq2SeqShape};
 
 fn shape(d: usize, v: usize, layers: (usize, usize), ffn: usize, positions: &str) -> ModelShape {

@@ -15,10 +15,10 @@
 
 use super::shapes_decoder;
 use super::shapes_model::{array, per_head, Array, Dim, Sizes, Step};
-use super::strips::WIDTH;
 use crate::draw::{rect, text, wrapped_note};
 use crate::error::FigureError;
 use crate::figure::Figure;
+use crate::kinds::strips::WIDTH;
 use crate::options::{Block, Layer, LayerKey};
 use crate::prompt::Prompt;
 use crate::relations::Relation;
@@ -40,7 +40,7 @@ const MAX_DECK: usize = 12;
 /// The options of `shapes`.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(super) struct Opts {
+pub(in crate::kinds) struct Opts {
     layer: Option<LayerKey>,
 }
 

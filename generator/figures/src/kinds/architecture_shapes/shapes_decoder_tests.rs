@@ -3,9 +3,9 @@
 use super::render;
 use crate::kinds::strips::WIDTH;
 use crate::svg::{text_width, Font};
-use crate::test_llama::{llama_trace, D, DH, HEADS, INNER, KV_HEADS};
-use crate::test_svg::{all_texts, parse, text_of};
-use crate::test_traces::{options, tiny_trace, TestTraces};
+use crate::testing::test_llama::{llama_trace, D, DH, HEADS, INNER, KV_HEADS};
+use crate::testing::test_svg::{all_texts, parse, text_of};
+use crate::testing::test_traces::{options, tiny_trace, TestTraces};
 use tracebook_trace::{DecoderBlock, Trace};
 
 const T: usize = 4;

@@ -1,8 +1,8 @@
 //! Tests of `figure shapes`: the shapes drawn are the trace's and the config's.
 
 use super::render;
-use crate::test_svg::groups_texts;
-use crate::test_traces::{options, tiny_trace, TestTraces};
+use crate::testing::test_svg::groups_texts;
+use crate::testing::test_traces::{options, tiny_trace, TestTraces};
 use crate::{Figure, FigureError};
 
 fn draw(body: &str) -> Result<Figure, FigureError> {
@@ -52,7 +52,7 @@ fn every_array_has_its_symbols_and_this_models_sizes() {
 fn sides_grow_with_the_square_root_of_the_size() {
     let figure = draw("").unwrap();
     // The first product: T×d (4×8) × d×3d (8×24); sides ∝ √size, 4d = 32 the longest.
-    let widths = crate::test_traces::numbers(&figure.svg, "<rect", "width");
+    let widths = crate::testing::test_traces::numbers(&figure.svg, "<rect", "width");
     let longest = 104.0;
     let expected = |n: f64| (longest * (n / 32.0).sqrt()).max(5.0);
     assert!((widths[0] - expected(8.0)).abs() < 0.06, "{widths:?}");

@@ -11,12 +11,12 @@
 //! the decoder's and the encoder's tokens and the layer's matrix, `describe` writes the
 //! alt text.
 
-use super::attention::draw::{draw, Axes, Drawn};
-use super::attention::pickers;
-use super::attention::scale::Scale;
-use super::attention::{print_values, Pickers, Stage};
 use crate::error::FigureError;
 use crate::figure::Figure;
+use crate::kinds::self_attention::attention::draw::{draw, Axes, Drawn};
+use crate::kinds::self_attention::attention::pickers;
+use crate::kinds::self_attention::attention::scale::Scale;
+use crate::kinds::self_attention::attention::{print_values, Pickers, Stage};
 use crate::options::{Block, Head, HeadKey, Layer, LayerKey, Problem};
 use crate::prompt::Prompt;
 use crate::shared::{Domain, SharedScale};
@@ -71,7 +71,7 @@ impl Visitor<'_> for HeadVisitor {
 /// The options of `cross-attention`.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(super) struct Opts {
+pub(in crate::kinds) struct Opts {
     layer: Option<LayerKey>,
     head: Option<HeadChoice>,
     values: Option<bool>,

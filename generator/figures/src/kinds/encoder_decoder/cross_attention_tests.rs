@@ -2,8 +2,8 @@
 //! softmax of known scores (see `test_seq2seq::cross_row`).
 
 use super::render;
-use crate::test_seq2seq::{cross_row, seq2seq_trace, SOURCE, WRITTEN};
-use crate::test_traces::{group_texts, options, trace_of, TestTraces};
+use crate::testing::test_seq2seq::{cross_row, seq2seq_trace, SOURCE, WRITTEN};
+use crate::testing::test_traces::{group_texts, options, trace_of, TestTraces};
 use crate::{Figure, FigureError};
 
 fn draw_from(trace: tracebook_trace::Trace, body: &str) -> Result<Figure, FigureError> {

@@ -15,11 +15,11 @@
 //! target picker; one colour scale spans them all, so a colour means the same change in each.
 
 use super::effect_grid::{self, hundredths, tenths, Scale, Table};
-use super::strips::WIDTH;
 use crate::draw::{line, text, wrapped_note};
 use crate::error::FigureError;
 use crate::figure::Figure;
 use crate::format::percent;
+use crate::kinds::strips::WIDTH;
 use crate::options::{choice, Block};
 use crate::panels::{self, Panel};
 use crate::prompt::Prompt;
@@ -45,7 +45,7 @@ choice! {
 /// The options of `ablation`.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(super) struct Opts {
+pub(in crate::kinds) struct Opts {
     target: Option<String>,
     #[serde(default)]
     show: Show,

@@ -5,9 +5,9 @@
 use super::render;
 use crate::shared::Domain;
 use crate::svg::Ramp;
-use crate::test_interventions::{ablation_run, one_target, with_experiments};
-use crate::test_svg::{desc, parse, text_of};
-use crate::test_traces::{options, tiny_trace, TestTraces};
+use crate::testing::test_interventions::{ablation_run, one_target, with_experiments};
+use crate::testing::test_svg::{desc, parse, text_of};
+use crate::testing::test_traces::{options, tiny_trace, TestTraces};
 use crate::{Figure, FigureError};
 use roxmltree::Node;
 use tracebook_trace::{Ablation, Trace};
@@ -96,7 +96,7 @@ fn one_cell_per_head_and_mlp_of_every_layer_with_its_change_in_points() {
         values(&figure.svg, Some("1")),
         ["0", "2", "1", "20", "−1", "−5"]
     );
-    let texts = crate::test_svg::all_texts(&figure.svg);
+    let texts = crate::testing::test_svg::all_texts(&figure.svg);
     assert!(texts.contains(&"p(·peace) = 40.0% with nothing ablated".to_string()));
     assert!(texts.contains(&"MLP".to_string()), "{texts:?}");
 }
@@ -141,13 +141,13 @@ fn several_targets_get_a_picker_and_one_does_not() {
 #[test]
 fn logprob_shows_the_change_in_nats() {
     let figure = draw("show = \"logprob\"").unwrap();
-    let nats = |p: f64| crate::kinds::effect_grid::hundredths((p / 0.4f64).ln());
+    let nats = |p: f64| crate::kinds::experiments::effect_grid::hundredths((p / 0.4f64).ln());
     let expected: Vec<String> = [0.38, 0.41, 0.30, 0.15, 0.44, 0.35]
         .iter()
         .map(|&p| nats(p))
         .collect();
     assert_eq!(values(&figure.svg, Some("0")), expected);
-    let texts = crate::test_svg::all_texts(&figure.svg);
+    let texts = crate::testing::test_svg::all_texts(&figure.svg);
     assert!(texts.iter().any(|t| t == "change in ln p(·peace), nats"));
     assert!(
         figure.alt.contains("ln p −0.98 (−25.0 points)"),
@@ -200,7 +200,7 @@ fn a_shared_scale_sets_the_colours_and_says_so() {
         cells(&figure.svg, Some("0"))[3].0,
         ramp.class(ramp.bin_of_signed(-0.5))
     );
-    let texts = crate::test_svg::all_texts(&figure.svg);
+    let texts = crate::testing::test_svg::all_texts(&figure.svg);
     assert!(texts
         .iter()
         .any(|t| t.contains("shared with 1 other figure (scale \"ablate\")")));

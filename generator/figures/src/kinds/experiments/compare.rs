@@ -12,11 +12,11 @@
 //! candidates taken from each prompt, default 5, at most the traces' top_k).
 
 use super::compare_views::{describe, loss_rows, next_token_rows, Pair, Row};
-use super::strips::WIDTH;
 use crate::chart::label_column;
 use crate::draw::{note, rect, text};
 use crate::error::FigureError;
 use crate::figure::Figure;
+use crate::kinds::strips::WIDTH;
 use crate::options::{choice, resolve_prompt, Block, Int};
 use crate::prompt::Prompt;
 use crate::relations::{printed, Relation};
@@ -40,7 +40,7 @@ choice! {
 /// The options of `compare`.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(super) struct Opts {
+pub(in crate::kinds) struct Opts {
     /// Prompt B, compared with `prompt` (A).
     other: Option<String>,
     #[serde(default)]

@@ -2,9 +2,9 @@
 
 use super::render;
 use crate::format::{percent, short};
-use crate::test_logits::{logits, lse};
-use crate::test_svg::{all_texts, texts_in};
-use crate::test_traces::{options, trace_of, TestTraces};
+use crate::testing::test_logits::{logits, lse};
+use crate::testing::test_svg::{all_texts, texts_in};
+use crate::testing::test_traces::{options, trace_of, TestTraces};
 use crate::{Figure, FigureError};
 use std::collections::BTreeMap;
 

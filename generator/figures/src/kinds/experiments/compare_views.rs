@@ -2,10 +2,10 @@
 //! each prompt, and the per-token surprise of each; as rows of A's value, B's value and
 //! the change.
 
-use super::strips::window;
 use crate::candidates;
 use crate::error::FigureError;
 use crate::format::{percent, short, signed};
+use crate::kinds::strips::window;
 use crate::prompt::Prompt;
 use crate::svg::Font;
 use crate::token_text::{one_line, visible, Shown};

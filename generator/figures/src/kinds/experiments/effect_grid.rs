@@ -4,10 +4,10 @@
 //! is shared. A grid too wide for its numbers drops them; one too wide for legible labels
 //! widens the figure (it scrolls on a phone) rather than shrink text below 12 units.
 
-use super::strips::WIDTH;
 use crate::draw::wrapped_note;
 use crate::format::signed;
 use crate::heatmap::{self, Cell, Grid};
+use crate::kinds::strips::WIDTH;
 use crate::relations::Relation;
 use crate::strip::signed_legend;
 use crate::svg::{Element, Ramp};

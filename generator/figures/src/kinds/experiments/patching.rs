@@ -13,11 +13,11 @@
 //! Options: `prompt`, `caption`, `view` (`both`, default: a over b; `resid`: a; `heads`: b).
 
 use super::effect_grid::{self, hundredths, Scale, Table};
-use super::strips::WIDTH;
 use crate::draw::{text, wrapped_note, wrapped_title};
 use crate::error::FigureError;
 use crate::figure::Figure;
 use crate::format::signed;
+use crate::kinds::strips::WIDTH;
 use crate::options::{choice, Block};
 use crate::prompt::Prompt;
 use crate::shared::{self, Domain, SharedScale};
@@ -40,7 +40,7 @@ choice! {
 /// The options of `patching`.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(super) struct Opts {
+pub(in crate::kinds) struct Opts {
     #[serde(default)]
     view: View,
 }

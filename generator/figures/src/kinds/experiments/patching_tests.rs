@@ -5,9 +5,9 @@
 use super::render;
 use crate::shared::Domain;
 use crate::svg::Ramp;
-use crate::test_interventions::{patching_run, with_experiments, HEADS, RESID};
-use crate::test_svg::{all_texts, desc, groups_texts, parse, text_of};
-use crate::test_traces::{options, tiny_trace, trace_of, TestTraces};
+use crate::testing::test_interventions::{patching_run, with_experiments, HEADS, RESID};
+use crate::testing::test_svg::{all_texts, desc, groups_texts, parse, text_of};
+use crate::testing::test_traces::{options, tiny_trace, trace_of, TestTraces};
 use crate::{Figure, FigureError};
 use tracebook_trace::{Patching, Token, Trace};
 
@@ -207,7 +207,7 @@ fn a_long_prompt_turns_positions_down_and_keeps_labels_legible() {
     let (figure, _) = draw_from(&traces, "view = \"resid\"").unwrap();
     let texts = all_texts(&figure.svg);
     // Rows are the positions now: the corner's lower line names the rows.
-    let corner = crate::test_svg::texts_in(&figure.svg, "tbf-s tbf-dim");
+    let corner = crate::testing::test_svg::texts_in(&figure.svg, "tbf-s tbf-dim");
     assert_eq!(corner, ["layer", "token"], "{texts:?}");
     assert!(texts.contains(&"The→A".to_string()));
     for g in parse(&figure.svg)
@@ -220,7 +220,7 @@ fn a_long_prompt_turns_positions_down_and_keeps_labels_legible() {
     }
     let short = TestTraces::with("p", long(8));
     let (figure, _) = draw_from(&short, "view = \"resid\"").unwrap();
-    let corner = crate::test_svg::texts_in(&figure.svg, "tbf-s tbf-dim");
+    let corner = crate::testing::test_svg::texts_in(&figure.svg, "tbf-s tbf-dim");
     assert_eq!(corner, ["token", "layer"]);
 }
 

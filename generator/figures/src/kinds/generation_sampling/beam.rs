@@ -16,11 +16,11 @@
 //! Options: `prompt`, `caption`, `width` (the beam width, default the traced one, at most
 //! it), `steps` (default the traced depth, at most it).
 
-use super::strips::WIDTH;
 use crate::draw::{line, rect, text, wrapped_notes};
 use crate::error::FigureError;
 use crate::figure::Figure;
 use crate::format::signed;
+use crate::kinds::strips::WIDTH;
 use crate::options::Block;
 use crate::prompt::Prompt;
 use crate::relations::Relation;
@@ -49,7 +49,7 @@ const ENDED: &str = "(end)";
 /// The options of `beam`.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(super) struct Opts {
+pub(in crate::kinds) struct Opts {
     width: Option<usize>,
     steps: Option<usize>,
 }

@@ -1,8 +1,8 @@
 //! Tests of `figure beam` on a toy tree (`toy_beam`) where beam search and greedy part.
 
 use super::render;
-use crate::test_svg::{all_texts, groups_texts};
-use crate::test_traces::{options, tiny_trace, TestTraces};
+use crate::testing::test_svg::{all_texts, groups_texts};
+use crate::testing::test_traces::{options, tiny_trace, TestTraces};
 use crate::{Figure, FigureError};
 
 fn draw(body: &str) -> Result<Figure, FigureError> {
@@ -70,7 +70,7 @@ fn snapshot() {
 
 #[test]
 fn a_translation_grows_its_tree_from_the_decoder_start_below_the_source() {
-    use crate::test_seq2seq::seq2seq_beam_trace;
+    use crate::testing::test_seq2seq::seq2seq_beam_trace;
     let traces = TestTraces::with("open", seq2seq_beam_trace());
     let figure = render(&options("prompt = \"open\""), &traces).unwrap();
     let texts = all_texts(&figure.svg);

@@ -14,12 +14,12 @@
 //! the prompt (the source text) above a `translation` line of the tokens the decoder wrote,
 //! and one row per token it wrote.
 
-use super::strips::WIDTH;
 use crate::chart::{bar_column, bar_text_width, label_column, Bar};
 use crate::draw::{note, text};
 use crate::error::FigureError;
 use crate::figure::Figure;
 use crate::format::percent;
+use crate::kinds::strips::WIDTH;
 use crate::live::json_string;
 use crate::options::{Block, Int};
 use crate::relations::{printed, Relation};
@@ -42,7 +42,7 @@ const LINE_TEXT: f64 = 72.0;
 /// The options of `generation`.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(super) struct Opts {
+pub(in crate::kinds) struct Opts {
     #[serde(default)]
     steps: Int<1, 32, 12>,
     #[serde(default)]

@@ -3,8 +3,8 @@
 
 use super::{rank, render};
 use crate::format::percent;
-use crate::test_svg::{all_texts, texts_in};
-use crate::test_traces::{options, tiny_trace, TestTraces};
+use crate::testing::test_svg::{all_texts, texts_in};
+use crate::testing::test_traces::{options, tiny_trace, TestTraces};
 use crate::token_text::visible;
 use crate::{Figure, FigureError};
 
@@ -116,7 +116,7 @@ fn a_token_chosen_from_outside_the_recorded_candidates_says_so() {
 
 #[test]
 fn a_translation_shows_its_source_above_the_tokens_the_decoder_wrote() {
-    use crate::test_seq2seq::{seq2seq_trace, WRITTEN};
+    use crate::testing::test_seq2seq::{seq2seq_trace, WRITTEN};
     let traces = TestTraces::with("open", seq2seq_trace());
     let figure = render(&options("prompt = \"open\""), &traces).unwrap();
     let texts = all_texts(&figure.svg);

@@ -12,13 +12,13 @@
 //! the figure's rules and redraw the table from numbers embedded at build time (see
 //! [`crate::live`]); a figure whose top_k exceeds what a page embeds stays static.
 
-use super::strips::WIDTH;
 use crate::candidates::{self, Candidate};
 use crate::chart::label_column;
 use crate::draw::{line, note, rect, text};
 use crate::error::FigureError;
 use crate::figure::Figure;
 use crate::format::{percent, thousands};
+use crate::kinds::strips::WIDTH;
 use crate::live::{Live, LiveCache, HEAD};
 use crate::options::{capped, Block, Probability, Temperature, TopK, TopKRule};
 use crate::relations::{printed, Relation};
@@ -43,7 +43,7 @@ const NUMBERS: [f64; 3] = [202.0, 290.0, WIDTH - 2.0];
 /// The options of `sampling`.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(super) struct Opts {
+pub(in crate::kinds) struct Opts {
     /// The sampling rules drawn; the prompt's own when neither top_k nor top_p is given.
     top_k: Option<TopKRule>,
     top_p: Option<Probability>,

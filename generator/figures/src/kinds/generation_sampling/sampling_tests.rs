@@ -3,9 +3,9 @@
 
 use super::{render, Rules};
 use crate::format::percent;
-use crate::test_logits::logits;
-use crate::test_svg::{all_texts, texts_in};
-use crate::test_traces::{options, tiny_trace, TestTraces};
+use crate::testing::test_logits::logits;
+use crate::testing::test_svg::{all_texts, texts_in};
+use crate::testing::test_traces::{options, tiny_trace, TestTraces};
 use crate::{Figure, FigureError};
 
 fn draw(body: &str) -> Result<Figure, FigureError> {

@@ -11,13 +11,13 @@
 //! 2 in steps of 0.1, plus the columns' own), from numbers embedded at build time that
 //! keep every shown probability exact (see [`crate::live`]).
 
-use super::strips::WIDTH;
 use crate::candidates;
 use crate::chart::{bar_column_tagged, label_column, Bar};
 use crate::draw::{note, text};
 use crate::error::FigureError;
 use crate::figure::Figure;
 use crate::format::{percent, thousands};
+use crate::kinds::strips::WIDTH;
 use crate::live::{json_numbers, Live};
 use crate::options::{capped, Block, Temperatures, TopK};
 use crate::relations::{ranked_whole, Relation};
@@ -35,7 +35,7 @@ const TOP: f64 = 44.0;
 /// The options of `temperature`.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(super) struct Opts {
+pub(in crate::kinds) struct Opts {
     #[serde(default)]
     temperatures: Temperatures,
     k: Option<TopK>,

@@ -2,9 +2,9 @@
 
 use super::{column, render};
 use crate::format::percent;
-use crate::test_logits::{logits, order};
-use crate::test_svg::{all_texts, groups_texts, texts_in};
-use crate::test_traces::{options, tiny_trace, TestTraces};
+use crate::testing::test_logits::{logits, order};
+use crate::testing::test_svg::{all_texts, groups_texts, texts_in};
+use crate::testing::test_traces::{options, tiny_trace, TestTraces};
 use crate::{Figure, FigureError};
 
 fn draw(body: &str) -> Result<Figure, FigureError> {

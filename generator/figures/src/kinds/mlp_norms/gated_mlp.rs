@@ -8,11 +8,11 @@
 //! the strips, default 24, at most 64), `spread`, `top` (neurons listed, default 6, at most
 //! 12). GPT-2 traces are refused by name: GPT-2's MLP has no gate (see `mlp`).
 
-use super::strips::{self, DimPick, StripFigure, WIDTH};
 use crate::draw::{text, wrapped_note};
 use crate::error::FigureError;
 use crate::figure::Figure;
 use crate::format::{short, thousands};
+use crate::kinds::strips::{self, DimPick, StripFigure, WIDTH};
 use crate::options::{Block, Dims, Int, Layer, LayerKey, TokenKey};
 use crate::prompt::{FamilyPart, Prompt};
 use crate::relations::{Func, Relation};
@@ -28,7 +28,7 @@ pub const KIND: &str = "gated-mlp";
 /// The options of `gated-mlp`.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(super) struct Opts {
+pub(in crate::kinds) struct Opts {
     layer: Option<LayerKey>,
     #[serde(default)]
     token: TokenKey,

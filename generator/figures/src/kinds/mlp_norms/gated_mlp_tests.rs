@@ -3,9 +3,11 @@
 
 use super::render;
 use crate::format::{short, thousands};
-use crate::test_llama::{gate_up, llama_trace, norm_weight, resid_pre, rms, silu, D, INNER};
-use crate::test_svg::{all_texts, texts_in, texts_in_last};
-use crate::test_traces::{options, tiny_trace, TestTraces};
+use crate::testing::test_llama::{
+    gate_up, llama_trace, norm_weight, resid_pre, rms, silu, D, INNER,
+};
+use crate::testing::test_svg::{all_texts, texts_in, texts_in_last};
+use crate::testing::test_traces::{options, tiny_trace, TestTraces};
 use crate::{Figure, FigureError};
 use tracebook_trace::Trace;
 

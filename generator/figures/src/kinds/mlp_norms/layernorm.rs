@@ -7,12 +7,12 @@
 //! (before the MLP) | "final" (after the last layer), `layer` (required for ln1 and ln2;
 //! not for final), `token` (default -1), `dims` (default 32, at most 64), `spread`.
 
-use super::strips::{self, DimPick, StripFigure, WIDTH};
 use crate::chart::{histogram, histogram_bars, ticks, x_axis, Axis};
 use crate::draw::{line, rect, text};
 use crate::error::FigureError;
 use crate::figure::Figure;
 use crate::format::{short, thousands};
+use crate::kinds::strips::{self, DimPick, StripFigure, WIDTH};
 use crate::options::{choice, Block, Dims, Layer, LayerKey, TokenKey};
 use crate::prompt::{Gpt2Part, Prompt};
 use crate::relations::Relation;
@@ -65,7 +65,7 @@ choice! {
 /// The options of `layernorm`.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(super) struct Opts {
+pub(in crate::kinds) struct Opts {
     #[serde(default)]
     norm: Norm,
     /// Required for ln1 and ln2; the final LayerNorm has none.

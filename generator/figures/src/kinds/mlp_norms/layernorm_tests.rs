@@ -3,9 +3,9 @@
 
 use super::render;
 use crate::format::short;
-use crate::test_forward::stats;
-use crate::test_svg::{all_texts, texts_in, texts_in_last};
-use crate::test_traces::{options, trace_of, TestTraces};
+use crate::testing::test_forward::stats;
+use crate::testing::test_svg::{all_texts, texts_in, texts_in_last};
+use crate::testing::test_traces::{options, trace_of, TestTraces};
 use crate::{Figure, FigureError};
 
 const ROBOTS: [u32; 4] = [10, 11, 12, 13];

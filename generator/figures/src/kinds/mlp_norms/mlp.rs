@@ -6,7 +6,6 @@
 //! Options: `prompt`, `caption`, `layer` (required), `token` (default -1), `top` (neurons
 //! listed, default 8, at most 16).
 
-use super::strips::WIDTH;
 use crate::chart::{
     bar_column, bar_room, histogram, histogram_bars, label_column, ticks, x_axis, Axis, Bar,
 };
@@ -14,6 +13,7 @@ use crate::draw::{arrow, labelled_box, line, note, text, wrapped_note};
 use crate::error::FigureError;
 use crate::figure::Figure;
 use crate::format::{percent, short, signed, thousands};
+use crate::kinds::strips::WIDTH;
 use crate::options::{Block, Int, Layer, LayerKey, TokenKey};
 use crate::prompt::{Gpt2Part, Prompt};
 use crate::relations::{Func, Relation};
@@ -42,7 +42,7 @@ struct Pass {
 /// The options of `mlp`.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(super) struct Opts {
+pub(in crate::kinds) struct Opts {
     layer: Option<LayerKey>,
     #[serde(default)]
     token: TokenKey,

@@ -2,8 +2,8 @@
 
 use super::render;
 use crate::format::{percent, short};
-use crate::test_svg::{all_texts, parse, texts_in};
-use crate::test_traces::{options, trace_of, TestTraces};
+use crate::testing::test_svg::{all_texts, parse, texts_in};
+use crate::testing::test_traces::{options, trace_of, TestTraces};
 use crate::{Figure, FigureError};
 
 const ROBOTS: [u32; 4] = [10, 11, 12, 13];

@@ -10,12 +10,12 @@
 //! the MLP), `layer` (required), `token` (default -1), `dims` (default 32, at most 64),
 //! `spread`. GPT-2 traces are refused by name: GPT-2 has LayerNorm (see `layernorm`).
 
-use super::strips::{self, DimPick, StripFigure, WIDTH};
 use crate::chart::{histogram, histogram_bars, ticks, x_axis, Axis};
 use crate::draw::{line, rect, text, wrapped_note};
 use crate::error::FigureError;
 use crate::figure::Figure;
 use crate::format::{short, thousands};
+use crate::kinds::strips::{self, DimPick, StripFigure, WIDTH};
 use crate::options::{choice, Block, Dims, Layer, LayerKey, TokenKey};
 use crate::prompt::{FamilyPart, Prompt};
 use crate::relations::Relation;
@@ -38,7 +38,7 @@ choice! {
 /// The options of `rmsnorm`.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(super) struct Opts {
+pub(in crate::kinds) struct Opts {
     #[serde(default)]
     norm: Norm,
     layer: Option<LayerKey>,

@@ -3,9 +3,9 @@
 
 use super::render;
 use crate::format::short;
-use crate::test_llama::{llama_trace, norm_weight, resid_pre, rms, D};
-use crate::test_svg::{all_texts, texts_in, texts_in_last};
-use crate::test_traces::{options, tiny_trace, TestTraces};
+use crate::testing::test_llama::{llama_trace, norm_weight, resid_pre, rms, D};
+use crate::testing::test_svg::{all_texts, texts_in, texts_in_last};
+use crate::testing::test_traces::{options, tiny_trace, TestTraces};
 use crate::{Figure, FigureError};
 use tracebook_trace::Trace;
 

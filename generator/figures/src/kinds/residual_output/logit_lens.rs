@@ -11,13 +11,13 @@
 //! after the last position as one layer reads them, drawn for every layer with a layer
 //! picker; without scripts the page shows the output layer's).
 
-use super::strips::{window, WIDTH};
 use crate::chart::{bar_column, label_column, Bar};
 use crate::draw::{line, note, rect, text, wrapped_note, Cells};
 use crate::error::FigureError;
 use crate::figure::Figure;
 use crate::format::percent;
 use crate::heatmap;
+use crate::kinds::strips::{window, WIDTH};
 use crate::options::{Block, Int};
 use crate::panels::{self, Panel};
 use crate::prompt::{Checked, Prompt};
@@ -96,7 +96,7 @@ impl Lens<'_> {
 /// The options of `logit-lens`.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(super) struct Opts {
+pub(in crate::kinds) struct Opts {
     #[serde(default)]
     tokens: Int<1, 10, 6>,
     #[serde(default)]

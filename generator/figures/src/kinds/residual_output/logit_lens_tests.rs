@@ -1,9 +1,9 @@
 //! Tests of `figure logit-lens` against the synthetic lens (`test_logits::lens_probs`).
 
 use super::render;
-use crate::test_logits::{lens_probs, position_logits};
-use crate::test_svg::{groups_texts, parse, text_of};
-use crate::test_traces::{options, tiny_trace, trace_of, TestTraces, TEXTS};
+use crate::testing::test_logits::{lens_probs, position_logits};
+use crate::testing::test_svg::{groups_texts, parse, text_of};
+use crate::testing::test_traces::{options, tiny_trace, trace_of, TestTraces, TEXTS};
 use crate::token_text::visible;
 use crate::{Figure, FigureError};
 
@@ -97,7 +97,7 @@ fn pickers_list_each_layers_candidates_with_the_output_layer_shown_first() {
     )
     .unwrap()
     .0;
-    let doc = crate::test_svg::parse(&figure.svg);
+    let doc = crate::testing::test_svg::parse(&figure.svg);
     let panels: Vec<(&str, bool)> = doc
         .descendants()
         .filter_map(|n| {

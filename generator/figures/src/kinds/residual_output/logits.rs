@@ -11,13 +11,13 @@
 //! Options: `prompt`, `caption`, `k` (candidates, default 8, at most the trace's top_k),
 //! `position` (the token after which to predict, default -1, the last).
 
-use super::strips::WIDTH;
 use crate::candidates::{self, Candidate};
 use crate::chart::{bar_column, label_column, ticks, x_axis, Axis, Bar};
 use crate::draw::{text, wrapped_notes};
 use crate::error::FigureError;
 use crate::figure::Figure;
 use crate::format::{percent, signed, thousands};
+use crate::kinds::strips::WIDTH;
 use crate::options::{capped, Block, PositionKey, TopK};
 use crate::relations::{printed, Func, Relation};
 use crate::svg::{text_width, Canvas, Css, Element, Font, MIN_TEXT_SIZE};
@@ -38,7 +38,7 @@ const MAX_LABEL: f64 = 100.0;
 /// The options of `logits`.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(super) struct Opts {
+pub(in crate::kinds) struct Opts {
     k: Option<TopK>,
     #[serde(default)]
     position: PositionKey,

@@ -3,9 +3,11 @@
 
 use super::render;
 use crate::format::{percent, signed};
-use crate::test_logits::{insert_logits, logits, lse, order};
-use crate::test_svg::groups_texts;
-use crate::test_traces::{group_texts, numbers, options, tiny_trace, trace_of, TestTraces, VOCAB};
+use crate::testing::test_logits::{insert_logits, logits, lse, order};
+use crate::testing::test_svg::groups_texts;
+use crate::testing::test_traces::{
+    group_texts, numbers, options, tiny_trace, trace_of, TestTraces, VOCAB,
+};
 use crate::{Figure, FigureError};
 
 fn draw(body: &str) -> Result<Figure, FigureError> {
@@ -101,7 +103,7 @@ fn notes_give_the_normalizer_and_the_top_two_ratio() {
         .collect();
     let figure = draw_last(&last, "k = 3");
     let m = lse(&last);
-    let texts = crate::test_svg::all_texts(&figure.svg);
+    let texts = crate::testing::test_svg::all_texts(&figure.svg);
     let has = |line: &str| texts.iter().any(|t| t == line);
     let normalizer = format!(
         "p = exp(logit − m), m = log Σ exp over all {VOCAB} logits = {}",

@@ -46,7 +46,7 @@ choice! {
 /// The options of `next-token`.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(super) struct Opts {
+pub(in crate::kinds) struct Opts {
     k: Option<TopK>,
     #[serde(default)]
     position: PositionKey,

@@ -3,8 +3,8 @@
 
 use super::render;
 use crate::format::percent;
-use crate::test_logits::{lse, order, position_logits};
-use crate::test_traces::{
+use crate::testing::test_logits::{lse, order, position_logits};
+use crate::testing::test_traces::{
     group_texts, insert_logits, logits, numbers, options, texts, tiny_trace, trace_of, TestTraces,
     TOP_K, VOCAB,
 };

@@ -10,12 +10,12 @@
 //! `pickers` (default false; true draws the contributions of every row's token too, hidden,
 //! for the page's token picker; without scripts the page shows `token`'s).
 
-use super::strips::{window, WIDTH};
 use crate::draw::{note, rect, text, wrapped_note};
 use crate::error::FigureError;
 use crate::figure::Figure;
 use crate::format::short;
 use crate::heatmap::{self, Cell, Grid};
+use crate::kinds::strips::{window, WIDTH};
 use crate::options::{Block, Int, Layer, TokenKey};
 use crate::panels::{self, Panel};
 use crate::prompt::Prompt;
@@ -53,7 +53,7 @@ struct LogScale {
 /// The options of `residual`.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(super) struct Opts {
+pub(in crate::kinds) struct Opts {
     #[serde(default)]
     token: TokenKey,
     #[serde(default)]

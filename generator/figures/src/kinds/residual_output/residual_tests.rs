@@ -4,8 +4,8 @@ use super::render;
 use crate::format::short;
 use crate::strip::norm;
 use crate::svg::Ramp;
-use crate::test_svg::{all_texts, cells, parse, texts_in};
-use crate::test_traces::{options, tiny_trace, trace_of, TestTraces};
+use crate::testing::test_svg::{all_texts, cells, parse, texts_in};
+use crate::testing::test_traces::{options, tiny_trace, trace_of, TestTraces};
 use crate::{Figure, FigureError};
 
 const ROBOTS: [u32; 4] = [10, 11, 12, 13];

@@ -38,10 +38,10 @@ use serde::Deserialize;
 use stack::{Stack, View};
 
 mod describe;
-pub(super) mod draw;
-pub(super) mod matrix;
-pub(super) mod pickers;
-pub(super) mod scale;
+pub(crate) mod draw;
+pub(crate) mod matrix;
+pub(crate) mod pickers;
+pub(crate) mod scale;
 pub(super) mod stack;
 
 pub const KIND: &str = "attention";
@@ -51,18 +51,18 @@ const MAX_VALUES: usize = 14;
 
 choice! {
     /// Which step of attention to draw.
-    pub(super) enum Stage { Pattern = "pattern", Scores = "scores", Masked = "masked" } default Pattern
+    pub(in crate::kinds) enum Stage { Pattern = "pattern", Scores = "scores", Masked = "masked" } default Pattern
 }
 
 choice! {
     /// Which other panels to draw, hidden, for the page's pickers.
-    pub(super) enum Pickers { None = "none", Heads = "heads", Layers = "layers", All = "all" } default None
+    pub(in crate::kinds) enum Pickers { None = "none", Heads = "heads", Layers = "layers", All = "all" } default None
 }
 
 /// The options of `attention`.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(super) struct Opts {
+pub(in crate::kinds) struct Opts {
     layer: Option<LayerKey>,
     head: Option<HeadKey>,
     #[serde(default)]
@@ -172,7 +172,10 @@ impl Drawing<'_> {
 
 /// Whether the cells carry their numbers: the `values` option, else yes for `shown` tokens
 /// up to [`VALUES_BY_DEFAULT`]; past [`MAX_VALUES`] they no longer fit.
-pub(super) fn print_values(values: Option<bool>, shown: usize) -> Result<bool, FigureError> {
+pub(in crate::kinds) fn print_values(
+    values: Option<bool>,
+    shown: usize,
+) -> Result<bool, FigureError> {
     let values = values.unwrap_or(shown <= VALUES_BY_DEFAULT);
     if values && shown > MAX_VALUES {
         return Err(FigureError::at(

@@ -23,12 +23,12 @@ mod axes;
 mod describe;
 
 use super::attention::stack::{Stack, View};
-use super::strips::{window, WIDTH};
 use crate::draw::{note, text, Cells};
 use crate::error::FigureError;
 use crate::figure::Figure;
 use crate::heatmap;
 use crate::heatmap::grid_marker;
+use crate::kinds::strips::{window, WIDTH};
 use crate::options::{capped, Block, Layer, LayerKey, Tokens};
 use crate::prompt::{Checked, Prompt};
 use crate::relations::Relation;
@@ -93,7 +93,7 @@ impl Grid {
 /// The options of `attention-grid`.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(super) struct Opts {
+pub(in crate::kinds) struct Opts {
     /// One layer; every layer when absent.
     layer: Option<LayerKey>,
     tokens: Option<Tokens>,

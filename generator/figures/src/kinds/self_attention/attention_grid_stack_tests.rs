@@ -4,9 +4,9 @@
 use super::{read, render, Stack, View, KIND};
 use crate::prompt::Prompt;
 use crate::svg::Ramp;
-use crate::test_seq2seq::{self_row, seq2seq_trace, SOURCE, WRITTEN};
-use crate::test_svg::{cells, groups_texts, parse, texts_in};
-use crate::test_traces::{options, trace_of, TestTraces};
+use crate::testing::test_seq2seq::{self_row, seq2seq_trace, SOURCE, WRITTEN};
+use crate::testing::test_svg::{cells, groups_texts, parse, texts_in};
+use crate::testing::test_traces::{options, trace_of, TestTraces};
 use crate::{Figure, FigureError};
 use std::collections::BTreeSet;
 use tracebook_trace::Trace;

@@ -2,8 +2,8 @@
 
 use super::render;
 use crate::svg::Ramp;
-use crate::test_svg::{cells, groups_texts, texts_in};
-use crate::test_traces::{options, pattern_row, trace_of, TestTraces};
+use crate::testing::test_svg::{cells, groups_texts, texts_in};
+use crate::testing::test_traces::{options, pattern_row, trace_of, TestTraces};
 use crate::{Figure, FigureError};
 
 const ROBOTS: [u32; 4] = [10, 11, 12, 13];

@@ -3,8 +3,8 @@
 
 use super::render;
 use super::tests::{cells_by_class, printed};
-use crate::test_seq2seq::{self_row, self_score, seq2seq_trace, SOURCE, WRITTEN};
-use crate::test_traces::{group_texts, options, trace_of, TestTraces};
+use crate::testing::test_seq2seq::{self_row, self_score, seq2seq_trace, SOURCE, WRITTEN};
+use crate::testing::test_traces::{group_texts, options, trace_of, TestTraces};
 use crate::{Domain, Figure, FigureError, SharedScale};
 use tracebook_trace::Trace;
 

@@ -57,7 +57,7 @@ pub struct Worked {
 /// The options of `attention-steps`.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(super) struct Opts {
+pub(in crate::kinds) struct Opts {
     layer: Option<LayerKey>,
     head: Option<HeadKey>,
     /// The query.

@@ -5,9 +5,9 @@
 use super::render;
 use crate::format::signed;
 use crate::svg::Font;
-use crate::test_seq2seq::{self_row, self_score, seq2seq_trace, SOURCE, WRITTEN};
-use crate::test_svg::{all_texts, groups_texts, parse, text_of, texts_in};
-use crate::test_traces::{options, trace_of, TestTraces};
+use crate::testing::test_seq2seq::{self_row, self_score, seq2seq_trace, SOURCE, WRITTEN};
+use crate::testing::test_svg::{all_texts, groups_texts, parse, text_of, texts_in};
+use crate::testing::test_traces::{options, trace_of, TestTraces};
 use crate::token_text::Shown;
 use crate::{Figure, FigureError};
 use tracebook_trace::Trace;

@@ -3,9 +3,9 @@
 
 use super::{render, table_rows, Derived, Step, Table, Worked};
 use crate::format::signed;
-use crate::test_forward::value;
-use crate::test_svg::{all_texts, groups_texts, parse, text_of, texts_in};
-use crate::test_traces::{options, pattern_row, score, trace_of, trace_with, TestTraces};
+use crate::testing::test_forward::value;
+use crate::testing::test_svg::{all_texts, groups_texts, parse, text_of, texts_in};
+use crate::testing::test_traces::{options, pattern_row, score, trace_of, trace_with, TestTraces};
 use crate::{Figure, FigureError};
 use tracebook_trace::Precision;
 

@@ -2,7 +2,7 @@
 //! of known scores (see `test_traces::score`).
 
 use super::render;
-use crate::test_traces::{group_texts, options, pattern_row, score, trace_of, TestTraces};
+use crate::testing::test_traces::{group_texts, options, pattern_row, score, trace_of, TestTraces};
 use crate::{Figure, FigureError};
 
 const ROBOTS: [u32; 4] = [10, 11, 12, 13];

@@ -12,11 +12,11 @@
 //! query head to a group and a ratio of 1. That is drawn rather than refused because it is
 //! the baseline the grouped models are measured against, and its cache size is as real.
 
-use super::strips::WIDTH;
 use crate::draw::{line, rect, text, wrapped_note, wrapped_title};
 use crate::error::FigureError;
 use crate::figure::{Figure, Source};
 use crate::format::{bytes, thousands};
+use crate::kinds::strips::WIDTH;
 use crate::options::{Block, Int, Layer, LayerKey};
 use crate::prompt::Prompt;
 use crate::relations::Relation;
@@ -38,7 +38,7 @@ const FAN: f64 = 22.0;
 /// The options of `gqa`.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(super) struct Opts {
+pub(in crate::kinds) struct Opts {
     layer: Option<LayerKey>,
     #[serde(default)]
     context: Int<1, 10_000_000, 1024>,

@@ -2,9 +2,9 @@
 //! layers), on a trace of Llama-3.2-1B's sizes and on GPT-2's (no grouping).
 
 use super::render;
-use crate::test_llama::llama_trace;
-use crate::test_svg::{all_texts, parse};
-use crate::test_traces::{options, tiny_trace, TestTraces};
+use crate::testing::test_llama::llama_trace;
+use crate::testing::test_svg::{all_texts, parse};
+use crate::testing::test_traces::{options, tiny_trace, TestTraces};
 use crate::{Figure, FigureError};
 use tracebook_trace::Trace;
 

@@ -7,13 +7,13 @@
 //! Options: `prompt`, `caption`, `layer` (required), `token` (default -1), `dims`
 //! (dimensions per strip, default 16, at most dh).
 
-use super::embedding::length_relations;
-use super::embedding_sum::triangle;
-use super::strips::{self, DimPick, StripFigure};
 use crate::draw::text;
 use crate::error::FigureError;
 use crate::figure::Figure;
 use crate::format::{short, thousands};
+use crate::kinds::strips::{self, DimPick, StripFigure};
+use crate::kinds::tokens_embeddings::embedding::length_relations;
+use crate::kinds::tokens_embeddings::embedding_sum::triangle;
 use crate::options::{capped, Block, Dims, Layer, LayerKey, TokenKey};
 use crate::prompt::{Checked, Prompt};
 use crate::relations::Relation;
@@ -40,7 +40,7 @@ struct Lengths {
 /// The options of `head-mix`.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(super) struct Opts {
+pub(in crate::kinds) struct Opts {
     layer: Option<LayerKey>,
     #[serde(default)]
     token: TokenKey,
@@ -205,8 +205,8 @@ mod tests {
     use super::render;
     use crate::format::short;
     use crate::strip::norm;
-    use crate::test_svg::{all_texts, texts_in, texts_in_last};
-    use crate::test_traces::{options, trace_of, TestTraces};
+    use crate::testing::test_svg::{all_texts, texts_in, texts_in_last};
+    use crate::testing::test_traces::{options, trace_of, TestTraces};
     use crate::{Figure, FigureError};
 
     const ROBOTS: [u32; 4] = [10, 11, 12, 13];

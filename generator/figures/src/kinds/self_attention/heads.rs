@@ -6,12 +6,12 @@
 //! (default) | "k" | "v" | "z" (the head's attention output), `dims` (per head, default
 //! 16, at most dh).
 
-use super::embedding::length_relations;
-use super::strips::{self, DimPick, StripFigure};
 use crate::draw::{note, rect, text};
 use crate::error::FigureError;
 use crate::figure::Figure;
 use crate::format::{short, thousands};
+use crate::kinds::strips::{self, DimPick, StripFigure};
+use crate::kinds::tokens_embeddings::embedding::length_relations;
 use crate::options::{capped, choice, Block, Dims, LayerKey, TokenKey};
 use crate::prompt::Checked;
 use crate::relations::Relation;
@@ -35,7 +35,7 @@ choice! {
 /// The options of `heads`.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(super) struct Opts {
+pub(in crate::kinds) struct Opts {
     layer: Option<LayerKey>,
     #[serde(default)]
     token: TokenKey,
@@ -174,9 +174,9 @@ mod tests {
     use super::render;
     use crate::format::short;
     use crate::strip::norm;
-    use crate::test_forward::{key, query};
-    use crate::test_svg::{all_texts, texts_in, texts_in_last};
-    use crate::test_traces::{options, trace_of, TestTraces};
+    use crate::testing::test_forward::{key, query};
+    use crate::testing::test_svg::{all_texts, texts_in, texts_in_last};
+    use crate::testing::test_traces::{options, trace_of, TestTraces};
     use crate::{Figure, FigureError};
 
     fn draw(body: &str) -> Result<Figure, FigureError> {

@@ -6,12 +6,12 @@
 //! Options: `prompt`, `caption`, `layer` (required), `token` (default -1, the last),
 //! `dims` (default 32, at most 64), `spread`.
 
-use super::embedding::length_relations;
-use super::strips::{self, DimPick, StripFigure};
 use crate::draw::{arrow, labelled_box, note, text};
 use crate::error::FigureError;
 use crate::figure::Figure;
 use crate::format::{short, thousands};
+use crate::kinds::strips::{self, DimPick, StripFigure};
+use crate::kinds::tokens_embeddings::embedding::length_relations;
 use crate::options::{Block, Dims, Layer, LayerKey, TokenKey};
 use crate::prompt::{Checked, Prompt};
 use crate::shared::{Domain, SharedScale};
@@ -28,7 +28,7 @@ const DIAGRAM_HEIGHT: f64 = 136.0;
 /// The options of `qkv`.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(super) struct Opts {
+pub(in crate::kinds) struct Opts {
     layer: Option<LayerKey>,
     #[serde(default)]
     token: TokenKey,

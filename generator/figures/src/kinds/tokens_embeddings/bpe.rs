@@ -9,11 +9,11 @@
 //! Options: `prompt`, `caption`, `word` (the word to show, as written in the prompt, its
 //! leading space optional; default the word cut into the most tokens).
 
-use super::strips::WIDTH;
 use crate::draw::{rect, text, wrapped_note};
 use crate::error::FigureError;
 use crate::figure::Figure;
 use crate::format::thousands;
+use crate::kinds::strips::WIDTH;
 use crate::options::Block;
 use crate::prompt::Prompt;
 use crate::relations::Relation;
@@ -40,7 +40,7 @@ const RANK_WIDTH: f64 = 46.0;
 /// The options of `bpe`.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(super) struct Opts {
+pub(in crate::kinds) struct Opts {
     word: Option<String>,
 }
 

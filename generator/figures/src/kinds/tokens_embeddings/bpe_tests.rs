@@ -1,8 +1,8 @@
 //! Tests of `figure bpe` on synthetic traces whose merges are known (`toy_merges`).
 
 use super::render;
-use crate::test_svg::groups_texts;
-use crate::test_traces::{options, trace_of, TestTraces};
+use crate::testing::test_svg::groups_texts;
+use crate::testing::test_traces::{options, trace_of, TestTraces};
 use crate::{Figure, FigureError};
 use tracebook_trace::{Merge, WordMerges};
 

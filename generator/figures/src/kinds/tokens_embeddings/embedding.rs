@@ -5,10 +5,10 @@
 //! `spread` (show dimensions spread evenly over the vector instead of the first ones).
 //! Prompts longer than 16 tokens show their last 16.
 
-use super::strips::{self, window, window_note, DimPick, StripFigure};
 use crate::error::FigureError;
 use crate::figure::Figure;
 use crate::format::{short, signed, thousands};
+use crate::kinds::strips::{self, window, window_note, DimPick, StripFigure};
 use crate::options::{Block, Dims};
 use crate::prompt::{Checked, Prompt};
 use crate::relations::Relation;
@@ -28,7 +28,7 @@ pub const MAX_ROWS: usize = 16;
 /// The options of `embedding`.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(super) struct Opts {
+pub(in crate::kinds) struct Opts {
     pub(super) dims: Option<Dims>,
     #[serde(default)]
     pub(super) spread: bool,

@@ -8,10 +8,10 @@
 
 use super::embedding::{length_relations, token_label};
 use super::positional::{length_quantity, positions_of};
-use super::strips::{self, window, window_note, DimPick, StripFigure};
 use crate::error::FigureError;
 use crate::figure::Figure;
 use crate::format::short;
+use crate::kinds::strips::{self, window, window_note, DimPick, StripFigure};
 use crate::options::{Block, Dims, Layer, TokenKey};
 use crate::prompt::{Checked, Gpt2Part, Prompt};
 use crate::relations::{printed, Relation};
@@ -37,7 +37,7 @@ struct Parts {
 /// The options of `embedding-sum`.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(super) struct Opts {
+pub(in crate::kinds) struct Opts {
     /// One token; every token (the last few of a longer prompt) when absent.
     token: Option<TokenKey>,
     dims: Option<Dims>,
@@ -124,7 +124,7 @@ fn relations(
 /// The input's length against its parts' as printed (token, position, input; or any two
 /// vectors and their sum): a sum of two vectors is no longer than their lengths added and no
 /// shorter than their difference.
-pub(super) fn triangle(rows: &[StripRow]) -> Option<Relation> {
+pub(in crate::kinds) fn triangle(rows: &[StripRow]) -> Option<Relation> {
     let [token, position, input] = rows else {
         return None;
     };
@@ -182,9 +182,9 @@ mod tests {
     use super::render;
     use crate::format::short;
     use crate::strip::norm;
-    use crate::test_forward::{wpe, wte};
-    use crate::test_svg::texts_in;
-    use crate::test_traces::{options, trace_of, TestTraces};
+    use crate::testing::test_forward::{wpe, wte};
+    use crate::testing::test_svg::texts_in;
+    use crate::testing::test_traces::{options, trace_of, TestTraces};
     use crate::{Figure, FigureError};
 
     fn draw(ids: &[u32], body: &str) -> Result<Figure, FigureError> {

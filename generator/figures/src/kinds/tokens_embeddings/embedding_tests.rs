@@ -4,9 +4,9 @@ use super::render;
 use crate::format::short;
 use crate::strip::norm;
 use crate::svg::Ramp;
-use crate::test_forward::wte;
-use crate::test_svg::{cells, desc, parse, texts_in};
-use crate::test_traces::{options, trace_of, TestTraces};
+use crate::testing::test_forward::wte;
+use crate::testing::test_svg::{cells, desc, parse, texts_in};
+use crate::testing::test_traces::{options, trace_of, TestTraces};
 use crate::{Figure, FigureError};
 
 const ROBOTS: [u32; 4] = [10, 11, 12, 13];

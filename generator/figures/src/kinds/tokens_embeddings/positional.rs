@@ -10,10 +10,10 @@
 //! than 16 tokens show their last 16 positions.
 
 use super::embedding::{length_relations, range_text, rows_of, MAX_ROWS};
-use super::strips::{self, window, window_note, DimPick, StripFigure};
 use crate::error::FigureError;
 use crate::figure::Figure;
 use crate::format::thousands;
+use crate::kinds::strips::{self, window, window_note, DimPick, StripFigure};
 use crate::options::Block;
 use crate::prompt::{Checked, Gpt2Part, Prompt};
 use crate::relations::Relation;
@@ -24,7 +24,7 @@ use crate::Traces;
 use tracebook_trace::ModelInfo;
 
 /// `positional` takes the same options as `embedding`.
-pub(super) use super::embedding::Opts;
+pub(in crate::kinds) use super::embedding::Opts;
 
 pub const KIND: &str = "positional";
 
@@ -173,9 +173,9 @@ mod tests {
     use super::render;
     use crate::format::short;
     use crate::strip::norm;
-    use crate::test_forward::wpe;
-    use crate::test_svg::{desc, texts_in};
-    use crate::test_traces::{options, trace_of, trace_with, TestTraces};
+    use crate::testing::test_forward::wpe;
+    use crate::testing::test_svg::{desc, texts_in};
+    use crate::testing::test_traces::{options, trace_of, trace_with, TestTraces};
     use std::collections::BTreeMap;
     use tracebook_trace::{Precision, Trace};
 

@@ -36,7 +36,7 @@ pub const KIND: &str = "rope";
 /// The options of `rope`.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(super) struct Opts {
+pub(in crate::kinds) struct Opts {
     layer: Option<LayerKey>,
     head: Option<HeadKey>,
     #[serde(default)]

@@ -6,9 +6,9 @@ use super::{read, render, Of};
 use crate::format::small;
 use crate::options::Layer;
 use crate::prompt::Prompt;
-use crate::test_llama::{frequency, llama_trace, llama_trace_of, rotate, unrotated, DH};
-use crate::test_svg::all_texts;
-use crate::test_traces::{options, tiny_trace, TestTraces};
+use crate::testing::test_llama::{frequency, llama_trace, llama_trace_of, rotate, unrotated, DH};
+use crate::testing::test_svg::all_texts;
+use crate::testing::test_traces::{options, tiny_trace, TestTraces};
 use crate::{Figure, FigureError};
 use tracebook_trace::Trace;
 

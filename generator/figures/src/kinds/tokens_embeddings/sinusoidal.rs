@@ -7,10 +7,10 @@
 //! Options: `prompt` (for the model's width), `caption`, `positions` (columns, default
 //! 64, at most 128), `dims` (rows, an even number, default 16, at most 64).
 
-use super::strips::{self, DimPick, StripFigure};
 use crate::error::FigureError;
 use crate::figure::{Figure, Source};
 use crate::format::thousands;
+use crate::kinds::strips::{self, DimPick, StripFigure};
 use crate::options::{capped, Block, Dims, Int};
 use crate::relations::Relation;
 use crate::shared::{Domain, SharedScale};
@@ -41,7 +41,7 @@ fn wavelength_base(two_i: usize, d: usize) -> f64 {
 /// The options of `sinusoidal`.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(super) struct Opts {
+pub(in crate::kinds) struct Opts {
     #[serde(default)]
     positions: Int<2, 128, 64>,
     /// Sine/cosine pairs, so an even number.
@@ -173,8 +173,8 @@ fn describe(pick: &DimPick, positions: usize, d: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::{encoding, pairs, render};
-    use crate::test_svg::{texts_in, texts_in_last};
-    use crate::test_traces::{options, tiny_trace, TestTraces};
+    use crate::testing::test_svg::{texts_in, texts_in_last};
+    use crate::testing::test_traces::{options, tiny_trace, TestTraces};
     use crate::{Figure, FigureError};
 
     fn draw(body: &str) -> Result<Figure, FigureError> {

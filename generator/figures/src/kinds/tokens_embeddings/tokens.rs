@@ -44,7 +44,7 @@ struct Placed {
 /// The options of `tokens`.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(super) struct Opts {
+pub(in crate::kinds) struct Opts {
     #[serde(default)]
     spans: bool,
     #[serde(default)]

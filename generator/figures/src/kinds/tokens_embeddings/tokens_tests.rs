@@ -1,7 +1,9 @@
 //! Tests of `figure tokens` on synthetic traces.
 
 use super::{render, WIDTH};
-use crate::test_traces::{group_texts, numbers, options, tiny_trace, trace_of, TestTraces};
+use crate::testing::test_traces::{
+    group_texts, numbers, options, tiny_trace, trace_of, TestTraces,
+};
 use crate::Figure;
 
 fn draw(ids: &[u32], body: &str) -> Figure {
@@ -33,7 +35,9 @@ fn leading_spaces_and_newlines_are_visible() {
     assert!(figure
         .svg
         .contains("<tspan class=\"tbf-dim\">⏎⏎</tspan></text>"));
-    let legend = crate::test_svg::all_texts(&figure.svg).pop().unwrap();
+    let legend = crate::testing::test_svg::all_texts(&figure.svg)
+        .pop()
+        .unwrap();
     assert_eq!(
         legend,
         "· is a space, ⏎ a newline; below each token: its id"
@@ -106,7 +110,7 @@ fn spans_and_positions_are_optional() {
         );
     }
     assert_eq!(
-        crate::test_svg::all_texts(&figure.svg).pop().unwrap(),
+        crate::testing::test_svg::all_texts(&figure.svg).pop().unwrap(),
         "· is a space; above each token: its position; below: its id and its bytes in the prompt, from–to (to not included)"
     );
 }

@@ -9,13 +9,13 @@
 //!
 //! Options: `prompt` (any prompt traced with the model), `caption`.
 
-use super::strips::WIDTH;
 use super::training_chart::{path, recorded_run};
 use crate::chart::{tick_decimals, ticks, x_axis, Axis};
 use crate::draw::{line, text, wrapped_notes};
 use crate::error::FigureError;
 use crate::figure::{Figure, Source};
 use crate::format::{count, signed};
+use crate::kinds::strips::WIDTH;
 use crate::options::Block;
 use crate::relations::Relation;
 use crate::svg::{Canvas, Css, Element};
@@ -34,7 +34,7 @@ const GAP: f64 = 30.0;
 /// `descent` takes only the preamble.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(super) struct Opts {}
+pub(in crate::kinds) struct Opts {}
 
 /// One panel: a title and a series of `[step, value]`.
 struct Series<'a> {

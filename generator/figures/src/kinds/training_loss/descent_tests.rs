@@ -1,8 +1,8 @@
 //! Tests of `figure descent` on synthetic training summaries.
 
 use super::render;
-use crate::test_svg::{groups_texts, parse};
-use crate::test_traces::{options, tiny_trace, training_run, TestTraces};
+use crate::testing::test_svg::{groups_texts, parse};
+use crate::testing::test_traces::{options, tiny_trace, training_run, TestTraces};
 use crate::{Figure, FigureError};
 use tracebook_trace::{TrainingSummary, WeightHistory};
 

@@ -7,13 +7,13 @@
 //! Options: `prompt`, `caption`, `tokens` (rows shown, the last ones, default 16, at
 //! most 32).
 
-use super::strips::{window, WIDTH};
 use crate::chart::{ticks, token_label_column};
 use crate::draw::{line, note, rect, text};
 use crate::error::FigureError;
 use crate::figure::Figure;
 use crate::format::{percent, short, signed};
 use crate::heatmap::token_key;
+use crate::kinds::strips::{window, WIDTH};
 use crate::options::{Block, Int};
 use crate::relations::{printed, Func, Relation};
 use crate::svg::{text_width, Canvas, Css, Element, Font};
@@ -34,7 +34,7 @@ const ROOM: f64 = WIDTH - BAR_X - 100.0;
 /// The options of `loss`.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(super) struct Opts {
+pub(in crate::kinds) struct Opts {
     #[serde(default)]
     tokens: Int<1, 32, 16>,
 }
@@ -319,9 +319,9 @@ fn describe(tokens: &[Token], losses: &[f64], mean: f64) -> String {
 mod tests {
     use super::render;
     use crate::format::{percent, short};
-    use crate::test_logits::{lse, position_logits};
-    use crate::test_svg::{all_texts, texts_in};
-    use crate::test_traces::{options, trace_of, TestTraces};
+    use crate::testing::test_logits::{lse, position_logits};
+    use crate::testing::test_svg::{all_texts, texts_in};
+    use crate::testing::test_traces::{options, trace_of, TestTraces};
     use crate::{Figure, FigureError};
 
     const ROBOTS: [u32; 4] = [10, 11, 12, 13];

@@ -8,7 +8,6 @@
 //! | "tokens" (training tokens seen on the horizontal axis), `other` (a prompt traced with
 //! another trained model: both runs' validation losses on one chart, `training_pair.rs`).
 
-use super::strips::WIDTH;
 use super::training_chart::{as_printed, path, recorded_run, y_axis, HEIGHT, LEFT, RIGHT, TOP};
 use super::training_pair;
 use crate::chart::{ticks, x_axis, Axis};
@@ -16,6 +15,7 @@ use crate::draw::{line, note, text, wrapped_notes};
 use crate::error::FigureError;
 use crate::figure::{Figure, Source};
 use crate::format::{count, short};
+use crate::kinds::strips::WIDTH;
 use crate::options::{choice, resolve_prompt, Block};
 use crate::relations::{printed, Relation};
 use crate::svg::{number, text_width, Canvas, Css, Element, Font};
@@ -33,7 +33,7 @@ choice! {
 /// The options of `training`.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(super) struct Opts {
+pub(in crate::kinds) struct Opts {
     #[serde(default)]
     x: XAxis,
     /// A prompt traced with another trained model, drawn beside this one's.

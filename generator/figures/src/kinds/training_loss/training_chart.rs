@@ -2,11 +2,11 @@
 //! through points, and the training run a trace records (`training.rs` for one run,
 //! `training_pair.rs` for two; `descent.rs` reads runs too).
 
-use super::strips::WIDTH;
 use crate::chart::{tick_decimals, Axis};
 use crate::draw::{line, text};
 use crate::error::FigureError;
 use crate::format::signed;
+use crate::kinds::strips::WIDTH;
 use crate::prompt::Prompt;
 use crate::svg::{number, Element};
 use tracebook_trace::TrainingSummary;

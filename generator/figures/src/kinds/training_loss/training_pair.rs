@@ -4,7 +4,6 @@
 //! when both runs measured the same one (the same training split); and the final validation
 //! losses with their difference.
 
-use super::strips::WIDTH;
 use super::training_chart::{
     as_printed as printed, path, recorded_run, y_axis, HEIGHT, LEFT, RIGHT, TOP,
 };
@@ -13,6 +12,7 @@ use crate::draw::{line, note, text, wrapped_notes};
 use crate::error::FigureError;
 use crate::figure::{Figure, Source};
 use crate::format::{count, signed};
+use crate::kinds::strips::WIDTH;
 use crate::prompt::Prompt;
 use crate::relations::Relation;
 use crate::svg::{number, Canvas, Css, Element};

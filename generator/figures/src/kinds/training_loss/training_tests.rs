@@ -1,6 +1,6 @@
 use super::render;
-use crate::test_svg::{all_texts, parse};
-use crate::test_traces::{options, tiny_trace, training_run, TestTraces};
+use crate::testing::test_svg::{all_texts, parse};
+use crate::testing::test_traces::{options, tiny_trace, training_run, TestTraces};
 use crate::{Figure, FigureError};
 use tracebook_trace::TrainingSummary;
 

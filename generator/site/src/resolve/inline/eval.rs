@@ -6,7 +6,6 @@ use crate::base::problem::Problem;
 use crate::load::citations::Citations;
 use crate::load::lazy_tokenizer::LazyTokenizer;
 use crate::load::words::Words;
-use crate::resolve::claims::{decide, Decoded, Evaluator, Vocabulary};
 use crate::resolve::refs::{RefIndex, RefKind, RefMiss};
 use crate::resolve::scope::PromptScopeView;
 use crate::suggest;
@@ -14,6 +13,7 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::ops::Range;
 use std::rc::Rc;
+use tracebook_claims::{decide, Decoded, Evaluator, Vocabulary};
 use tracebook_tokenizer::Vocab;
 use tracebook_trace::{exact_math, Tensor, Trace};
 

@@ -163,57 +163,11 @@ pub fn worked_sum(terms: &[f32]) -> String {
     out
 }
 
-/// `x` with `digits` significant digits, never in exponent form, never `-0`.
-pub fn significant(x: f64, digits: i32) -> String {
-    if x == 0.0 || !x.is_finite() {
-        return if x.is_nan() {
-            "NaN".into()
-        } else if x.is_infinite() {
-            format!("{}∞", if x < 0.0 { "-" } else { "" })
-        } else {
-            "0".into()
-        };
-    }
-    let magnitude = x.abs().log10().floor() as i32;
-    let decimals = (digits - 1 - magnitude).max(0) as usize;
-    let text = format!("{x:.decimals$}");
-    // Rounding can carry into a new digit (9.996 → "10.00"); format again with one fewer.
-    let text = if decimals > 0
-        && text
-            .trim_start_matches('-')
-            .replace('.', "")
-            .trim_start_matches('0')
-            .len()
-            > digits as usize
-    {
-        format!("{x:.prec$}", prec = decimals - 1)
-    } else {
-        text
-    };
-    if text
-        .trim_start_matches('-')
-        .chars()
-        .all(|c| c == '0' || c == '.')
-    {
-        text.trim_start_matches('-').to_string()
-    } else {
-        text
-    }
-}
+pub use tracebook_claims::significant;
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn significant_digits() {
-        assert_eq!(significant(0.123456, 4), "0.1235");
-        assert_eq!(significant(-12.3456, 4), "-12.35");
-        assert_eq!(significant(12345.6, 4), "12346");
-        assert_eq!(significant(9.9996, 4), "10.00");
-        assert_eq!(significant(0.000012345, 3), "0.0000123");
-        assert_eq!(significant(-0.0, 4), "0");
-    }
 
     #[test]
     fn worked_sums_add_up_as_printed() {

@@ -43,7 +43,7 @@ pub enum Query {
     Sum(Vec<(Arg, Vec<Index>)>),
     /// `{{ claim PROMPT EXPRESSION }}`: the expression as parsed and its body range.
     Claim {
-        expr: crate::resolve::claims::Expr,
+        expr: tracebook_claims::Expr,
         source: Range<usize>,
     },
 }
@@ -276,7 +276,7 @@ fn claim(
     }
     let prompt = unquoted_prompt(args.remove(0), usage)?;
     let source = args[0].span.start..inner.end;
-    let expr = crate::resolve::claims::parse(text, source.clone())?;
+    let expr = tracebook_claims::parse(text, source.clone())?;
     let source = source.start..source.start + text[source].trim_end().len();
     Ok(Call {
         range,

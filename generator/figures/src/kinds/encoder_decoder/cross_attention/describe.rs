@@ -3,7 +3,7 @@
 
 use super::read::Sides;
 use crate::format::weight;
-use crate::kinds::attention::matrix::Matrix;
+use crate::kinds::self_attention::attention::matrix::Matrix;
 use crate::options::Layer;
 
 pub(super) fn describe(matrix: &Matrix, sides: &Sides, layer: Layer, heads: String) -> String {

@@ -1,8 +1,8 @@
 //! What `figure cross-attention` reads from an encoder-decoder's trace: the tokens on its two
 //! axes, and one layer's cross-attention (one head's, or the mean over the heads).
 
-use super::super::attention::matrix::Matrix;
 use crate::error::FigureError;
+use crate::kinds::self_attention::attention::matrix::Matrix;
 use crate::options::Layer;
 use crate::prompt::Prompt;
 

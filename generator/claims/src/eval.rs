@@ -3,7 +3,7 @@
 
 use super::ast::{Expr, Index, Kind, Op};
 use super::value::{shape_text, Array, Axis, Val};
-use crate::base::problem::Problem;
+use crate::problem::Problem;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::ops::Range;
@@ -211,8 +211,8 @@ impl<'a> Evaluator<'a> {
         }
         if self.trace.shape(name).is_none() {
             let names: Vec<&str> = self.trace.tensor_names().collect();
-            let hint =
-                crate::suggest::did_you_mean(name, names.iter().copied()).unwrap_or_else(|| {
+            let hint = tracebook_trace::suggest::did_you_mean(name, names.iter().copied())
+                .unwrap_or_else(|| {
                     let functions: Vec<&str> = FUNCTIONS.iter().map(|(f, _)| *f).collect();
                     format!(
                         "tensor names are listed by `tracebook inspect PROMPT`; functions are {}",
@@ -525,7 +525,7 @@ impl<'a> Evaluator<'a> {
             }),
             [] => {
                 let listed: Vec<String> = texts.iter().map(|t| format!("{t:?}")).collect();
-                let hint = crate::suggest::did_you_mean(&text, texts.iter().copied())
+                let hint = tracebook_trace::suggest::did_you_mean(&text, texts.iter().copied())
                     .map(|near| format!("{near} (a token's text includes its leading space)"))
                     .unwrap_or_else(|| format!("its tokens are {}", listed.join(", ")));
                 Err(Problem::new(
@@ -614,7 +614,7 @@ impl<'a> Evaluator<'a> {
     ) -> Result<Val> {
         let Some(&(_, usage)) = FUNCTIONS.iter().find(|(n, _)| *n == name) else {
             let names: Vec<&str> = FUNCTIONS.iter().map(|(n, _)| *n).collect();
-            let hint = crate::suggest::hint(name, &names, "claim functions are");
+            let hint = tracebook_trace::suggest::hint(name, &names, "claim functions are");
             return Err(
                 Problem::new(name_span.clone(), format!("unknown function `{name}`"))
                     .with_optional_hint(hint),

@@ -3,11 +3,11 @@
 //! the trace by hand here, not written down, so the tests hold for any re-trace.
 
 use super::{decide, parse, Evaluator, NoVocabulary, Verdict};
-use crate::base::problem::Problem;
+use crate::problem::Problem;
 use proptest::prelude::*;
 use tracebook_trace::Trace;
 
-const ROBOTS: &str = include_str!("../../../../../traces/robots.json");
+const ROBOTS: &str = include_str!("../../../traces/robots.json");
 
 fn trace() -> Trace {
     Trace::from_json(ROBOTS).expect("the example trace reads")
@@ -281,7 +281,7 @@ fn pos_finds_a_token_by_its_text() {
 
 /// The example site's trace with an ablation and a patching (`traces/he_loved.json`: "He was
 /// happy and loved", patched from "She was happy and loved").
-const HE_LOVED: &str = include_str!("../../../../../traces/he_loved.json");
+const HE_LOVED: &str = include_str!("../../../traces/he_loved.json");
 
 fn verdict_on(json: &str, prompt: &str, claim: &str) -> Result<Verdict, Problem> {
     let trace = Trace::from_json(json).expect("the example trace reads");
@@ -343,7 +343,7 @@ fn targets_that_are_not_there_say_which_are() {
 
 /// The example site's encoder-decoder trace (`traces/fichier.json`: "Error while reading the
 /// configuration file", translated by models/tracebook-tiny-en-fr).
-const FICHIER: &str = include_str!("../../../../../traces/fichier.json");
+const FICHIER: &str = include_str!("../../../traces/fichier.json");
 
 #[test]
 fn wrote_finds_a_token_of_the_translation() {

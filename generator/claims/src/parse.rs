@@ -4,7 +4,7 @@
 
 use super::ast::{Expr, Index, Kind, Op};
 use super::lex::{lex, Spanned, Tok};
-use crate::base::problem::Problem;
+use crate::problem::Problem;
 use std::ops::Range;
 
 /// Nesting deeper than this is refused (a claim is a sentence, not a program; and the

@@ -1,6 +1,6 @@
 //! The claim language's tokens, each with its byte range in the article body.
 
-use crate::base::problem::Problem;
+use crate::problem::Problem;
 use std::ops::Range;
 
 /// One token of a claim.

@@ -3,7 +3,7 @@
 
 use super::ast::{Expr, Kind, Op};
 use super::eval::Evaluator;
-use crate::base::problem::Problem;
+use crate::problem::Problem;
 
 /// Whether a claim holds, and why.
 #[derive(Debug, Clone, PartialEq, Eq)]

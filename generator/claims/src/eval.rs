@@ -44,6 +44,15 @@ pub const FUNCTIONS: &[(&str, &str)] = &[
     ("id", "id(i): the id of prompt token i"),
     ("text", "text(id): the text of vocabulary token id"),
     ("count", "count(): the number of prompt tokens"),
+    (
+        "last",
+        "last(): the position of the prompt's last token (last() - 1 is the one before)",
+    ),
+    ("first", "first(): the position of the prompt's first token, 0"),
+    (
+        "guess",
+        "guess(k): the id of the model's k-th likeliest next token after the prompt (guess(1) is its top guess)",
+    ),
     ("len", "len(x): the length of x's first dimension"),
     ("argmax", "argmax(x): the index of x's largest value"),
     ("argmin", "argmin(x): the index of x's smallest value"),
@@ -621,7 +630,7 @@ impl<'a> Evaluator<'a> {
             );
         };
         let arity = match name {
-            "count" | "top" if name == "count" => 0,
+            "count" | "last" | "first" => 0,
             "rank" => 2,
             _ => 1,
         };
@@ -673,6 +682,37 @@ impl<'a> Evaluator<'a> {
                 })
             }
             "count" => Ok(Val::num(self.tokens() as f64)),
+            "last" | "first" => {
+                let n = self.tokens();
+                if n == 0 {
+                    return Err(Problem::new(
+                        span.clone(),
+                        format!("prompt `{}` has no tokens", self.prompt),
+                    ));
+                }
+                let at = if name == "last" { n - 1 } else { 0 };
+                Ok(Val::Num {
+                    value: at as f64,
+                    label: Some(self.trace.meta.tokens[at].text.clone()),
+                })
+            }
+            "guess" => {
+                let k = self.integer(&args[0])?;
+                let last = self.last_logits(span)?;
+                let logits = &last.0;
+                if k < 1 || k as usize > logits.len() {
+                    return Err(Problem::new(
+                        args[0].span.clone(),
+                        format!("guess({k}): k must be between 1 and {}", logits.len()),
+                    ));
+                }
+                self.charge(logits.len(), span)?;
+                let id = top_ids(logits, k as usize)[k as usize - 1];
+                Ok(Val::Num {
+                    value: f64::from(id),
+                    label: self.text_of(id),
+                })
+            }
             "pos" => self.position_of(&args[0], false),
             "wrote" => self.position_of(&args[0], true),
             "target" => self.target_of(&args[0]),

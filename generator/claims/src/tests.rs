@@ -48,6 +48,44 @@ fn tokens_ids_and_counts() {
     assert!(holds("len(logits.last) > 1000"));
 }
 
+/// The roles name positions and tokens by what they are, not by where the author's prompt
+/// has them: the last token, the first, the model's k-th guess.
+#[test]
+fn roles_name_the_last_and_first_token_and_the_model_s_guesses() {
+    let trace = trace();
+    let n = trace.meta.tokens.len();
+    let top = top_id(&trace);
+    assert!(holds(&format!("last() == {} and first() == 0", n - 1)));
+    assert!(holds("token(last()) == token(-1) and id(first()) == id(0)"));
+    assert!(holds("last() - 1 == count() - 2"));
+    assert!(holds(&format!("guess(1) == {top} and guess(1) in top(1)")));
+    assert!(holds("guess(2) == logits.topk_ids[-1, 1]"));
+    assert!(holds("prob(guess(1)) >= prob(guess(2))"));
+    assert!(holds("rank(logits.last, guess(3)) == 3"));
+    let text = trace.meta.token_texts[&top].clone();
+    let v = verdict("guess(1) == 0").unwrap();
+    assert_eq!(v.detail, format!("`guess(1)` is {top} ({text:?}), not 0"));
+    let v = verdict("last() == 0").unwrap();
+    assert_eq!(
+        v.detail,
+        format!("`last()` is {} (\" bring\"), not 0", n - 1)
+    );
+    assert!(error("guess(0) == 1").message.contains("between 1 and"));
+    assert!(error("last(1) == 1").message.contains("takes 0 arguments"));
+}
+
+/// Every claim function is in the authors' table of docs/authoring.md.
+#[test]
+fn every_function_is_documented_for_authors() {
+    let docs = include_str!("../../../docs/authoring.md");
+    let missing: Vec<&str> = crate::eval::FUNCTIONS
+        .iter()
+        .map(|(name, _)| *name)
+        .filter(|name| !docs.contains(&format!("`{name}(")))
+        .collect();
+    assert!(missing.is_empty(), "not in docs/authoring.md: {missing:?}");
+}
+
 #[test]
 fn argmax_rank_top_and_prob_agree_with_the_trace() {
     let trace = trace();

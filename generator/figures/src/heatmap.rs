@@ -223,6 +223,21 @@ fn col_labels(
     group
 }
 
+/// The smallest a printed value's glyphs may be squeezed to fit its cell, as a share of
+/// their size: 11 of 12 units.
+const MIN_SQUEEZE: f64 = 11.0 / 12.0;
+/// How much wider the usual system sans (DejaVu Sans) renders than the width estimate.
+const RENDERED_WIDE: f64 = 1.15;
+
+/// Whether `label`, printed in a cell `cell` wide, keeps a legible size: it fits, or
+/// squeezing it to fit (as [`draw`] does) leaves its glyphs at least [`MIN_SQUEEZE`] of
+/// their size.
+pub fn legible(label: &str, cell: f64) -> bool {
+    let side = (cell - 1.0).max(1.0);
+    wide_width(label, Font::Sans, VALUE_SIZE) <= side - 2.0
+        || text_width(label, Font::Sans, VALUE_SIZE) * RENDERED_WIDE * MIN_SQUEEZE <= side - 3.0
+}
+
 /// One path per bin (and one for masked cells), then the printed values.
 fn cells(grid: &Grid<'_>, left: f64, grid_top: f64, cell: f64) -> Vec<Element> {
     let mut paths: std::collections::BTreeMap<Option<usize>, String> = Default::default();

@@ -181,14 +181,29 @@ fn draw_rows(strips: &Strips<'_>, layout: &Layout, top: f64) -> Rows {
     }
 }
 
+/// Decimals of a diverging legend's end at `limit`.
+fn legend_decimals(limit: f64) -> usize {
+    if limit >= 10.0 {
+        0
+    } else if limit < 0.5 {
+        2
+    } else {
+        1
+    }
+}
+
+/// `limit` as a diverging legend prints its end: "4.7", "0.45".
+pub fn legend_limit(limit: f64) -> String {
+    signed(limit, legend_decimals(limit))
+}
+
 /// A legend for the diverging scale from `-limit` to `limit`, titled `title`; returns it
 /// and its right edge.
 pub fn signed_legend(title: &str, limit: f64, left: f64, top: f64) -> (Element, f64) {
     let ramp = Ramp::signed();
     // Bin centres sit at −limit and +limit; the row's ends are half a bin beyond.
     let edge = 0.5 / ramp.bins() as f64;
-    let decimals = if limit >= 10.0 { 0 } else { 1 };
-    let decimals = if limit < 0.5 { 2 } else { decimals };
+    let decimals = legend_decimals(limit);
     let ticks = vec![
         (edge, signed(-limit, decimals)),
         (0.5, "0".to_string()),

@@ -136,7 +136,12 @@ pub fn draw_placed(figure: &StripFigure, top: f64, shared: Option<&SharedScale>)
     );
     elements.push(legend);
     let mut bottom = placed.bottom + 8.0 + crate::heatmap::LEGEND_HEIGHT;
-    for line in shared::note(shared).iter().chain(&figure.notes) {
+    let faint = faint_note(&figure.rows, limit);
+    for line in shared::note(shared)
+        .iter()
+        .chain(&faint)
+        .chain(&figure.notes)
+    {
         let (note, last) = wrapped_note(line, placed.left, bottom + 16.0, WIDTH, 15.0);
         elements.push(note);
         bottom = last;
@@ -148,6 +153,44 @@ pub fn draw_placed(figure: &StripFigure, top: f64, shared: Option<&SharedScale>)
         left: placed.left,
         row_tops: placed.row_tops,
     }
+}
+
+/// Rows whose every value stays under this share of the scale show no colour deeper
+/// than the palest tint.
+const FAINT_SHARE: f64 = 0.3;
+
+/// A line naming the rows that stay near blank on the scale to `limit` (their values are
+/// all small beside the other rows', or beside a scale shared across figures), with how far
+/// their values reach: the strips keep one scale so that rows compare, and the note says why
+/// those rows look empty.
+pub fn faint_note(rows: &[StripRow], limit: f64) -> Option<String> {
+    let faint: Vec<&StripRow> = rows
+        .iter()
+        .filter(|r| !r.values.is_empty() && strip::limit_of(&r.values) < FAINT_SHARE * limit)
+        .collect();
+    let (first, last) = (faint.first()?, faint.last()?);
+    let reach = faint
+        .iter()
+        .map(|r| strip::limit_of(&r.values))
+        .fold(0.0, f64::max);
+    let name = |r: &StripRow| format!("“{}”", r.label.text().trim());
+    let names: Vec<String> = faint.iter().map(|r| name(r)).collect();
+    let (who, verb, their) = match names.as_slice() {
+        [one] => (one.clone(), "stays", "its"),
+        [init @ .., end] if names.len() <= 4 => {
+            (format!("{} and {end}", init.join(", ")), "stay", "their")
+        }
+        _ => (
+            format!("{} rows, {} … {},", names.len(), name(first), name(last)),
+            "stay",
+            "their",
+        ),
+    };
+    Some(format!(
+        "{who} {verb} near blank: {their} values reach only ±{} on this one scale to ±{}, kept so that rows compare",
+        crate::format::short(reach),
+        strip::legend_limit(limit),
+    ))
 }
 
 /// The last `max` of `n` positions: prompts longer than that show their end.

@@ -237,6 +237,8 @@ fn sampler_rules(spec: &PromptSpec) -> Option<String> {
 const CHOSEN: f64 = 100.0;
 /// A bar at probability 1.
 const BAR: f64 = 56.0;
+/// The shortest a bar at probability 1 gets, to leave the likeliest others room.
+const MIN_BAR: f64 = 32.0;
 
 /// The column titles and a row per step: its number, the chosen token with its probability
 /// as a bar, and the likeliest others (as many of `alternatives` as fit), each with its
@@ -252,8 +254,21 @@ fn rows(
         .map(|s| Shown::fit(&s.text, CHOSEN - 24.0, Font::Mono, 12.0))
         .collect();
     let bars: Vec<Bar> = steps.iter().map(chosen_bar).collect();
-    // The others start after the widest probability written after its bar.
-    let others_x = CHOSEN + 6.0 + BAR + 4.0 + bar_text_width(&bars) + 10.0;
+    // The others start after the widest probability written after its bar; the bars
+    // shorten (to MIN_BAR) as far as it takes for every row's likeliest other to fit whole.
+    let after_bar = 4.0 + bar_text_width(&bars) + 10.0;
+    let first_other = steps
+        .iter()
+        .map(|s| {
+            wide_width(
+                &joined(&others_of(s, alternatives.min(1))),
+                Font::Sans,
+                12.0,
+            )
+        })
+        .fold(0.0, f64::max);
+    let bar = (WIDTH - CHOSEN - 6.0 - after_bar - first_other - 1.0).clamp(MIN_BAR, BAR);
+    let others_x = CHOSEN + 6.0 + bar + after_bar;
     let mut relations = Vec::new();
     let mut numbers = Element::new("g").class("tbf-s tbf-dim");
     let mut others = Element::new("g").class("tbf-s");
@@ -279,7 +294,7 @@ fn rows(
         heads,
         numbers,
         label_column(&labels, CHOSEN, top, PITCH, 12.0),
-        bar_column(&bars, CHOSEN + 6.0, BAR, 1.0, top, PITCH),
+        bar_column(&bars, CHOSEN + 6.0, bar, 1.0, top, PITCH),
         others,
     ];
     (drawn, relations)
@@ -290,7 +305,8 @@ fn chosen_bar(s: &GenerationStep) -> Bar {
     let suffix = match rank(s) {
         1 => String::new(),
         r if r <= s.top.len() => format!(" (#{r})"),
-        _ => format!(" (past #{})", s.top.len()),
+        // Ranked as "(#9)" is, in few characters: past the recorded candidates.
+        _ => format!(" (#{}+)", s.top.len() + 1),
     };
     Bar {
         value: f64::from(s.prob),

@@ -107,7 +107,7 @@ fn a_token_chosen_from_outside_the_recorded_candidates_says_so() {
     let prob = step.prob;
     let traces = TestTraces::with("p", trace);
     let figure = render(&options("prompt = \"p\""), &traces).unwrap();
-    let label = format!("{} (past #{kept})", percent(f64::from(prob)));
+    let label = format!("{} (#{}+)", percent(f64::from(prob)), kept + 1);
     assert!(all_texts(&figure.svg).contains(&label), "{label}");
     assert!(figure
         .alt

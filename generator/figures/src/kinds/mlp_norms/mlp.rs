@@ -7,7 +7,8 @@
 //! listed, default 8, at most 16).
 
 use crate::chart::{
-    bar_column, bar_room, histogram, histogram_bars, label_column, ticks, x_axis, Axis, Bar,
+    bar_column, bar_room, histogram, histogram_bars, label_column, tick_decimals, ticks, x_axis,
+    Axis, Bar,
 };
 use crate::draw::{arrow, labelled_box, line, note, text, wrapped_note};
 use crate::error::FigureError;
@@ -221,8 +222,9 @@ impl Chart {
         self.base - (v - self.y_lo) / (self.y_hi - self.y_lo) * CHART_HEIGHT
     }
 
-    /// The zero line and its label, the GELU curve, and the curve's key.
-    fn curve(&self) -> [Element; 4] {
+    /// The zero line, the curve's scale up the left (ticks at round values after GELU, in
+    /// the curve's colour: the bars have no height scale), the GELU curve, and its key.
+    fn curve(&self) -> Vec<Element> {
         let (axis, zero) = (&self.axis, self.y(0.0));
         let mut d = String::new();
         for i in 0..=60 {
@@ -234,15 +236,39 @@ impl Chart {
                 number(self.y(gelu(x)), 1)
             ));
         }
+        let values = ticks(0.0, self.y_hi, 4);
+        let decimals = tick_decimals(&values);
+        let mut marks = Element::new("g").class("tbf-o");
+        let mut labels = Element::new("g").attr("text-anchor", "end");
+        for &v in &values {
+            let y = self.y(v);
+            marks.push(
+                Element::new("line")
+                    .attr("x1", axis.start - 3.0)
+                    .attr("y1", y)
+                    .attr("x2", axis.start)
+                    .attr("y2", y),
+            );
+            labels.push(
+                text(axis.start - 5.0, y + 4.0)
+                    .class("tbf-s tbf-acc")
+                    .text(signed(v, decimals)),
+            );
+        }
         let curve_label = text(axis.start, CHART_TOP + 8.0).class("tbf-s tbf-acc");
-        [
+        vec![
             line("tbf-grid", axis.start, zero, axis.end, zero),
-            text(axis.start - 4.0, zero + 4.0)
-                .class("tbf-s tbf-dim")
-                .attr("text-anchor", "end")
-                .text("0"),
+            line(
+                "tbf-o",
+                axis.start,
+                self.y(self.y_hi),
+                axis.start,
+                self.base,
+            ),
+            marks,
+            labels,
             Element::new("path").class("tbf-line").attr("d", d),
-            curve_label.text("line: GELU(x), the value after"),
+            curve_label.text("line: GELU(x), the value after, scale at the left"),
         ]
     }
 

@@ -3,7 +3,8 @@
 //! model too deep for legible columns), on a log
 //! scale since GPT-2's first token grows far longer than the rest; then, for one token,
 //! what each layer adds: the lengths of its attention output (`attn_out`) and its MLP
-//! output (`mlp_out`) as paired bars.
+//! output (`mlp_out`) as paired bars. Where the columns are wide enough, each cell prints
+//! its length as well.
 //!
 //! Options: `prompt`, `caption`, `token` (the token whose contributions are drawn,
 //! default -1), `tokens` (rows of the heatmap: the last ones, default 12, at most 16),
@@ -204,9 +205,16 @@ fn stream_heatmap(
     // Stages across while each column keeps a legible label; a deep model (GPT-2 medium and
     // up) turns the grid, stages down, so no label shrinks below LEGIBLE_CELL.
     let across = (WIDTH - 100.0) / stages.len() as f64 >= LEGIBLE_CELL;
-    let cell = |i: usize, stage: usize| Cell::Value {
-        bin: bin(lengths.stream[i][stage]),
-        label: None,
+    // Each cell prints its length too (colour alone is read only roughly) where the columns
+    // leave a cell room for its number at full size.
+    let columns = if across { stages.len() } else { shown.len() };
+    let numbered = (WIDTH - 100.0) / columns as f64 >= heatmap::MIN_VALUE_CELL;
+    let cell = |i: usize, stage: usize| {
+        let v = lengths.stream[i][stage];
+        Cell::Value {
+            bin: bin(v),
+            label: numbered.then(|| cell_length(v)),
+        }
     };
     let (rows, cols, cells, corner): (&[Shown], &[Shown], Vec<Cell>, _) = if across {
         let cells = shown
@@ -235,6 +243,16 @@ fn stream_heatmap(
     let (legend, bottom) = legend(scale, ramp, placed.left, placed.bottom + 10.0);
     body.extend(legend);
     (body, bottom)
+}
+
+/// A length as a heatmap cell prints it, in at most three characters where it can:
+/// "41", "4.9", "0.6".
+fn cell_length(v: f64) -> String {
+    if v >= 9.95 {
+        crate::format::thousands(v.round() as usize)
+    } else {
+        format!("{v:.1}")
+    }
 }
 
 /// The log scale's legend from `left`, `top`, and the line saying it is shared, if it is;

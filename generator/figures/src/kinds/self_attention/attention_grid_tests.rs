@@ -167,8 +167,9 @@ fn thin_cells_label_every_few_tokens_counting_back_from_the_last() {
     let ids: Vec<u32> = (0..30).collect();
     let figure = draw(&ids, "layer = 0\ntokens = 24").unwrap();
     let cell = cell_size(&figure.svg);
-    assert!(cell < 13.0, "{cell}");
-    let every = (13.0 / cell).ceil() as usize;
+    let labelled = super::axes::LABELLED_CELL;
+    assert!(cell < labelled, "{cell}");
+    let every = (labelled / cell).ceil() as usize;
     let per_axis = 24usize.div_ceil(every);
     let labels = groups_texts(&figure.svg, "tbf-m");
     assert_eq!(labels[0].len(), per_axis);

@@ -5,7 +5,8 @@
 //!
 //! Everything comes from `meta.training`, which `tracebook trace` copies from the
 //! `training_log.json` of `tracebook train`. Runs whose log predates the followed weight
-//! have no weight panels; the figure says so rather than inventing one.
+//! have no weight panels: the figure draws the three the log holds and names no other (the
+//! prose around it can say why).
 //!
 //! Options: `prompt` (any prompt traced with the model), `caption`.
 
@@ -205,19 +206,11 @@ fn panel(s: &Series, x: &Axis, top: f64) -> Vec<Element> {
 
 /// What to read in the panels, in this run's numbers.
 fn notes(run: &TrainingSummary) -> Vec<String> {
-    let mut lines = vec![format!(
+    vec![format!(
         "{} steps; each moves every weight a little against its gradient, by at most about \
          the learning rate (AdamW scales each step)",
         count(run.steps)
-    )];
-    if run.weight.is_none() {
-        lines.push(
-            "this run's log follows no single weight: runs of tracebook train since it records \
-             one (h.0.mlp.c_fc.weight[0]) show it here"
-                .to_string(),
-        );
-    }
-    lines
+    )]
 }
 
 fn describe(run: &TrainingSummary, model: &str) -> String {
@@ -248,9 +241,6 @@ fn describe(run: &TrainingSummary, model: &str) -> String {
     }
     if let Some(e) = ends(&run.grad_norm) {
         out.push_str(&format!(" The gradient norm went {e}."));
-    }
-    if run.weight.is_none() {
-        out.push_str(" The log follows no single weight.");
     }
     out
 }

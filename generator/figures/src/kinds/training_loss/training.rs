@@ -183,24 +183,34 @@ impl Axes {
     }
 }
 
-/// The bigram baseline as a dashed line across, with its label at the left, above the line
-/// or, where the curves come close to it there, below.
+/// The bigram baseline as a dashed line across, with its label where the drawn curves leave
+/// it room: at the left above the line, else below, else at the right (see [`label_place`]).
 fn baseline(run: &TrainingSummary, bigram: f64, axes: &Axes) -> [Element; 2] {
     let at = axes.y.at(bigram);
     let dashed = line("tbf-o", LEFT, at, RIGHT, at).attr("stroke-dasharray", "4 3");
     let label = format!("bigram baseline {}", nats(bigram));
-    let from = LEFT + 6.0;
-    let to = from + text_width(&label, Font::Sans, 12.0) * LABEL_SLACK;
-    let curves: Vec<(f64, f64)> = run
-        .loss
-        .iter()
-        .chain(&run.val_loss)
-        .map(|&(s, l)| axes.point(s, l))
-        .collect();
-    let label = text(from, baseline_label_y(at, &curves, from, to))
-        .class("tbf-s tbf-dim")
-        .text(label);
+    let width = text_width(&label, Font::Sans, 12.0) * LABEL_SLACK;
+    let line_points: Vec<(f64, f64)> = run.loss.iter().map(|&(s, l)| axes.point(s, l)).collect();
+    let mut curves = along(&line_points);
+    curves.extend(run.val_loss.iter().map(|&(s, l)| axes.point(s, l)));
+    let (x, y) = label_place(at, &curves, width);
+    let label = text(x, y).class("tbf-s tbf-dim").text(label);
     [dashed, label]
+}
+
+/// The points of the polyline through `points`, with more along every segment (one per
+/// 2 units across), so that a label placed by them keeps off the line between its corners.
+fn along(points: &[(f64, f64)]) -> Vec<(f64, f64)> {
+    let mut out: Vec<(f64, f64)> = points.first().into_iter().copied().collect();
+    for pair in points.windows(2) {
+        let ((x0, y0), (x1, y1)) = (pair[0], pair[1]);
+        let n = ((x1 - x0).abs() / 2.0).ceil().max(1.0) as usize;
+        out.extend((1..=n).map(|i| {
+            let t = i as f64 / n as f64;
+            (x0 + t * (x1 - x0), y0 + t * (y1 - y0))
+        }));
+    }
+    out
 }
 
 /// The validation losses, a dot each.
@@ -239,23 +249,37 @@ fn legend(top: f64) -> Element {
 /// on Linux, runs about a fifth wider).
 const LABEL_SLACK: f64 = 1.25;
 
-/// The baseline of the baseline's label, for a line at `at` and a label spanning `from..to`:
-/// just above the line, unless more of the drawn points (`curves`, in drawing coordinates)
-/// fall in the band the label would cover there than in the band just below, where it then
-/// goes.
-fn baseline_label_y(at: f64, curves: &[(f64, f64)], from: f64, to: f64) -> f64 {
-    const BAND: f64 = 16.0;
-    let in_band = |top: f64, bottom: f64| {
+/// Where the baseline's label (`width` wide) goes, its left end and text baseline, for a
+/// line at `at`: the first of left above the line, left below, right above and right below
+/// that none of the drawn points (`curves`, in drawing coordinates, with a line's or a dot's
+/// thickness around them) fall in; where every place has some, the one with fewest.
+fn label_place(at: f64, curves: &[(f64, f64)], width: f64) -> (f64, f64) {
+    // The text's band over its baseline, and the points' half thickness.
+    const ABOVE: f64 = 11.0;
+    const BELOW: f64 = 3.0;
+    const THICK: f64 = 3.0;
+    let left = LEFT + 6.0;
+    let right = (RIGHT - 6.0 - width).max(left);
+    let places = [
+        (left, at - 5.0),
+        (left, at + 14.0),
+        (right, at - 5.0),
+        (right, at + 14.0),
+    ];
+    let hits = |&(x, y): &(f64, f64)| {
         curves
             .iter()
-            .filter(|&&(x, y)| (from..=to).contains(&x) && (top..=bottom).contains(&y))
+            .filter(|&&(px, py)| {
+                (x - THICK..=x + width + THICK).contains(&px)
+                    && (y - ABOVE - THICK..=y + BELOW + THICK).contains(&py)
+            })
             .count()
     };
-    if in_band(at - BAND, at) <= in_band(at, at + BAND) {
-        at - 5.0
-    } else {
-        at + 14.0
-    }
+    places
+        .iter()
+        .copied()
+        .min_by_key(hits)
+        .unwrap_or((left, at - 5.0))
 }
 
 /// What the run saw and where it ended, a paragraph each.

@@ -62,18 +62,32 @@ pub(in crate::kinds) fn draw(axes: &Axes, matrix: &Matrix, scale: &Scale, values
         heatmap::LABEL_SIZE
     };
     let room = (WIDTH - 12.0 - cell * axes.cols.len() as f64).clamp(40.0, 96.0);
-    let placed = grid(axes, &cells(matrix, scale, values), scale, room);
+    let mut placed = grid(axes, &cells(matrix, scale, values), scale, room);
+    // Scores too wide for their cells at a legible size print as whole numbers instead
+    // (the legend keeps its decimal), and a line under the legend says so.
+    let whole = scale.whole_numbers();
+    let rounded = values && whole.whole && !labels_legible(matrix, scale, &placed, axes);
+    let scale = if rounded {
+        placed = grid(axes, &cells(matrix, &whole, values), &whole, room);
+        &whole
+    } else {
+        scale
+    };
     let mut body = placed.elements;
     let mut bottom = placed.bottom + 12.0;
     let (legend, legend_right) = scale.legend(placed.left, bottom);
     body.push(legend);
     bottom += heatmap::LEGEND_HEIGHT;
     let mut right = placed.right.max(legend_right);
-    if let Some(shared) = &scale.note {
-        let (note, last) = wrapped_note(shared, placed.left, bottom + 10.0, WIDTH, 15.0);
+    let rounding =
+        rounded.then_some("scores in the cells rounded to whole numbers, to fit at a legible size");
+    let mut next = bottom + 10.0;
+    for line in scale.note.as_deref().into_iter().chain(rounding) {
+        let (note, last) = wrapped_note(line, placed.left, next, WIDTH, 15.0);
         body.push(note);
         right = WIDTH;
         bottom = last + 8.0;
+        next = last + 15.0;
     }
     let mut relations = relations(matrix, scale, values);
     if matrix.first > 0 {
@@ -92,6 +106,18 @@ pub(in crate::kinds) fn draw(axes: &Axes, matrix: &Matrix, scale: &Scale, values
         height: bottom,
         relations,
     }
+}
+
+/// Whether every number `scale` prints in the cells of `matrix` keeps a legible size in the
+/// cells `placed` drew.
+fn labels_legible(matrix: &Matrix, scale: &Scale, placed: &Placed, axes: &Axes) -> bool {
+    let cell = placed.width / axes.cols.len().max(1) as f64;
+    matrix
+        .shown()
+        .flat_map(|q| matrix.shown_cols().map(move |k| (q, k)))
+        // Past the mask a cell prints "−∞" or nothing, not its number.
+        .filter(|&(q, k)| scale.stage == super::Stage::Scores || !matrix.future(q, k))
+        .all(|(q, k)| heatmap::legible(&scale.label(matrix.at(q, k)), cell))
 }
 
 /// The heatmap of `cells`, its token labels given `room` at first; long labels with printed

@@ -18,6 +18,9 @@ pub(in crate::kinds) struct Scale {
     pub(super) limit: f64,
     /// The legend's line when the scale is shared.
     pub(super) note: Option<String>,
+    /// Scores print as whole numbers, where cells are too narrow for a decimal at a
+    /// legible size (see [`Scale::whole_numbers`]).
+    pub(super) whole: bool,
 }
 
 impl Scale {
@@ -34,6 +37,7 @@ impl Scale {
                 stage,
                 limit: 1.0,
                 note,
+                whole: false,
             };
         }
         Scale {
@@ -41,6 +45,19 @@ impl Scale {
             stage,
             limit: shared::signed_limit(shared, own_limit(matrix, stage)),
             note,
+            whole: false,
+        }
+    }
+
+    /// This scale with scores printed as whole numbers ("−2" for −1.7): fewer digits, kept
+    /// at full size in cells too narrow for "−1.7". Weights keep theirs (".42").
+    pub(super) fn whole_numbers(&self) -> Scale {
+        Scale {
+            ramp: self.ramp.clone(),
+            stage: self.stage,
+            limit: self.limit,
+            note: self.note.clone(),
+            whole: self.stage != Stage::Pattern,
         }
     }
 
@@ -65,7 +82,7 @@ impl Scale {
     pub(in crate::kinds) fn label(&self, value: f64) -> String {
         match self.stage {
             Stage::Pattern => weight(value),
-            _ => signed(value, 1),
+            _ => signed(value, if self.whole { 0 } else { 1 }),
         }
     }
 

@@ -10,8 +10,9 @@ use crate::svg::{number, text_width, Element, Font, MIN_TEXT_SIZE};
 use crate::token_text::Shown;
 use tracebook_trace::Token;
 
-/// Cells at least this tall (or wide) take a label each.
-pub(super) const LABELLED_CELL: f64 = 13.0;
+/// Cells at least this tall (or wide) take a label each: labels at the smallest legible
+/// size set one per line, as tight as text runs but not overlapping.
+pub(super) const LABELLED_CELL: f64 = MIN_TEXT_SIZE;
 /// The widest a label may be; longer tokens are cut with "…" and keep their whole text in
 /// a `<title>`.
 const MAX_LABEL: f64 = 84.0;

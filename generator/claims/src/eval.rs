@@ -614,6 +614,22 @@ impl<'a> Evaluator<'a> {
         Ok(last)
     }
 
+    /// The ids of the `k` likeliest next tokens after the prompt, likeliest first, for
+    /// `top(k)` and `guess(k)` (`name`), with `k` checked against the vocabulary.
+    fn likeliest(&self, name: &str, k: &Expr, span: &Range<usize>) -> Result<Vec<u32>> {
+        let n = self.integer(k)?;
+        let last = self.last_logits(span)?;
+        let logits = &last.0;
+        if n < 1 || n as usize > logits.len() {
+            return Err(Problem::new(
+                k.span.clone(),
+                format!("{name}({n}): k must be between 1 and {}", logits.len()),
+            ));
+        }
+        self.charge(logits.len(), span)?;
+        Ok(top_ids(logits, n as usize))
+    }
+
     fn call(
         &self,
         name: &str,
@@ -697,17 +713,8 @@ impl<'a> Evaluator<'a> {
                 })
             }
             "guess" => {
-                let k = self.integer(&args[0])?;
-                let last = self.last_logits(span)?;
-                let logits = &last.0;
-                if k < 1 || k as usize > logits.len() {
-                    return Err(Problem::new(
-                        args[0].span.clone(),
-                        format!("guess({k}): k must be between 1 and {}", logits.len()),
-                    ));
-                }
-                self.charge(logits.len(), span)?;
-                let id = top_ids(logits, k as usize)[k as usize - 1];
+                let ids = self.likeliest(name, &args[0], span)?;
+                let id = ids[ids.len() - 1];
                 Ok(Val::Num {
                     value: f64::from(id),
                     label: self.text_of(id),
@@ -716,19 +723,7 @@ impl<'a> Evaluator<'a> {
             "pos" => self.position_of(&args[0], false),
             "wrote" => self.position_of(&args[0], true),
             "target" => self.target_of(&args[0]),
-            "top" => {
-                let k = self.integer(&args[0])?;
-                let last = self.last_logits(span)?;
-                let logits = &last.0;
-                if k < 1 || k as usize > logits.len() {
-                    return Err(Problem::new(
-                        args[0].span.clone(),
-                        format!("top({k}): k must be between 1 and {}", logits.len()),
-                    ));
-                }
-                self.charge(logits.len(), span)?;
-                Ok(Val::Ids(top_ids(logits, k as usize)))
-            }
+            "top" => Ok(Val::Ids(self.likeliest(name, &args[0], span)?)),
             "prob" => {
                 let id = self.token_id(&args[0])?;
                 let last = self.last_logits(span)?;

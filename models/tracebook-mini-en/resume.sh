@@ -34,15 +34,16 @@ save)
   cp -r run "$here/run.new"
   rm -rf "$here/run"
   mv "$here/run.new" "$here/run"
-  python3 - "$here/run/training_log.json" <<'PY'
+  # Prints where the run stands; exits 0 when it has reached its last step.
+  if python3 - "$here/run/training_log.json" <<'PY'; then
 import json, sys
 log = json.load(open(sys.argv[1]))
 done, total = log["steps"][-1]["step"], log["settings"]["steps"]
 last = [r for r in log["steps"] if r.get("val_loss") is not None][-1]
 print(f"saved step {done} of {total}: validation loss {last['val_loss']:.3f}, "
       f"copy loss {last.get('copy_loss', float('nan')):.3f}, {log['steps'][-1]['seconds']:.0f} s")
+sys.exit(done != total)
 PY
-  if python3 -c "import json,sys; l=json.load(open(sys.argv[1])); sys.exit(l['steps'][-1]['step'] != l['settings']['steps'])" "$here/run/training_log.json"; then
     cp run/config.json run/model.safetensors run/tokenizer.json run/training_log.json "$here/"
     echo "the run is finished: the model's files are in $here"
   fi

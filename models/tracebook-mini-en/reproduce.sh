@@ -18,10 +18,9 @@ bash "$here/corpus.sh"
 
 (cd "$root" && cargo build --release --quiet)
 tb="$root/target/release/tracebook"
-"$tb" train --corpus corpus.txt --out run --vocab 4096 \
-  --layers 4 --heads 6 --width 192 --context 128 --batch-size 16 \
-  --steps 12000 --lr 2e-3 --warmup 100 --seed 0 --repeat-share 0.2 --random-repeat-share 0.5 \
-  --eval-every 200 --checkpoint-every 100 --dtype f16 --snapshot-at 0,100,400 ${RESUME:+--resume}
+# shellcheck source=train-args.sh
+source "$here/train-args.sh"
+"$tb" train --corpus corpus.txt --out run "${TRAIN_ARGS[@]}" ${RESUME:+--resume}
 
 cp run/config.json run/model.safetensors run/tokenizer.json run/training_log.json "$here/"
-echo "wrote $here (snapshots of steps 0, 100 and 400 are in $work/run/snapshots)"
+echo "wrote $here (snapshots of steps 0, 400 and 2,000 are in $work/run/snapshots)"

@@ -5,7 +5,8 @@
 #   bash models/tracebook-mini-en/resume.sh start   # in the background: nohup ... &
 #       makes the corpus and a copy of run/ in $WORK (default /root/tb-model) if missing,
 #       builds tracebook, and continues the run with `train --resume` (the settings are the
-#       checkpoint's), saving a checkpoint every 100 steps;
+#       checkpoint's), saving a checkpoint every 500 steps; with no checkpoint anywhere it
+#       starts the run (train-args.sh);
 #   bash models/tracebook-mini-en/resume.sh save
 #       stops the run and copies its latest checkpoint back into run/, to commit.
 #
@@ -21,11 +22,18 @@ cd "$work"
 case "${1:-}" in
 start)
   [ -f corpus.txt ] || bash "$here/corpus.sh"
-  [ -d run ] || cp -r "$here/run" run
+  [ -d run ] || [ ! -d "$here/run" ] || cp -r "$here/run" run
   (cd "$root" && cargo build --release --quiet)
   # A copy, so that rebuilding the repository does not replace the running binary.
   cp "$root/target/release/tracebook" ./tracebook-train
-  exec ./tracebook-train train --corpus corpus.txt --out run --resume
+  if [ -f run/training_log.json ]; then
+    exec ./tracebook-train train --corpus corpus.txt --out run --resume
+  fi
+  # No checkpoint yet (none committed): the run starts from step 0.
+  # shellcheck source=train-args.sh
+  source "$here/train-args.sh"
+  rm -rf run
+  exec ./tracebook-train train --corpus corpus.txt --out run "${TRAIN_ARGS[@]}"
   ;;
 save)
   pkill -f "tracebook-train train --corpus corpus.txt --out run" || true

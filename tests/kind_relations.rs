@@ -61,7 +61,7 @@ fn check_site(root: &Path, tally: &mut Tally) {
         let markdown = std::fs::read_to_string(&page).unwrap();
         let name = page.strip_prefix(root).unwrap().display().to_string();
         for (line, block) in blocks(&markdown) {
-            let drawn = match tracebook_site::figure(root, &name, &block) {
+            let drawn = match tracebook_site::figure(root, &name, &block, 1) {
                 Ok(drawn) => drawn,
                 Err(e) if e.to_string().contains("contradict") => {
                     tally.failures.push(format!("{name}:{line}: {e}"));

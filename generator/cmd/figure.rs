@@ -18,11 +18,16 @@ pub struct Args {
     /// Write the HTML fragment here: the figure with its controls, to paste into any page.
     #[arg(long, value_name = "FILE")]
     pub html: Option<PathBuf>,
+    /// The figure's number on the page it goes into: its label ("Figure N.") and its anchor
+    /// (`figure-N`, unless the block sets `id`), so that several fragments on one page differ.
+    #[arg(long, value_name = "N", default_value_t = 1,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub number: u32,
 }
 
 pub fn run(root: &Path, ui: &Ui, args: Args) -> anyhow::Result<()> {
     let (name, text) = read_block(&args.block)?;
-    let figure = match tracebook_site::figure(root, &name, &text) {
+    let figure = match tracebook_site::figure(root, &name, &text, args.number as usize) {
         Ok(figure) => figure,
         Err(diagnostics) => {
             eprintln!("{diagnostics}");

@@ -14,9 +14,9 @@ import { launch, tracebook, repo } from './harness.mjs';
 
 let work, browser;
 
-function fragment(block) {
+function fragment(block, ...args) {
   const out = join(work, `f${Math.random().toString(36).slice(2)}.html`);
-  execFileSync(tracebook, ['figure', block, '--html', out, '--root', repo], { stdio: 'pipe' });
+  execFileSync(tracebook, ['figure', block, '--html', out, '--root', repo, ...args], { stdio: 'pipe' });
   return readFileSync(out, 'utf8');
 }
 
@@ -47,7 +47,7 @@ ${body}
 
 test('a fragment shows and works in a hostile page and changes nothing of it', async () => {
   const ablation = fragment('ablation\nprompt = "he_loved"\ncaption = "Each head, mean-ablated."');
-  const attention = fragment('attention\nprompt = "animal"\nlayer = 1\nhead = 2\npickers = "heads"');
+  const attention = fragment('attention\nprompt = "animal"\nlayer = 1\nhead = 2\npickers = "heads"', '--number', '2');
   const page = join(work, 'host.html');
   writeFileSync(page, HOST(ablation + attention));
   const context = await browser.newContext({ viewport: { width: 1000, height: 1400 } });
@@ -92,6 +92,37 @@ test('a fragment shows and works in a hostile page and changes nothing of it', a
     return { options: select.options.length, changed: svg() !== first, visible: getComputedStyle(select).display !== 'none' };
   });
   assert.deepEqual(picked, { options: 2, changed: true, visible: true });
+
+  // Two fragments on one page are Figures 1 and 2 (`--number`), each with its own anchor.
+  const numbers = await tab.evaluate(() => Array.from(document.querySelectorAll('tracebook-figure')).map((f) => {
+    const figure = f.shadowRoot.querySelector('figure');
+    return [figure.id, f.shadowRoot.querySelector('.tb-figure-number').textContent.trim()];
+  }));
+  assert.deepEqual(numbers, [['figure-1', 'Figure 1.'], ['figure-2', 'Figure 2.']]);
+
+  // The head picker takes the theme's accent, and the drawing's <title> and <desc> follow it:
+  // they say which head is shown now, and are the build's own again back at head 2.
+  const labels = await tab.evaluate(() => {
+    const root = document.querySelectorAll('tracebook-figure')[1].shadowRoot;
+    const select = root.querySelector('.tb-controls select');
+    const svg = root.querySelector('.tb-figure-art svg');
+    const read = () => [svg.querySelector(':scope > title').textContent, svg.querySelector(':scope > desc').textContent];
+    const pick = (v) => { select.value = v; select.dispatchEvent(new Event('change', { bubbles: true })); return read(); };
+    const own = read(), first = select.value;
+    const other = Array.from(select.options).find((o) => o.value !== first).value;
+    const accent = getComputedStyle(root.host).getPropertyValue('--accent').trim();
+    const probe = document.createElement('i');
+    probe.style.color = accent;
+    root.appendChild(probe);
+    return { own, other: pick(other), back: pick(first), otherHead: other,
+      border: getComputedStyle(select).borderTopColor, accent: getComputedStyle(probe).color };
+  });
+  assert.match(labels.own[0], /head 2/);
+  assert.ok(labels.other[0].startsWith(labels.own[0] + ' (shown now: '), `title: ${labels.other[0]}`);
+  assert.match(labels.other[0], new RegExp(`head ${labels.otherHead}\\)$`));
+  assert.ok(labels.other[1].startsWith('Shown now: ') && labels.other[1].endsWith(labels.own[1]), `desc: ${labels.other[1]}`);
+  assert.deepEqual(labels.back, labels.own);
+  assert.equal(labels.border, labels.accent, 'the picker is drawn in the theme\'s accent');
 
   // Hovering a token of the attention map highlights its row and column there.
   // (The hidden panels' tokens are there too: the pointer goes to the first one drawn.)

@@ -37,8 +37,14 @@ pub struct LoneFigure {
 
 /// Draws the figure block in `text` (a ```` ```figure KIND ```` fenced block, alone or in a
 /// markdown file; or `KIND` on its first line and the TOML body below) with the traces of the
-/// site at `root`; errors point into `text`, called `name`.
-pub fn figure(root: &Path, name: &str, text: &str) -> Result<LoneFigure, Diagnostics> {
+/// site at `root`, as figure `number` of the page it goes into (its "Figure N." and its anchor
+/// `figure-N`, unless the block gives an `id`); errors point into `text`, called `name`.
+pub fn figure(
+    root: &Path,
+    name: &str,
+    text: &str,
+    number: usize,
+) -> Result<LoneFigure, Diagnostics> {
     let source = SourceFile::from_text(name, text);
     let Some(block) = find_block(text) else {
         let mut out = Diagnostics::new();
@@ -66,6 +72,7 @@ pub fn figure(root: &Path, name: &str, text: &str) -> Result<LoneFigure, Diagnos
         &scope,
         (&site.config.words, &templates),
         &site.config.theme,
+        number,
     );
     let drawn = drawn.map_err(|e| {
         let mut out = Diagnostics::new();

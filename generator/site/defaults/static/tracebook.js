@@ -366,6 +366,22 @@
       span.textContent = 'Shown now: ' + now + '; the caption describes ' + first + '. ';
     }
 
+    // The drawing's own <title> and <desc> (its accessible name and description, and the
+    // tooltip of a saved or pasted SVG) were written for the author's panel: once a control
+    // moves, they say what is shown now and which panel their words describe, as the caption
+    // does; back at the author's setting they are the build's words again.
+    function labelFollows(svg, first, now) {
+      [['title', ' (shown now: ', ')'], ['desc', 'Shown now: ', '. ']].forEach(function (t) {
+        var node = $(svg, ':scope > ' + t[0]);
+        if (!node) return;
+        var own = node.getAttribute('data-tb-own');
+        if (own === null) { own = node.textContent; node.setAttribute('data-tb-own', own); }
+        if (now === first) node.textContent = own;
+        else if (t[0] === 'title') node.textContent = own + t[1] + now + t[2];
+        else node.textContent = t[1] + now + '; what follows describes ' + first + t[2] + own;
+      });
+    }
+
     function live(figure, script) {
       var d = JSON.parse(script.textContent), svg = $(figure, 'svg');
       var box = el('div', 'tb-controls'), say = el('p', 'tb-sr');
@@ -380,6 +396,7 @@
       function changed() {
         say.textContent = made.update();
         captionFollows(figure, first, made.state());
+        labelFollows(svg, first, made.state());
       }
       box.addEventListener('input', changed);
       box.addEventListener('change', changed);

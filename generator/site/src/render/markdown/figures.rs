@@ -74,14 +74,15 @@ pub struct Lone {
 }
 
 /// Draws the figure block `info` (`figure attention`) with `body` (its TOML, starting at
-/// `body_start` of the text that `info_span` also indexes), every panel inline; the first
-/// problem, or a template's error, when it cannot be drawn.
+/// `body_start` of the text that `info_span` also indexes), every panel inline, numbered
+/// `number` (at least 1); the first problem, or a template's error, when it cannot be drawn.
 pub fn lone(
     (info, info_span): (&str, Range<usize>),
     (body, body_start): (&str, usize),
     scope: &PromptScopeView<'_>,
     (words, templates): (&Words, &Templates),
     theme: &tracebook_figures::Theme,
+    number: usize,
 ) -> Result<Lone, Result<Problem, Diagnostic>> {
     let block = Block {
         info: info.to_string(),
@@ -90,6 +91,8 @@ pub fn lone(
         body_start,
     };
     let mut stats = FigureStats::standalone(theme);
+    // The figures before it on the page it is pasted into.
+    stats.count = number.saturating_sub(1);
     let mut problems = Vec::new();
     let scales = scales::Shared::default();
     let html = render(

@@ -14,6 +14,7 @@
 //! browser's live module evaluate claims with the same code.
 
 mod ast;
+mod carry;
 mod eval;
 mod format;
 mod lex;
@@ -23,6 +24,7 @@ mod value;
 mod verdict;
 
 pub use ast::Expr;
+pub use carry::{axes, carry, Axis, Carry};
 pub use eval::{Decoded, Evaluator, NoVocabulary, Vocabulary};
 pub use format::significant;
 pub use parse::parse;
@@ -30,5 +32,7 @@ pub use problem::Problem;
 pub use verdict::decide;
 pub use verdict::Verdict;
 
+#[cfg(test)]
+mod carry_tests;
 #[cfg(test)]
 mod tests;

@@ -61,9 +61,12 @@ fn check_lists_every_claim_with_its_verdict() {
     assert_eq!(
         list,
         "content/a.md\n  \
-         5:45     holds     {{ claim robots token(0) == \"The\" }}\n           \"The\" == \"The\"\n  \
-         6:25     FALSE     {{ claim robots token(1) == \" cats\" }}\n           `token(1)` is \" robots\", not \" cats\"\n\
-         2 claims: 1 hold, 1 false, 0 not checked"
+         5:45     holds     {{ claim robots token(0) == \"The\" }}\n           \"The\" == \"The\"\n           \
+         carries over: author: \"The\" is a word of the author's text (find it by its text with pos(\"The\"))\n  \
+         6:25     FALSE     {{ claim robots token(1) == \" cats\" }}\n           `token(1)` is \" robots\", not \" cats\"\n           \
+         carries over: author: position 1 is a place in the author's text (count from the end with negative numbers, or name it by role: last(), pos(\"…\"))\n\
+         2 claims: 1 hold, 1 false, 0 not checked\n\
+         on a reader's own sentence: 0 carry over as written, 0 where it has their tokens, 2 are about the author's prompt only"
     );
 
     // For tools: every claim with its place and verdict.
@@ -78,15 +81,24 @@ fn check_lists_every_claim_with_its_verdict() {
     assert_eq!(second["verdict"], "false");
     assert_eq!(second["claim"], "token(1) == \" cats\"");
     assert_eq!(second["detail"], "`token(1)` is \" robots\", not \" cats\"");
+    assert_eq!(second["carries"], "author");
+    assert!(second["why"]
+        .as_str()
+        .unwrap()
+        .starts_with("position 1 is a place"));
 
     // For a pull request's review: a table per page, the false claim first.
     let markdown = tracebook_site::claims_list_as(&report.claims, ClaimsListFormat::Markdown);
     assert_eq!(
         markdown,
-        "**2 claims**: 1 hold, 1 false, 0 not checked\n\n### `content/a.md`\n\n\
-         | line | verdict | claim | values |\n|---:|---|---|---|\n\
-         | 6 | ❌ **false** | `{{ claim robots token(1) == \" cats\" }}` | `token(1)` is \" robots\", not \" cats\" |\n\
-         | 5 | ✅ holds | `{{ claim robots token(0) == \"The\" }}` | \"The\" == \"The\" |\n"
+        "**2 claims**: 1 hold, 1 false, 0 not checked; a reader's own sentence: 0 carry over as \
+         written, 0 where it has their tokens, 2 are about the author's prompt only\n\n\
+         ### `content/a.md`\n\n\
+         | line | verdict | claim | values | carries over |\n|---:|---|---|---|---|\n\
+         | 6 | ❌ **false** | `{{ claim robots token(1) == \" cats\" }}` | `token(1)` is \" robots\", not \" cats\" | \
+         author: position 1 is a place in the author's text (count from the end with negative numbers, or name it by role: last(), pos(\"…\")) |\n\
+         | 5 | ✅ holds | `{{ claim robots token(0) == \"The\" }}` | \"The\" == \"The\" | \
+         author: \"The\" is a word of the author's text (find it by its text with pos(\"The\")) |\n"
     );
 }
 

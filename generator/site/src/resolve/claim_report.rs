@@ -7,6 +7,7 @@ use crate::load::body::BodyRef;
 use crate::load::config::ClaimPolicy;
 use crate::resolve::inline::{CheckedClaim, Outcome};
 use std::fmt::Write;
+use tracebook_claims::Carry;
 
 /// One claim of an article with its verdict.
 #[derive(Debug, Clone, PartialEq)]
@@ -17,6 +18,8 @@ pub struct ClaimRecord {
     /// The expression as written.
     pub source: String,
     pub outcome: Outcome,
+    /// Whether it can be asked of another prompt (a reader's sentence in live mode).
+    pub carries: Carry,
 }
 
 impl ClaimRecord {
@@ -33,11 +36,19 @@ impl ClaimRecord {
         if let Some(hint) = hint {
             diagnostic = diagnostic.with_hint(hint);
         }
+        let carries = match tracebook_claims::parse(&claim.source, 0..claim.source.len()) {
+            Ok(expr) => tracebook_claims::carry(&expr),
+            Err(_) => Carry::Author {
+                span: 0..claim.source.len(),
+                why: "it is not a claim tracebook can read".into(),
+            },
+        };
         ClaimRecord {
             diagnostic,
             prompt: claim.prompt.clone(),
             source: claim.source.clone(),
             outcome: claim.outcome.clone(),
+            carries,
         }
     }
 
@@ -67,8 +78,8 @@ pub enum ListFormat {
     /// For a terminal: grouped by file, one claim and its values per two lines.
     #[default]
     Text,
-    /// For tools: `{"claims": [{file, line, column, prompt, claim, verdict, detail}], "held",
-    /// "false", "unchecked"}`.
+    /// For tools: `{"claims": [{file, line, column, prompt, claim, verdict, detail, carries,
+    /// why}], "held", "false", "unchecked", "carry"}`.
     Json,
     /// For a pull request's review comment: a table per page, false claims first.
     Markdown,
@@ -90,6 +101,27 @@ fn verdict(claim: &ClaimRecord) -> (&'static str, &str) {
         Outcome::Fails(d) => ("false", d),
         Outcome::Unchecked(d) => ("unchecked", d),
     }
+}
+
+/// How many claims carry over to any prompt, to one that has their tokens, and to none.
+fn carry_counts(claims: &[ClaimRecord]) -> [usize; 3] {
+    let mut counts = [0; 3];
+    for claim in claims {
+        counts[match claim.carries {
+            Carry::Always => 0,
+            Carry::IfPresent { .. } => 1,
+            Carry::Author { .. } => 2,
+        }] += 1;
+    }
+    counts
+}
+
+/// The sentence that sums up [`carry_counts`].
+fn carry_summary(claims: &[ClaimRecord]) -> String {
+    let [always, present, author] = carry_counts(claims);
+    format!(
+        "a reader's own sentence: {always} carry over as written, {present} where it has their tokens, {author} are about the author's prompt only"
+    )
 }
 
 /// How many claims hold, are false, and were not checked.
@@ -119,6 +151,8 @@ fn list_json(claims: &[ClaimRecord]) -> String {
                 "claim": claim.source,
                 "verdict": verdict,
                 "detail": detail,
+                "carries": claim.carries.word(),
+                "why": claim.carries.why(),
             })
         })
         .collect();
@@ -128,6 +162,7 @@ fn list_json(claims: &[ClaimRecord]) -> String {
         "held": held,
         "false": failed,
         "unchecked": unchecked,
+        "carry": carry_summary(claims),
     });
     serde_json::to_string_pretty(&all).expect("JSON values serialize")
 }
@@ -135,8 +170,9 @@ fn list_json(claims: &[ClaimRecord]) -> String {
 fn list_markdown(claims: &[ClaimRecord]) -> String {
     let [held, failed, unchecked] = counts(claims);
     let mut out = format!(
-        "**{} claims**: {held} hold, {failed} false, {unchecked} not checked\n",
-        claims.len()
+        "**{} claims**: {held} hold, {failed} false, {unchecked} not checked; {}\n",
+        claims.len(),
+        carry_summary(claims)
     );
     let mut files: Vec<&str> = claims.iter().map(|c| c.diagnostic.file.as_str()).collect();
     files.dedup();
@@ -144,7 +180,7 @@ fn list_markdown(claims: &[ClaimRecord]) -> String {
     for file in files {
         let _ = write!(
             out,
-            "\n### `{file}`\n\n| line | verdict | claim | values |\n|---:|---|---|---|\n"
+            "\n### `{file}`\n\n| line | verdict | claim | values | carries over |\n|---:|---|---|---|---|\n"
         );
         let mut rows: Vec<&ClaimRecord> = claims
             .iter()
@@ -164,10 +200,11 @@ fn list_markdown(claims: &[ClaimRecord]) -> String {
                 .map_or(String::new(), |p| p.line.to_string());
             let _ = writeln!(
                 out,
-                "| {line} | {mark} | `{{{{ claim {} {} }}}}` | {} |",
+                "| {line} | {mark} | `{{{{ claim {} {} }}}}` | {} | {} |",
                 cell(&claim.prompt),
                 cell(&claim.source),
-                cell(detail)
+                cell(detail),
+                cell(&carry_cell(&claim.carries))
             );
         }
     }
@@ -193,15 +230,26 @@ pub fn list(claims: &[ClaimRecord]) -> String {
         let verdict = if claim.fails() { "FALSE" } else { verdict };
         let _ = writeln!(
             out,
-            "  {at:<8} {verdict:<9} {{{{ claim {} {} }}}}\n           {detail}",
-            claim.prompt, claim.source
+            "  {at:<8} {verdict:<9} {{{{ claim {} {} }}}}\n           {detail}\n           carries over: {}",
+            claim.prompt,
+            claim.source,
+            carry_cell(&claim.carries)
         );
     }
     let [held, failed, unchecked] = counts(claims);
     let _ = write!(
         out,
-        "{} claims: {held} hold, {failed} false, {unchecked} not checked",
-        claims.len()
+        "{} claims: {held} hold, {failed} false, {unchecked} not checked\non {}",
+        claims.len(),
+        carry_summary(claims)
     );
     out
+}
+
+/// `always`, or the word and why.
+fn carry_cell(carries: &Carry) -> String {
+    match carries {
+        Carry::Always => "always".into(),
+        other => format!("{}: {}", other.word(), other.why()),
+    }
 }

@@ -1,0 +1,117 @@
+//! Which claims carry over to another prompt: each class on the forms the example's articles
+//! use.
+
+use crate::carry::{axes, carry, Axis, Carry};
+use crate::parse::parse;
+
+fn of(claim: &str) -> Carry {
+    carry(&parse(claim, 0..claim.len()).expect("the claim parses"))
+}
+
+/// The part of `claim` that ties it to the author's prompt.
+fn tie(claim: &str) -> &str {
+    match of(claim) {
+        Carry::Author { span, .. } => &claim[span],
+        other => panic!("{claim} should be the author's only, is {other:?}"),
+    }
+}
+
+#[test]
+fn roles_whole_ranges_and_the_models_parts_carry_as_written() {
+    for claim in [
+        "argmax(blocks.1.attn.pattern[2, -1, :]) == last() - 1",
+        "argmax(blocks.1.attn.pattern[2, last(), :]) == first()",
+        "max(blocks.0.attn.pattern) <= 1",
+        "all(q in 0:, blocks.0.attn.pattern[0, q, 0] > 0)",
+        "all(h in 0:4, max(blocks.3.attn.pattern[h, -1, :]) > 0.1)",
+        "guess(1) in top(3)",
+        "prob(guess(1)) > 0.2",
+        "argmax(logits.last) == guess(1)",
+        "blocks.2.ln1.std[-2] > 0.5",
+        "mean(blocks.0.mlp.post[:, 5]) > 0",
+        "logit_lens.topk_ids[3, -1, 0] == guess(1)",
+        "count() > 3",
+        "rank(logits.last, guess(2)) == 2",
+    ] {
+        assert_eq!(of(claim), Carry::Always, "{claim}");
+    }
+}
+
+#[test]
+fn a_token_found_by_its_text_carries_where_the_text_has_it() {
+    assert_eq!(
+        of("argmax(blocks.1.attn.pattern[2, pos(\" it\"), :]) == pos(\" animal\")"),
+        Carry::IfPresent {
+            prompt: vec![" it".into(), " animal".into()],
+            written: vec![]
+        }
+    );
+    assert_eq!(
+        of("decoder.blocks.0.cross_attn.pattern[1, wrote(\" fichier\"), 0] > 0.3"),
+        Carry::IfPresent {
+            prompt: vec![],
+            written: vec![" fichier".into()]
+        }
+    );
+}
+
+#[test]
+fn literal_positions_and_expected_tokens_are_the_authors() {
+    assert_eq!(tie("blocks.1.attn.pattern[2, 8, 6] > 0.4"), "8");
+    assert_eq!(tie("argmax(blocks.1.attn.pattern[2, -1, :]) == 6"), "6");
+    assert_eq!(
+        tie("all(q in 3:, blocks.0.attn.pattern[0, q, 0] > 0.5)"),
+        "3"
+    );
+    assert_eq!(tie("token(4) == token(-1)"), "4");
+    assert_eq!(tie("\" the\" in top(1)"), "\" the\"");
+    assert_eq!(tie("prob(\" I\") > 0.1"), "\" I\"");
+    assert_eq!(tie("id(-1) == 464"), "464");
+    assert_eq!(
+        tie("ablation.heads.prob[1, 2, target(\" was\")] < 0.3"),
+        "ablation.heads.prob"
+    );
+    assert_eq!(tie("max(patching.heads) > 0.5"), "patching.heads");
+    let Carry::Author { why, .. } = of("blocks.1.attn.pattern[2, 8, 6] > 0.4") else {
+        unreachable!()
+    };
+    assert!(
+        why.contains("position 8") && why.contains("last()"),
+        "{why}"
+    );
+}
+
+#[test]
+fn a_quantifier_over_heads_or_layers_is_not_over_positions() {
+    // 4 bounds heads here, not positions: the claim carries.
+    assert_eq!(
+        of("all(h in 1:4, blocks.0.attn.pattern[h, -1, 0] > 0.1)"),
+        Carry::Always
+    );
+}
+
+#[test]
+fn every_traced_tensor_has_its_axes() {
+    use Axis::{Part, Position, Vocab};
+    assert_eq!(
+        axes("blocks.11.attn.pattern"),
+        Some(vec![Part, Position, Position])
+    );
+    assert_eq!(
+        axes("decoder.blocks.0.cross_attn.scores"),
+        Some(vec![Part, Position, Position])
+    );
+    assert_eq!(
+        axes("encoder.blocks.2.mlp.post"),
+        Some(vec![Position, Part])
+    );
+    assert_eq!(axes("blocks.0.ln1.rms"), Some(vec![Position]));
+    assert_eq!(axes("blocks.0.mlp.gate"), Some(vec![Position, Part]));
+    assert_eq!(axes("logits.last"), Some(vec![Vocab]));
+    assert_eq!(
+        axes("logit_lens.topk_probs"),
+        Some(vec![Part, Position, Part])
+    );
+    assert_eq!(axes("blocks.x.attn.pattern"), None);
+    assert_eq!(axes("ablation.prob"), None);
+}

@@ -143,6 +143,24 @@ test('a fragment shows and works in a hostile page and changes nothing of it', a
   await context.close();
 });
 
+test('on a phone a fragment stays inside the host page and scrolls inside its own box', async () => {
+  const attention = fragment('attention\nprompt = "animal"\nlayer = 1\nhead = 2');
+  const page = join(work, 'narrow.html');
+  writeFileSync(page, `<!doctype html><meta name="viewport" content="width=device-width"><title>narrow</title><p>Host text.</p>${attention}`);
+  const context = await browser.newContext({ viewport: { width: 390, height: 900 } });
+  const tab = await context.newPage();
+  await tab.goto(`file://${page}`);
+  const box = await tab.evaluate(() => {
+    const root = document.querySelector('tracebook-figure').shadowRoot;
+    const art = root.querySelector('.tb-figure-art').getBoundingClientRect();
+    return { page: document.documentElement.scrollWidth, artLeft: art.left, artRight: art.right,
+      host: document.querySelector('tracebook-figure').getBoundingClientRect().left };
+  });
+  assert.ok(box.page <= 390, `the host page does not scroll sideways: ${JSON.stringify(box)}`);
+  assert.ok(box.artLeft >= box.host && box.artRight <= 390, `the figure's box stays in the host's column: ${JSON.stringify(box)}`);
+  await context.close();
+});
+
 test('a fragment works inside an iframe and needs no network', async () => {
   const ablation = fragment('ablation\nprompt = "animal_was"');
   const page = join(work, 'frame.html');

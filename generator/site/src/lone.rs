@@ -161,7 +161,11 @@ pub(crate) fn theme_css(root: &Path) -> String {
     let css = own.unwrap_or_else(|_| files::THEME.1.to_string());
     let host = ":host { all: initial; display: block; background: var(--bg); color: var(--fg); \
                 font-family: var(--serif); font-size: 1.0625rem; line-height: 1.6; }\n";
-    rem_as_px(&format!("{host}{}", css.replace(":root", ":host")))
+    // On a phone a page's figure reaches past the column to the screen's edges, into the
+    // page's own padding; a host page's padding is unknown, so a fragment stays in its box
+    // (and scrolls sideways inside it when the screen is narrower than the figure).
+    let keep_in = "\n:host .tb-figure-art { margin-left: 0; margin-right: 0; }\n";
+    rem_as_px(&format!("{host}{}{keep_in}", css.replace(":root", ":host")))
 }
 
 /// `css` with every length in `rem` given in pixels at the usual 16 px root: a `rem` inside a

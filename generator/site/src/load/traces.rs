@@ -50,9 +50,37 @@ impl TraceSet {
                 (prompt.name.to_string(), status)
             })
             .collect();
-        TraceSet {
+        let mut set = TraceSet {
             entries,
             live: LiveCache::default(),
+        };
+        set.name_unnamed();
+        set
+    }
+
+    /// A trace written before traces recorded the model's name shows the name that another
+    /// trace of the same weights recorded, so that one model is called one thing on every
+    /// figure of a site (not `models/tracebook-tiny-en` on some and `tracebook-tiny-en` on
+    /// others).
+    fn name_unnamed(&mut self) {
+        let mut names: BTreeMap<String, String> = BTreeMap::new();
+        for status in self.entries.values() {
+            if let TraceStatus::Ready(trace) = status {
+                let model = &trace.meta.model;
+                if let Some(name) = model.name.as_ref().filter(|n| !n.trim().is_empty()) {
+                    names
+                        .entry(model.weights_sha256.clone())
+                        .or_insert_with(|| name.clone());
+                }
+            }
+        }
+        for status in self.entries.values_mut() {
+            if let TraceStatus::Ready(trace) = status {
+                let model = &mut trace.meta.model;
+                if model.name.is_none() {
+                    model.name = names.get(&model.weights_sha256).cloned();
+                }
+            }
         }
     }
 
@@ -62,10 +90,12 @@ impl TraceSet {
             .into_iter()
             .map(|(name, trace)| (name, TraceStatus::Ready(Box::new(trace))))
             .collect();
-        TraceSet {
+        let mut set = TraceSet {
             entries,
             live: LiveCache::default(),
-        }
+        };
+        set.name_unnamed();
+        set
     }
 
     /// The figures' shared results for this build.
@@ -190,4 +220,36 @@ fn local_weights_sha256(root: &Path, model_id: &str) -> Option<String> {
     }
     let weights = tracebook_trace::weight_files(&dir).ok()??;
     DigestCache::user().weights_sha256(&weights).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::TraceSet;
+    use tracebook_trace::Trace;
+
+    #[test]
+    fn a_trace_without_its_models_name_takes_the_one_its_weights_recorded_elsewhere() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../traces");
+        let old = Trace::read(&dir.join("animal.json")).unwrap();
+        let named = Trace::read(&dir.join("he_loved.json")).unwrap();
+        let other = Trace::read(&dir.join("fichier.json")).unwrap();
+        assert_eq!(
+            old.meta.model.name, None,
+            "written before traces named their model"
+        );
+        assert_eq!(old.meta.model.shown(), "models/tracebook-tiny-en");
+        let set = TraceSet::from_ready([
+            ("animal".to_string(), old),
+            ("he_loved".to_string(), named),
+            ("fichier".to_string(), other),
+        ]);
+        let shown = |n: &str| set.ready(n).unwrap().meta.model.shown();
+        assert_eq!(shown("animal"), "tracebook-tiny-en");
+        assert_eq!(shown("he_loved"), "tracebook-tiny-en");
+        assert_eq!(
+            shown("fichier"),
+            "tracebook-tiny-en-fr",
+            "other weights keep their own"
+        );
+    }
 }

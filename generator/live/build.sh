@@ -21,7 +21,7 @@ target_dir="${CARGO_TARGET_DIR:-$root/target}"
 sources() {
     git ls-files --cached --others --exclude-standard -- \
         Cargo.toml Cargo.lock \
-        generator/live generator/model generator/tokenizer generator/trace generator/figures |
+        generator/live generator/model generator/tokenizer generator/trace generator/figures generator/claims |
         grep -Ev '(^|/)(tests|examples|benches|snapshots)/|^generator/live/dist/' |
         LC_ALL=C sort |
         while read -r file; do

@@ -13,6 +13,43 @@ export class Live {
         wasm.__wbg_live_free(ptr, 0);
     }
     /**
+     * The page's claims about prompt `name` (a JSON array of their expressions) asked of the
+     * reader's trace of it: a JSON array with, per claim, `{"live": "holds" | "fails" |
+     * "author", "detail"}` (see `Session::check_claims`).
+     * @param {string} name
+     * @param {string} sources_json
+     * @returns {string}
+     */
+    check_claims(name, sources_json) {
+        let deferred4_0;
+        let deferred4_1;
+        try {
+            let ptr0, len0, ptr1, len1;
+            try {
+                ptr0 = passStringToWasm0(name, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+                len0 = WASM_VECTOR_LEN;
+                ptr1 = passStringToWasm0(sources_json, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+                len1 = WASM_VECTOR_LEN;
+            } catch (e) {
+                if (ptr1) { wasm.__wbindgen_free(ptr1, len1 * 1, 1); }
+                if (ptr0) { wasm.__wbindgen_free(ptr0, len0 * 1, 1); }
+                throw e;
+            }
+            const ret = wasm.live_check_claims(this.__wbg_ptr, ptr0, len0, ptr1, len1);
+            var ptr3 = ret[0];
+            var len3 = ret[1];
+            if (ret[3]) {
+                ptr3 = 0; len3 = 0;
+                throw takeFromExternrefTable0(ret[2]);
+            }
+            deferred4_0 = ptr3;
+            deferred4_1 = len3;
+            return getStringFromWasm0(ptr3, len3);
+        } finally {
+            wasm.__wbindgen_free(deferred4_0, deferred4_1, 1);
+        }
+    }
+    /**
      * The model's context length: a prompt and its generated tokens fit in it.
      * @returns {number}
      */

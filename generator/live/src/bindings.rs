@@ -135,6 +135,15 @@ impl Live {
         Ok(serde_json::Value::Array(out).to_string())
     }
 
+    /// The page's claims about prompt `name` (a JSON array of their expressions) asked of the
+    /// reader's trace of it: a JSON array with, per claim, `{"live": "holds" | "fails" |
+    /// "author", "detail"}` (see `Session::check_claims`).
+    pub fn check_claims(&self, name: &str, sources_json: &str) -> Result<String, JsError> {
+        let sources: Vec<String> = parse_json(sources_json, "the page's claims")?;
+        let checks = self.session.check_claims(name, &sources);
+        Ok(serde_json::to_string(&checks).expect("strings serialize"))
+    }
+
     /// One traced forward pass over token `ids`, nothing kept: for timing (see
     /// `Session::forward`). Returns how many tensors were recorded.
     pub fn forward(&self, ids: Vec<u32>) -> Result<u32, JsError> {

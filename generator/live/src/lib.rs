@@ -20,9 +20,11 @@
 //! version must equal the crate's (`build.sh` installs the one Cargo.lock names).
 
 pub mod bindings;
+mod claims;
 mod error;
 mod session;
 
+pub use claims::ClaimCheck;
 pub use error::LiveError;
 pub use session::Session;
 pub use tracebook_model::ModelBytes;

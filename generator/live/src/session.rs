@@ -94,6 +94,25 @@ impl Session {
         Ok(&self.traces[name])
     }
 
+    /// Each claim of `sources` (expressions as the page's claims write them, all about the
+    /// prompt called `name`) asked of the trace of `name` made in this session: it holds, it
+    /// does not, or it is about the author's prompt only (it names a literal position or a
+    /// token the author expected, or the reader's text lacks a token it finds by text). With
+    /// no trace of `name` yet, every claim is the author's.
+    pub fn check_claims(&self, name: &str, sources: &[String]) -> Vec<crate::ClaimCheck> {
+        let Some(trace) = self.traces.get(name) else {
+            return (sources.iter())
+                .map(|_| crate::ClaimCheck {
+                    live: "author",
+                    detail: format!("no text of yours was traced as `{name}`"),
+                })
+                .collect();
+        };
+        (sources.iter())
+            .map(|source| crate::claims::check(trace, name, source))
+            .collect()
+    }
+
     /// The trace of the prompt called `name`, if it was traced in this session.
     pub fn trace_of(&self, name: &str) -> Option<&Trace> {
         self.traces.get(name)

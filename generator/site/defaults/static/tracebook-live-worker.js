@@ -3,7 +3,8 @@
 // tracebook-live.js starts it as a module worker and talks to it with messages
 // { id, op, args }: `start` (the glue's URL, the module's and the model's bytes, the model's
 // config and tokenizer, the site's trace options) and `draw` (trace a prompt, then draw the
-// page's figures of it: Live.draw_page's JSON). Every answer is { id, result } or
+// page's figures of it: Live.draw_page's JSON), `claims` (ask the page's claims about a
+// prompt of the reader's trace of it: Live.check_claims's JSON). Every answer is { id, result } or
 // { id, error } with the session's message.
 let session = null;
 
@@ -20,6 +21,8 @@ self.onmessage = async (event) => {
     } else if (op === 'draw') {
       session.trace(args.prompt, args.text, args.options);
       result = session.draw_page(args.figures);
+    } else if (op === 'claims') {
+      result = session.check_claims(args.prompt, args.claims);
     } else {
       throw new Error('unknown request ' + op);
     }

@@ -238,7 +238,48 @@
     redrawn(figure);
   }
 
+  // The page's checked sentences, asked again of the reader's text by the same evaluator the
+  // build ran (the live module): each mark says whether its sentence holds on the reader's
+  // text, does not, or is about the author's prompt only, in its sign, its tooltip and
+  // `data-live`; claims about another prompt of the page are the author's. The author's marks
+  // are kept to put back.
+  var claimMarks = null;
+  function markClaims(l, prompt) {
+    var marks = $$(article, '.tb-claim[data-claim]');
+    if (!marks.length) return Promise.resolve(null);
+    var mine = marks.filter(function (m) { return m.getAttribute('data-claim-prompt') === prompt; });
+    var sources = mine.map(function (m) { return m.getAttribute('data-claim'); });
+    return l.session.call('claims', { prompt: prompt, claims: JSON.stringify(sources) }).then(function (json) {
+      var checks = JSON.parse(json), count = { holds: 0, fails: 0, author: 0 };
+      unmarkClaims();
+      claimMarks = marks.map(function (m) {
+        return { mark: m, sign: m.textContent, title: m.getAttribute('title'), cls: m.className };
+      });
+      marks.forEach(function (m) {
+        var at = mine.indexOf(m);
+        var check = at < 0 ? { live: 'author', detail: '' } : checks[at];
+        var word = words['claim_' + check.live];
+        count[check.live] += 1;
+        m.setAttribute('data-live', check.live);
+        m.className = 'tb-claim tb-claim-live-' + check.live;
+        m.textContent = check.live === 'holds' ? '✓' : check.live === 'fails' ? '✗' : '–';
+        m.setAttribute('title', check.detail ? word + ': ' + check.detail : word);
+      });
+      return count;
+    });
+  }
+  function unmarkClaims() {
+    (claimMarks || []).forEach(function (o) {
+      o.mark.textContent = o.sign;
+      o.mark.setAttribute('title', o.title);
+      o.mark.className = o.cls;
+      o.mark.removeAttribute('data-live');
+    });
+    claimMarks = null;
+  }
+
   function restore() {
+    unmarkClaims();
     Object.keys(originals).forEach(function (id) {
       var figure = document.getElementById(id), o = originals[id];
       var art = $(figure, '.tb-figure-art'), script = $(figure, 'script.tb-live');
@@ -284,6 +325,14 @@
       ui.back.hidden = false;
       ui.status.textContent = '';
       if (failed.length) ui.error.textContent = failed[0].error;
+      return markClaims(l, prompt);
+    }).then(function (count) {
+      var prose = $(document, '.tb-live-prose');
+      var sum = prose && ($(prose, '.tb-live-claims') || prose.appendChild(el('span', 'tb-live-claims')));
+      if (!sum) return;
+      sum.textContent = count ? ' ' + fill(words.claims, {
+        holds: count.holds, checked: count.holds + count.fails, author: count.author
+      }) : '';
     }).catch(function (e) {
       // The session's messages (empty prompt, too long, ...) are the reader's to read.
       ui.bar.hidden = true;

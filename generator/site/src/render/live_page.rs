@@ -43,8 +43,20 @@ struct PageData<'a> {
 }
 
 /// The words the loader shows.
-const WORDS: [&str; 9] = [
-    "try", "prompt", "run", "back", "loading", "starting", "caption", "prose", "served",
+const WORDS: [&str; 13] = [
+    "try",
+    "prompt",
+    "run",
+    "back",
+    "loading",
+    "starting",
+    "caption",
+    "prose",
+    "served",
+    "claim_holds",
+    "claim_fails",
+    "claim_author",
+    "claims",
 ];
 
 impl<'a> LivePage<'a> {

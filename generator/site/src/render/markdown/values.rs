@@ -140,10 +140,12 @@ fn marker(claim: &CheckedClaim, words: &Words) -> String {
             format!("{}: {reason}", words.get("claim_unchecked")),
         ),
     };
+    // The prompt and the expression let a live session ask the claim of the reader's text.
     format!(
-        "<abbr class=\"{class}\" tabindex=\"0\" title=\"{}\" data-claim=\"{}\">{sign}</abbr>",
+        "<abbr class=\"{class}\" tabindex=\"0\" title=\"{}\" data-claim=\"{}\" data-claim-prompt=\"{}\">{sign}</abbr>",
         crate::base::escape::html(&title),
-        crate::base::escape::html(&claim.source)
+        crate::base::escape::html(&claim.source),
+        crate::base::escape::html(&claim.prompt)
     )
 }
 

@@ -30,6 +30,13 @@ caption = "The prompt's tokens."
 The prompt is short{{ claim robots count() < 5 }}. The model gives its top guess some
 probability{{ claim robots prob(guess(1)) > 0 }}. Its second word is " robots"{{ claim robots token(1) == " robots" }},
 which comes right after the first{{ claim robots pos(" robots") == first() + 1 }}.
+
+\`\`\`figure layernorm
+prompt = "robots"
+layer = 0
+token = 'pos(" robots")'
+caption = "The vector of “ robots” before and after the first layernorm."
+\`\`\`
 `;
 
 before(async () => {
@@ -55,6 +62,7 @@ after(async () => {
 
 const marks = (page) => page.evaluate(() => Array.from(document.querySelectorAll('.tb-claim')).map((m) => ({
   live: m.getAttribute('data-live'), sign: m.textContent, title: m.getAttribute('title'),
+  name: m.getAttribute('aria-label'),
 })));
 const summary = (page) => page.evaluate(() => {
   const s = document.querySelector('.tb-live-prose .tb-live-claims');
@@ -78,6 +86,7 @@ test('the reader\'s text re-checks each sentence, the page sums it up, and Back 
   assert.deepEqual(mine.map((m) => [m.live, m.sign]), [['fails', '✗'], ['holds', '✓'], ['author', '–'], ['author', '–']]);
   assert.equal(mine[0].title, "Does not hold on your text: `count()` is 8, not < 5");
   assert.match(mine[1].title, /^Holds on your text too: /);
+  assert.ok(mine.every((m) => m.name === m.title), 'the verdict is each mark\'s accessible name');
   assert.match(mine[2].title, /^About the author’s prompt only: position 1 is a place in the author's text/);
   assert.match(mine[3].title, /^About the author’s prompt only: .*robots/);
   assert.equal(await summary(page), 'On your text, 1 of 2 checked statements hold; about the author’s prompt only: 2.');
@@ -87,6 +96,13 @@ test('the reader\'s text re-checks each sentence, the page sums it up, and Back 
   await page.waitForFunction(() => document.querySelectorAll('.tb-claim[data-live="holds"]').length === 3, null, { timeout: 60000 });
   assert.deepEqual((await marks(page)).map((m) => m.live), ['holds', 'holds', 'author', 'holds']);
   assert.equal(await summary(page), 'On your text, 3 of 3 checked statements hold; about the author’s prompt only: 1.');
+  // The layernorm figure picks " robots" in the reader's text by the author's rule, and says so.
+  const norm = await page.evaluate(() => {
+    const figure = Array.from(document.querySelectorAll('figure.tb-live-shown')).find((f) => f.querySelector('.tbf-layernorm'));
+    return figure && figure.querySelector('.tb-live-caption').textContent;
+  });
+  assert.ok(norm && norm.includes('Picked in your text by the author’s rule: token = pos(" robots")'), norm);
+  assert.match(norm, /robots/);
 
   await page.locator('.tb-live-back').first().click();
   assert.deepEqual(await marks(page), author);

@@ -20,6 +20,7 @@ mod format;
 mod lex;
 mod parse;
 mod problem;
+pub mod roles;
 mod value;
 mod verdict;
 

@@ -17,7 +17,8 @@ pub struct KindReference {
 /// What every kind accepts, and how `layer`, `head` and `token` count.
 pub const SHARED_OPTIONS: &str = "Every kind takes `prompt` (required: a prompt's name) and \
 `caption`. `layer`, `head` and `token` count from 0; a negative `token` counts from the end \
-(-1 is the last token). Defaults are in brackets. Kinds that colour by value also take `scale` \
+(-1 is the last token), and `token` may be a role: `token = 'pos(\" it\")'` or `token = \"last() \
+- 1\"` picks by the same rule in a reader's own text. Defaults are in brackets. Kinds that colour by value also take `scale` \
 = \"NAME\": the figures of a page with the same name share one colour scale.";
 
 /// Every kind's reference, in the README's order (which groups kinds by the article they serve).

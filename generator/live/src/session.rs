@@ -122,11 +122,25 @@ impl Session {
     /// it (the block's `id`, which only names it for cross-references, is set aside as the
     /// site sets it aside).
     pub fn figure(&self, kind: &str, options_toml: &str) -> Result<Figure, LiveError> {
-        Ok(tracebook_figures::render(
-            kind,
-            &table(options_toml)?,
-            self,
-        )?)
+        let mut options = table(options_toml)?;
+        self.picks_by_role(&mut options);
+        Ok(tracebook_figures::render(kind, &options, self)?)
+    }
+
+    /// Options written as roles (`token = 'pos(" it")'`) resolved on the trace of the
+    /// figure's prompt in this session: the reader's. A role the reader's text cannot answer
+    /// (no " it" in it) gives way to the figure's default (the last token), as a `word` does.
+    fn picks_by_role(&self, options: &mut toml::Table) {
+        let Some(trace) = (options.get("prompt"))
+            .and_then(|p| p.as_str())
+            .and_then(|p| self.traces.get(p).map(|t| (p.to_string(), t)))
+        else {
+            return;
+        };
+        let (prompt, trace) = trace;
+        while let Err((key, _)) = tracebook_claims::roles::resolve(options, trace, &prompt) {
+            options.remove(key);
+        }
     }
 
     /// Redraw `figures` of a page (each drawn from one prompt traced in this session), as
@@ -143,7 +157,10 @@ impl Session {
                 .or_insert_with(|| scale.clone());
             let own = table(&figure.options)
                 .ok()
-                .and_then(|options| tracebook_figures::domain(&figure.kind, &options, self).ok())
+                .and_then(|mut options| {
+                    self.picks_by_role(&mut options);
+                    tracebook_figures::domain(&figure.kind, &options, self).ok()
+                })
                 .flatten();
             if let Some(domain) = own.and_then(|d| union.domain.union(d)) {
                 union.domain = domain;
@@ -153,6 +170,7 @@ impl Session {
             .iter()
             .map(|figure| {
                 let mut options = table(&figure.options)?;
+                self.picks_by_role(&mut options);
                 let shared = figure.scale.as_ref().map(|s| &unions[s.name.as_str()]);
                 let draw = |options: &toml::Table| match shared {
                     Some(shared) => {

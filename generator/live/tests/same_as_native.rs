@@ -266,6 +266,7 @@ fn a_word_the_readers_prompt_lacks_gives_way_to_a_word_it_has() {
         options: format!("prompt = \"{NAME}\"\nword = \"{word}\"\n"),
         prompt: NAME.into(),
         scale: None,
+        picks: Vec::new(),
     };
     // The author's word, where the reader's prompt has it, is kept.
     let drawn = session.draw_page(&[figure("robots")]).remove(0).unwrap();

@@ -231,6 +231,11 @@
     var note = $(figure, '.tb-live-caption') || el('span', 'tb-live-caption');
     var said = fill(words.caption, { model: manifest.model_id, precision: manifest.precision });
     note.textContent = said.replace(/\.$/, '') + ': ' + drawn.alt + ' ';
+    // Which token it shows in the reader's text, by the rule the author's options give.
+    var entry = data.figures.filter(function (f) { return f.id === drawn.id; })[0];
+    if (entry && entry.picks && entry.picks.length) {
+      note.textContent += fill(words.pick, { picks: entry.picks.join(', ') }) + ' ';
+    }
     var own = $(figure, '.tb-figure-caption');
     if (own) own.hidden = true;
     $(figure, 'figcaption').prepend(note);
@@ -264,6 +269,8 @@
         m.className = 'tb-claim tb-claim-live-' + check.live;
         m.textContent = check.live === 'holds' ? '✓' : check.live === 'fails' ? '✗' : '–';
         m.setAttribute('title', check.detail ? word + ': ' + check.detail : word);
+        // The verdict is the mark's accessible name, not only its sign and colour.
+        m.setAttribute('aria-label', m.getAttribute('title'));
       });
       return count;
     });
@@ -274,6 +281,7 @@
       o.mark.setAttribute('title', o.title);
       o.mark.className = o.cls;
       o.mark.removeAttribute('data-live');
+      o.mark.removeAttribute('aria-label');
     });
     claimMarks = null;
   }

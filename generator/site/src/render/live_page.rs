@@ -43,7 +43,7 @@ struct PageData<'a> {
 }
 
 /// The words the loader shows.
-const WORDS: [&str; 13] = [
+const WORDS: [&str; 14] = [
     "try",
     "prompt",
     "run",
@@ -57,6 +57,7 @@ const WORDS: [&str; 13] = [
     "claim_fails",
     "claim_author",
     "claims",
+    "pick",
 ];
 
 impl<'a> LivePage<'a> {
@@ -99,9 +100,11 @@ impl<'a> LivePage<'a> {
                 manifest: (!model.is_site_model()).then(|| model.manifest()),
             });
         let options = from_the_end(&figure.options, positions(&figure.options, trace));
+        let picks = picks(&options);
         self.figures.push(PageFigure {
             prompt: prompt.clone(),
             options,
+            picks,
             ..figure
         });
         true
@@ -170,6 +173,22 @@ fn positions(options: &str, trace: &Trace) -> usize {
     }
 }
 
+/// The rules by which a figure's options pick positions in a reader's text, as its live
+/// caption states them: a role as the author wrote it (`token = pos(" it")`), or a position
+/// counted from the end (`token = -4`).
+fn picks(options: &str) -> Vec<String> {
+    let Ok(table) = options.parse::<toml::Table>() else {
+        return Vec::new();
+    };
+    (tracebook_claims::roles::POSITION_OPTIONS.iter())
+        .filter_map(|key| match table.get(*key)? {
+            toml::Value::String(role) => Some(format!("{key} = {role}")),
+            toml::Value::Integer(at) => Some(format!("{key} = {at}")),
+            _ => None,
+        })
+        .collect()
+}
+
 fn from_the_end(options: &str, tokens: usize) -> String {
     let Ok(mut table) = options.parse::<toml::Table>() else {
         return options.to_string();
@@ -186,7 +205,17 @@ fn from_the_end(options: &str, tokens: usize) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{from_the_end, positions};
+    use super::{from_the_end, picks, positions};
+
+    #[test]
+    fn a_figure_states_the_rules_it_picks_by() {
+        assert_eq!(
+            picks("prompt = \"a\"\ntoken = 'pos(\" it\")'\nlayer = 1\n"),
+            ["token = pos(\" it\")"]
+        );
+        assert_eq!(picks("prompt = \"a\"\ntoken = -4\n"), ["token = -4"]);
+        assert!(picks("prompt = \"a\"\nlayer = 1\n").is_empty());
+    }
     use tracebook_trace::Trace;
 
     /// The example site's encoder-decoder trace: 7 source tokens, 10 decoder positions.

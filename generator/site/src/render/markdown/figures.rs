@@ -260,7 +260,11 @@ fn render(
     problems: &mut Vec<Problem>,
     stats: &mut FigureStats<'_>,
 ) -> Option<String> {
-    let Read { kind, options, id } = match read(block) {
+    let Read {
+        kind,
+        mut options,
+        id,
+    } = match read(block) {
         Ok(read) => read,
         Err(problem) => return fail(problems, problem),
     };
@@ -270,6 +274,9 @@ fn render(
             Ok(None) => return None,
             Err(problem) => return fail(problems, problem),
         }
+    }
+    if let Err(problem) = picks_by_role(block, &mut options, scope) {
+        return fail(problems, problem);
     }
     let asked = Asked::new(scope);
     let shared = scales.of(&options);
@@ -320,6 +327,7 @@ fn render(
                         options: block.body.clone(),
                         prompt: String::new(),
                         scale: shared.cloned(),
+                        picks: Vec::new(),
                     };
                     live.offer(page_figure, &asked) && live.per_figure
                 });
@@ -362,6 +370,31 @@ fn render(
             ))
         }
     }
+}
+
+/// Options that pick a position by role (`token = "last() - 1"`, `token = 'pos(" it")'`)
+/// resolved on the trace of the figure's prompt; the page's live data keeps the role as
+/// written, for the reader's session to resolve on the reader's trace.
+fn picks_by_role(
+    block: &Block,
+    options: &mut toml::Table,
+    traces: &dyn tracebook_figures::Traces,
+) -> Result<(), Problem> {
+    let Some(toml::Value::String(prompt)) = options.get("prompt").cloned() else {
+        return Ok(());
+    };
+    let Some(trace) = traces.get(&prompt) else {
+        return Ok(());
+    };
+    tracebook_claims::roles::resolve(options, trace, &prompt)
+        .map(|_| ())
+        .map_err(|(key, problem)| {
+            Problem::new(
+                key_span(block, key),
+                format!("`{key}` names no position here: {}", problem.message),
+            )
+            .with_optional_hint(problem.hint)
+        })
 }
 
 /// Whether a figure changes with the prompt, so that a reader's own prompt may redraw it:

@@ -42,10 +42,14 @@ pub fn shared<'b>(
 ) -> Shared {
     let mut by_name: BTreeMap<String, Vec<Member>> = BTreeMap::new();
     for block in blocks {
-        let Ok(read) = read(block) else { continue };
-        let Some(toml::Value::String(name)) = read.options.get("scale") else {
+        let Ok(mut read) = read(block) else { continue };
+        let Some(toml::Value::String(name)) = read.options.get("scale").cloned() else {
             continue;
         };
+        // A role its trace cannot answer is reported where the figure is drawn.
+        if super::picks_by_role(block, &mut read.options, scope).is_err() {
+            continue;
+        }
         // `Ok(None)`: the kind colours nothing by value, which drawing reports.
         let domain = match tracebook_figures::domain(read.kind, &read.options, scope) {
             Ok(Some(domain)) => Some(domain),

@@ -7,14 +7,17 @@
 // prompt, and one that finds " robots" by its text.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, mkdtempSync, cpSync, writeFileSync, rmSync, mkdirSync } from 'node:fs';
+import { readFileSync, mkdtempSync, cpSync, writeFileSync, rmSync, mkdirSync, readdirSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { launch, tracebook, here, repo, serve, runLive } from './harness.mjs';
+import { resolve } from 'node:path';
 
 const run = (args) => execFileSync(tracebook, args, { stdio: 'pipe', encoding: 'utf8' });
-let work, server, origin, browser;
+let work, server, origin, browser, example, exampleOrigin, exampleDir;
+const target = process.env.CARGO_TARGET_DIR ? resolve(process.env.CARGO_TARGET_DIR) : join(repo, 'target');
+const claimsReference = join(target, 'release', 'examples', 'claims_reference');
 
 const PAGE = `+++
 title = "Claims"
@@ -51,12 +54,18 @@ before(async () => {
   run(['build', '--root', site, '--out', join(work, 'public')]);
   server = await serve(join(work, 'public'));
   origin = `http://127.0.0.1:${server.address().port}`;
+  // The example site, as the README's first command builds it.
+  exampleDir = join(work, 'example');
+  run(['build', '--root', repo, '--out', exampleDir]);
+  example = await serve(exampleDir);
+  exampleOrigin = `http://127.0.0.1:${example.address().port}`;
   browser = await launch();
 });
 
 after(async () => {
   await browser?.close();
   server?.close();
+  example?.close();
   if (work) rmSync(work, { recursive: true, force: true });
 });
 
@@ -108,5 +117,59 @@ test('the reader\'s text re-checks each sentence, the page sums it up, and Back 
   assert.deepEqual(await marks(page), author);
   assert.equal(await summary(page), null);
   assert.deepEqual(problems, []);
+  await context.close();
+});
+
+// Every page of the example with checked sentences and a live figure: two readers' sentences
+// typed in Chromium, and the marks the page shows for the prompt they replaced equal the
+// verdicts the same session gives natively (examples/claims_reference over the site's own
+// browser model): the evaluator in the browser module is the build's, value for value.
+const SENTENCES = [
+  "The dog didn't cross the street because it was too tired",
+  'My sister bought a new bike and rode it to the park',
+];
+
+test('on every page of the example the browser\'s verdicts equal the native session\'s', async () => {
+  const pages = readdirSync(exampleDir).filter((f) => f.endsWith('.live.json')).map((f) => f.replace('.live.json', '.html'));
+  const context = await browser.newContext({ viewport: { width: 1000, height: 1400 } });
+  let compared = 0, decided = 0;
+  for (const file of pages) {
+    const page = await context.newPage();
+    const problems = [];
+    page.on('pageerror', (e) => problems.push(e.message));
+    await page.goto(`${exampleOrigin}/${file}`);
+    if (!(await page.locator('.tb-claim[data-claim]').count()) || !(await page.locator('figure .tb-try').count())) {
+      await page.close();
+      continue;
+    }
+    const data = JSON.parse(readFileSync(join(exampleDir, file.replace('.html', '.live.json')), 'utf8'));
+    const figureId = await page.locator('figure:has(.tb-try)').first().getAttribute('id');
+    const prompt = data.figures.find((f) => f.id === figureId).prompt;
+    const spec = data.prompts[prompt];
+    const claims = await page.evaluate((p) => Array.from(document.querySelectorAll('.tb-claim[data-claim]'))
+      .filter((m) => m.getAttribute('data-claim-prompt') === p).map((m) => m.getAttribute('data-claim')), prompt);
+    const request = JSON.stringify({ prompt, options: { ...spec.options }, sentences: SENTENCES, claims });
+    const native = JSON.parse(execFileSync(claimsReference, [join(exampleDir, 'live'), spec.manifest || 'manifest.json'],
+      { input: request, encoding: 'utf8' }));
+    await page.locator('figure .tb-try').first().click();
+    for (const [i, sentence] of SENTENCES.entries()) {
+      assert.equal(await runLive(page, sentence), '', `${file}: ${sentence}`);
+      await page.waitForFunction(() => document.querySelector('.tb-claim[data-live]'), null, { timeout: 60000 });
+      const shown = await page.evaluate((p) => Array.from(document.querySelectorAll('.tb-claim[data-claim]'))
+        .filter((m) => m.getAttribute('data-claim-prompt') === p)
+        .map((m) => ({ live: m.getAttribute('data-live'), title: m.getAttribute('title') })), prompt);
+      assert.equal(shown.length, native[i].length, file);
+      shown.forEach((s, k) => {
+        assert.equal(s.live, native[i][k].live, `${file}: \`${claims[k]}\` on "${sentence}"`);
+        assert.ok(s.title.endsWith(native[i][k].detail), `${file}: \`${claims[k]}\`: ${s.title} / ${native[i][k].detail}`);
+        compared += 1;
+        if (s.live !== 'author') decided += 1;
+      });
+    }
+    assert.deepEqual(problems, [], file);
+    await page.close();
+  }
+  console.log(`# ${compared} marks compared with the native session, ${decided} of them decided on a reader's sentence`);
+  assert.ok(compared > 100 && decided > 40, `${compared} compared, ${decided} decided`);
   await context.close();
 });

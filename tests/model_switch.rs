@@ -91,7 +91,8 @@ fn switching_models_lists_the_prose_to_revise_and_builds_meanwhile() {
     assert!(heads.contains("\"src\":\"heads.figure-3.panels.js\""));
     assert_eq!(panels.matches("data-tb-panel=").count(), 143);
     let training = std::fs::read_to_string(site.join("public/training.html")).unwrap();
-    assert!(training.contains("From the training log of <code>models/tracebook-tiny-en</code>"));
+    // The training trace names its model as the other traces of the same weights do.
+    assert!(training.contains("From the training log of <code>tracebook-tiny-en</code>"));
 
     let check = run(site, &["check"]);
     assert!(!check.status.success(), "check fails on false claims");

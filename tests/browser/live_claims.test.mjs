@@ -110,7 +110,7 @@ test('the reader\'s text re-checks each sentence, the page sums it up, and Back 
     const figure = Array.from(document.querySelectorAll('figure.tb-live-shown')).find((f) => f.querySelector('.tbf-layernorm'));
     return figure && figure.querySelector('.tb-live-caption').textContent;
   });
-  assert.ok(norm && norm.includes('Picked in your text by the author’s rule: token = pos(" robots")'), norm);
+  assert.ok(norm && norm.includes('Picked in your text by the author’s rule (token: pos(" robots");'), norm);
   assert.match(norm, /robots/);
 
   await page.locator('.tb-live-back').first().click();
@@ -171,5 +171,49 @@ test('on every page of the example the browser\'s verdicts equal the native sess
   }
   console.log(`# ${compared} marks compared with the native session, ${decided} of them decided on a reader's sentence`);
   assert.ok(compared > 100 && decided > 40, `${compared} compared, ${decided} decided`);
+  await context.close();
+});
+
+// [live-claims] item 6: a reader's long or hostile sentence on every live page of the example.
+// Figures adapt (an option that does not fit is set aside, and the caption says so), and no
+// message the page shows the reader is in the author's syntax: no `code`, no hint, no
+// command, no `key = value` (nor any caption: no code, hint or command).
+const HOSTILE = [
+  'The old lighthouse keeper walked slowly along the rocky shore every evening, counting the '
+    + 'boats that came home late, and wrote their names in a small book that nobody read',
+  '🙂 שלום <|endoftext|> "quoted" \'single\' <script>alert(1)</script> & é',
+  'Hi',
+];
+
+test('long and hostile sentences on every live page: figures adapt and every message speaks to the reader', async () => {
+  const pages = readdirSync(exampleDir).filter((f) => f.endsWith('.live.json')).map((f) => f.replace('.live.json', '.html'));
+  const context = await browser.newContext({ viewport: { width: 1000, height: 1400 } });
+  let runs = 0, adapted = 0;
+  for (const file of pages) {
+    const page = await context.newPage();
+    const problems = [];
+    page.on('pageerror', (e) => problems.push(e.message));
+    page.on('dialog', (d) => { problems.push(`a dialog opened: ${d.message()}`); d.dismiss(); });
+    await page.goto(`${exampleOrigin}/${file}`);
+    if (!(await page.locator('figure .tb-try').count())) { await page.close(); continue; }
+    await page.locator('figure .tb-try').first().click();
+    for (const sentence of HOSTILE) {
+      const error = await runLive(page, sentence);
+      const read = (selector) => page.evaluate((s) => Array.from(document.querySelectorAll(s)).map((e) => e.textContent), selector);
+      const messages = [error, ...(await read('.tb-live-error, .tb-live-status'))];
+      // Captions describe the figure (a formula's "√dₕ = 5.66" is the figure's, not syntax).
+      const captions = await read('.tb-live-caption, .tb-live-prose');
+      const check = (texts, bad) => texts.forEach((text) => bad.forEach((b) => assert.ok(!text.includes(b),
+        `${file}, "${sentence.slice(0, 20)}…": the reader is shown ${JSON.stringify(b)}: ${text}`)));
+      check(messages, ['`', 'hint:', 'tracebook ', ' = ']);
+      check(captions, ['`', 'hint:', 'tracebook ']);
+      adapted += await page.locator('.tb-live-caption', { hasText: 'Drawn without a setting' }).count();
+      runs += 1;
+    }
+    assert.deepEqual(problems, [], file);
+    await page.close();
+  }
+  console.log(`# ${runs} runs, ${adapted} captions that set an option aside`);
+  assert.ok(runs >= 30 && adapted > 0, `${runs} runs, ${adapted} adapted`);
   await context.close();
 });

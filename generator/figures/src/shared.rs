@@ -144,7 +144,7 @@ pub struct PageFigure {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scale: Option<SharedScale>,
     /// The rules by which it picks a position in a reader's text, as the caption states them
-    /// (`token = pos(" it")`, `token = -4`: negative positions count from the end).
+    /// (`token: pos(" it")`, `token: -4`: negative positions count from the end).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub picks: Vec<String>,
 }

@@ -60,7 +60,9 @@ export class Live {
     /**
      * Redraw a page's figures for the prompts traced in this session: `figures_json` is the
      * page's list of figures as the site wrote it (`PageFigure`s). Returns a JSON array with,
-     * per figure, `{"id", "svg", "alt", "caption", "models", "live"}` or `{"id", "error"}`.
+     * per figure, `{"id", "svg", "alt", "caption", "models", "live", "set_aside"}` (the
+     * author's options the reader's text could not take) or `{"id", "error"}` (the author's
+     * message: the page shows the reader words of its own).
      * @param {string} figures_json
      * @returns {string}
      */

@@ -88,7 +88,13 @@ impl Live {
             model: None,
             model_name: None,
         };
-        self.session.trace(name, &prompt).map_err(js)?;
+        self.session.trace(name, &prompt).map_err(|e| match e {
+            // Said to the reader who typed the text.
+            LiveError::Prompt(_) => js(e),
+            // The page's own settings or the model: the page shows the reader words of its
+            // own and the author's message goes to the console.
+            other => JsError::new(&format!("{AUTHOR}{other}")),
+        })?;
         Ok(())
     }
 
@@ -113,7 +119,9 @@ impl Live {
 
     /// Redraw a page's figures for the prompts traced in this session: `figures_json` is the
     /// page's list of figures as the site wrote it (`PageFigure`s). Returns a JSON array with,
-    /// per figure, `{"id", "svg", "alt", "caption", "models", "live"}` or `{"id", "error"}`.
+    /// per figure, `{"id", "svg", "alt", "caption", "models", "live", "set_aside"}` (the
+    /// author's options the reader's text could not take) or `{"id", "error"}` (the author's
+    /// message: the page shows the reader words of its own).
     pub fn draw_page(&self, figures_json: &str) -> Result<String, JsError> {
         let figures: Vec<PageFigure> = parse_json(figures_json, "the page's figures")?;
         let drawn = self.session.draw_page(&figures);
@@ -121,13 +129,14 @@ impl Live {
             .iter()
             .zip(drawn)
             .map(|(page, drawn)| match drawn {
-                Ok(figure) => serde_json::json!({
+                Ok(crate::Redrawn { figure, set_aside }) => serde_json::json!({
                     "id": page.id,
                     "svg": figure.svg,
                     "alt": figure.alt,
                     "caption": figure.caption,
                     "models": figure.models,
                     "live": live_json(&figure),
+                    "set_aside": set_aside,
                 }),
                 Err(error) => serde_json::json!({ "id": page.id, "error": error.to_string() }),
             })
@@ -167,6 +176,9 @@ impl Live {
         self.session.context()
     }
 }
+
+/// Starts a message meant for the site's author, not the reader (tracebook-live.js).
+const AUTHOR: &str = "tracebook-live, for the site's author: ";
 
 fn parse_json<T: serde::de::DeserializeOwned>(
     text: &str,

@@ -26,5 +26,5 @@ mod session;
 
 pub use claims::ClaimCheck;
 pub use error::LiveError;
-pub use session::Session;
+pub use session::{Redrawn, Session};
 pub use tracebook_model::ModelBytes;

@@ -148,7 +148,12 @@ impl Session {
     /// build's domain for that scale and the domains of the figures redrawn here, so that a
     /// redraw of the author's own prompt gives the build's figure byte for byte. One result
     /// per figure, in order.
-    pub fn draw_page(&self, figures: &[PageFigure]) -> Vec<Result<Figure, LiveError>> {
+    ///
+    /// A figure adapts to the reader's text as it would to any prompt: an option of the
+    /// author's that the reader's text cannot take (a `word` it lacks, `values` in the cells of
+    /// a sentence too long for them, a `token` past its end) is set aside and the figure drawn
+    /// with the kind's default, and [`Redrawn::set_aside`] says which.
+    pub fn draw_page(&self, figures: &[PageFigure]) -> Vec<Result<Redrawn, LiveError>> {
         let mut unions: BTreeMap<&str, SharedScale> = BTreeMap::new();
         for figure in figures {
             let Some(scale) = &figure.scale else { continue };
@@ -178,14 +183,21 @@ impl Session {
                     }
                     None => tracebook_figures::render(&figure.kind, options, self),
                 };
-                match draw(&options) {
-                    // A word of the author's prompt that the reader's does not have: the
-                    // figure's own choice of word in the reader's prompt instead.
-                    Err(e) if e.key.as_deref() == Some("word") && options.contains_key("word") => {
-                        options.remove("word");
-                        Ok(draw(&options)?)
+                let mut set_aside = Vec::new();
+                loop {
+                    match draw(&options) {
+                        Err(e) if adaptable(&e, &options) => {
+                            let key = e.key.unwrap_or_default();
+                            options.remove(&key);
+                            set_aside.push(key);
+                        }
+                        drawn => {
+                            return Ok(Redrawn {
+                                figure: drawn?,
+                                set_aside,
+                            })
+                        }
                     }
-                    drawn => Ok(drawn?),
                 }
             })
             .collect()
@@ -224,6 +236,25 @@ impl Session {
     pub fn tokenize(&self, text: &str, special: bool) -> Result<Vec<Token>, LiveError> {
         Ok(self.model.tokenize(text, special)?)
     }
+}
+
+/// A figure redrawn for the reader's text, and the options of the author's it set aside.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Redrawn {
+    pub figure: Figure,
+    /// Options the reader's text could not take, drawn with the kind's default instead.
+    pub set_aside: Vec<String>,
+}
+
+/// Whether a figure's error is about an option of the author's that the reader's text cannot
+/// take, which the figure can do without: one that picks or shows something of the prompt.
+/// Not the prompt itself, nor what the figure is of (a layer, a head, the kind's stage).
+fn adaptable(error: &tracebook_figures::FigureError, options: &toml::Table) -> bool {
+    const OF_THE_TEXT: [&str; 6] = ["word", "values", "token", "position", "tokens", "query"];
+    error
+        .key
+        .as_deref()
+        .is_some_and(|key| OF_THE_TEXT.contains(&key) && options.contains_key(key))
 }
 
 /// A figure block's TOML body as options, without the `id` that only names it for

@@ -270,12 +270,47 @@ fn a_word_the_readers_prompt_lacks_gives_way_to_a_word_it_has() {
     };
     // The author's word, where the reader's prompt has it, is kept.
     let drawn = session.draw_page(&[figure("robots")]).remove(0).unwrap();
-    assert!(drawn.alt.contains("robots"), "{}", drawn.alt);
+    assert!(drawn.figure.alt.contains("robots"), "{}", drawn.figure.alt);
+    assert!(drawn.set_aside.is_empty());
     // A word it lacks: the figure's own choice, the word cut into the most tokens.
     let drawn = session
         .draw_page(&[figure("photosynthesis")])
         .remove(0)
         .unwrap();
-    assert!(!drawn.alt.contains("photosynthesis"), "{}", drawn.alt);
-    assert!(drawn.alt.contains("unbelievable"), "{}", drawn.alt);
+    assert!(
+        !drawn.figure.alt.contains("photosynthesis"),
+        "{}",
+        drawn.figure.alt
+    );
+    assert!(
+        drawn.figure.alt.contains("unbelievable"),
+        "{}",
+        drawn.figure.alt
+    );
+    assert_eq!(drawn.set_aside, ["word"]);
+}
+
+#[test]
+fn values_that_do_not_fit_a_long_sentence_are_set_aside_not_an_error() {
+    let dir = tiny();
+    let mut session = live(dir.path());
+    let long = "The robots will bring us tea and cake and then they will sing a song about the \
+                sea and the sky and the long road home";
+    session.trace(NAME, &prompt(long, 0)).unwrap();
+    let figure = tracebook_figures::PageFigure {
+        id: "figure-1".into(),
+        kind: "attention".into(),
+        options: format!("prompt = \"{NAME}\"\nlayer = 0\nhead = 1\nvalues = true\n"),
+        prompt: NAME.into(),
+        scale: None,
+        picks: Vec::new(),
+    };
+    // The author's options on the author's short prompt print the values; on this sentence
+    // they would not fit, as the figure says when an author asks for them.
+    let options: toml::Table = toml::from_str(&figure.options).unwrap();
+    let refused = tracebook_figures::render("attention", &options, &session).unwrap_err();
+    assert_eq!(refused.key.as_deref(), Some("values"));
+    let drawn = session.draw_page(&[figure]).remove(0).unwrap();
+    assert_eq!(drawn.set_aside, ["values"]);
+    assert!(drawn.figure.svg.contains("<svg"));
 }

@@ -13,6 +13,8 @@
   'use strict';
 
   var data, starting = {}, current = null, originals = {};
+  // How the live module starts a message meant for the site's author (bindings.rs, AUTHOR).
+  var AUTHOR = 'tracebook-live, for the site\'s author: ';
   var dir, words, article;
 
   function $(root, sel) { return root.querySelector(sel); }
@@ -236,6 +238,9 @@
     if (entry && entry.picks && entry.picks.length) {
       note.textContent += fill(words.pick, { picks: entry.picks.join(', ') }) + ' ';
     }
+    // An option of the author's that the reader's text could not take (values that do not
+    // fit a long sentence, a word it lacks) was set aside.
+    if (drawn.set_aside && drawn.set_aside.length) note.textContent += words.adapted + ' ';
     var own = $(figure, '.tb-figure-caption');
     if (own) own.hidden = true;
     $(figure, 'figcaption').prepend(note);
@@ -332,7 +337,10 @@
       }
       ui.back.hidden = false;
       ui.status.textContent = '';
-      if (failed.length) ui.error.textContent = failed[0].error;
+      // The session's messages about a figure are the author's (its options, in the site's
+      // syntax): the reader is told in the page's words, the author in the console.
+      failed.forEach(function (d) { console.info('tracebook-live.js, for the site\'s author:', d.id, d.error); });
+      if (failed.length) ui.error.textContent = words.failed;
       return markClaims(l, prompt);
     }).then(function (count) {
       var prose = $(document, '.tb-live-prose');
@@ -342,10 +350,16 @@
         holds: count.holds, checked: count.holds + count.fails, author: count.author
       }) : '';
     }).catch(function (e) {
-      // The session's messages (empty prompt, too long, ...) are the reader's to read.
+      // The session's messages about the text (empty, too long) are the reader's to read;
+      // one for the site's author is shown in the page's words and logged.
+      var message = (e && e.message) || String(e);
+      if (message.indexOf(AUTHOR) >= 0) {
+        console.info(message);
+        message = words.failed;
+      }
       ui.bar.hidden = true;
       ui.status.textContent = '';
-      ui.error.textContent = (e && e.message) || String(e);
+      ui.error.textContent = message;
     }).then(function () { ui.run.disabled = false; });
   }
 

@@ -43,7 +43,7 @@ struct PageData<'a> {
 }
 
 /// The words the loader shows.
-const WORDS: [&str; 14] = [
+const WORDS: [&str; 16] = [
     "try",
     "prompt",
     "run",
@@ -58,6 +58,8 @@ const WORDS: [&str; 14] = [
     "claim_author",
     "claims",
     "pick",
+    "adapted",
+    "failed",
 ];
 
 impl<'a> LivePage<'a> {
@@ -174,16 +176,16 @@ fn positions(options: &str, trace: &Trace) -> usize {
 }
 
 /// The rules by which a figure's options pick positions in a reader's text, as its live
-/// caption states them: a role as the author wrote it (`token = pos(" it")`), or a position
-/// counted from the end (`token = -4`).
+/// caption states them: a role as the author wrote it (`token: pos(" it")`), or a position
+/// counted from the end (`token: -4`).
 fn picks(options: &str) -> Vec<String> {
     let Ok(table) = options.parse::<toml::Table>() else {
         return Vec::new();
     };
     (tracebook_claims::roles::POSITION_OPTIONS.iter())
         .filter_map(|key| match table.get(*key)? {
-            toml::Value::String(role) => Some(format!("{key} = {role}")),
-            toml::Value::Integer(at) => Some(format!("{key} = {at}")),
+            toml::Value::String(role) => Some(format!("{key}: {role}")),
+            toml::Value::Integer(at) => Some(format!("{key}: {at}")),
             _ => None,
         })
         .collect()
@@ -211,9 +213,9 @@ mod tests {
     fn a_figure_states_the_rules_it_picks_by() {
         assert_eq!(
             picks("prompt = \"a\"\ntoken = 'pos(\" it\")'\nlayer = 1\n"),
-            ["token = pos(\" it\")"]
+            ["token: pos(\" it\")"]
         );
-        assert_eq!(picks("prompt = \"a\"\ntoken = -4\n"), ["token = -4"]);
+        assert_eq!(picks("prompt = \"a\"\ntoken = -4\n"), ["token: -4"]);
         assert!(picks("prompt = \"a\"\nlayer = 1\n").is_empty());
     }
     use tracebook_trace::Trace;

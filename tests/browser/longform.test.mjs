@@ -40,6 +40,16 @@ const visible = (page, selector) => page.locator(selector).first().isVisible();
 
 for (const javaScriptEnabled of [true, false]) {
   test(`the sidebar is a column on desktop and a menu on phones (JavaScript ${javaScriptEnabled ? 'on' : 'off'})`, async () => {
+    // A laptop at 1024 or 1280 px sees the series column too, beside the text.
+    for (const width of [1024, 1280]) {
+      const laptop = await open(browser, dir, 'notes.html', { viewport: { width, height: 800 }, javaScriptEnabled });
+      assert.ok(await visible(laptop.page, '.tb-sidebar'), `the sidebar shows at ${width} px`);
+      const text = await laptop.page.locator('main').boundingBox();
+      const column = await laptop.page.locator('.tb-sidebar').boundingBox();
+      assert.ok(column.x + column.width <= text.x + 1, `the sidebar does not cover the text at ${width} px`);
+      assert.ok(text.x + text.width <= width, `the text fits beside it at ${width} px`);
+      await laptop.context.close();
+    }
     const wide = await open(browser, dir, 'notes.html', { viewport: { width: 1400, height: 900 }, javaScriptEnabled });
     assert.ok(await visible(wide.page, '.tb-sidebar'), 'the sidebar shows on desktop');
     assert.ok(!(await visible(wide.page, '.tb-menu-button')), 'no menu button on desktop');

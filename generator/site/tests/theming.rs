@@ -44,6 +44,19 @@ fn every_documented_block_can_be_overridden() {
     assert!(report.warnings.is_empty(), "{}", report.warnings);
 }
 
+/// Every page names an icon of its own (inline, so it needs no file at any depth and no
+/// request): browsers otherwise ask every site for a `/favicon.ico` it does not have.
+#[test]
+fn every_page_has_an_icon_and_asks_for_no_favicon_file() {
+    let site = minimal();
+    tracebook_site::build(site.root(), None).unwrap_or_else(|d| panic!("{d}"));
+    for name in ["index.html", "only.html", "404.html"] {
+        let html = site.page(name);
+        assert_eq!(html.matches("rel=\"icon\"").count(), 1, "{name}");
+        assert!(html.contains("rel=\"icon\" href=\"data:image/svg+xml,"), "{name}");
+    }
+}
+
 #[test]
 fn extra_css_and_extra_head_reach_every_page_and_partials_can_be_replaced() {
     let site = minimal();
@@ -72,6 +85,7 @@ fn extra_css_and_extra_head_reach_every_page_and_partials_can_be_replaced() {
             html.contains("<link rel=\"icon\" href=\"favicon.svg\">"),
             "{html}"
         );
+        assert_eq!(html.matches("rel=\"icon\"").count(), 1, "the author's icon alone");
         assert!(
             html.contains("My own footer") && !html.contains("Built with"),
             "{html}"

@@ -23,8 +23,35 @@ pub enum Carry {
         prompt: Vec<String>,
         written: Vec<String>,
     },
-    /// About the author's prompt only: the part that ties it there, and why.
-    Author { span: Range<usize>, why: String },
+    /// About the author's prompt only: the part that ties it there, what kind of tie it is,
+    /// and why (in the author's terms).
+    Author {
+        span: Range<usize>,
+        tie: Tie,
+        why: String,
+    },
+}
+
+/// What ties a claim to the author's prompt, for words a reader reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tie {
+    /// A literal position of the author's text.
+    Place,
+    /// A token the author expected, or a word of the author's text.
+    Word,
+    /// An experiment on the author's prompt, or a tensor whose axes are not known.
+    Experiment,
+}
+
+impl Tie {
+    /// `place`, `word` or `experiment`.
+    pub fn word(self) -> &'static str {
+        match self {
+            Tie::Place => "place",
+            Tie::Word => "word",
+            Tie::Experiment => "experiment",
+        }
+    }
 }
 
 impl Carry {
@@ -143,7 +170,7 @@ pub fn carry(claim: &Expr) -> Carry {
     let mut found = Found::default();
     found.expr(claim, Context::Value, &[]);
     match found.author {
-        Some((span, why)) => Carry::Author { span, why },
+        Some((span, tie, why)) => Carry::Author { span, tie, why },
         None if found.prompt.is_empty() && found.written.is_empty() => Carry::Always,
         None => Carry::IfPresent {
             prompt: found.prompt,
@@ -168,16 +195,16 @@ enum Context {
 #[derive(Default)]
 struct Found {
     /// The first part that ties the claim to the author's prompt.
-    author: Option<(Range<usize>, String)>,
+    author: Option<(Range<usize>, Tie, String)>,
     /// The texts found by `pos`, and by `wrote`.
     prompt: Vec<String>,
     written: Vec<String>,
 }
 
 impl Found {
-    fn author(&mut self, span: &Range<usize>, why: String) {
+    fn author(&mut self, span: &Range<usize>, tie: Tie, why: String) {
         if self.author.is_none() {
-            self.author = Some((span.clone(), why));
+            self.author = Some((span.clone(), tie, why));
         }
     }
 
@@ -188,10 +215,12 @@ impl Found {
             Kind::Num(n) => match at {
                 Context::Position if *n > 0.0 => self.author(
                     &e.span,
+                    Tie::Place,
                     format!("position {n} is a place in the author's text (count from the end with negative numbers, or name it by role: last(), pos(\"…\"))"),
                 ),
                 Context::Token => self.author(
                     &e.span,
+                    Tie::Word,
                     format!("token {n} is a token the author expected (the model's own guess is guess(1))"),
                 ),
                 _ => {}
@@ -200,15 +229,17 @@ impl Found {
             // the author expected.
             Kind::Str(text) if at == Context::Word => self.author(
                 &e.span,
+                Tie::Word,
                 format!("{text:?} is a word of the author's text (find it by its text with pos({text:?}))"),
             ),
             Kind::Str(text) => self.author(
                 &e.span,
+                Tie::Word,
                 format!("{text:?} is a token the author expected (the model's own guess is guess(1))"),
             ),
             Kind::Name(name) => {
                 if !vars.contains(&name.as_str()) && axes(name).is_none() {
-                    self.author(&e.span, untraced(name));
+                    self.author(&e.span, Tie::Experiment, untraced(name));
                 }
             }
             Kind::Call { name, args, .. } => self.call(name, args, &e.span, vars),
@@ -263,6 +294,7 @@ impl Found {
             "prob" | "text" => args.iter().for_each(|a| self.expr(a, Context::Token, vars)),
             "target" => self.author(
                 span,
+                Tie::Experiment,
                 "ablation targets are tokens the author chose for the author's prompt".into(),
             ),
             "rank" => {
@@ -284,7 +316,7 @@ impl Found {
             return;
         };
         let Some(axes) = axes(name) else {
-            self.author(&target.span, untraced(name));
+            self.author(&target.span, Tie::Experiment, untraced(name));
             return;
         };
         for (i, index) in indices.iter().enumerate() {

@@ -25,7 +25,7 @@ mod value;
 mod verdict;
 
 pub use ast::Expr;
-pub use carry::{axes, carry, Axis, Carry};
+pub use carry::{axes, carry, Axis, Carry, Tie};
 pub use eval::{Decoded, Evaluator, NoVocabulary, Vocabulary};
 pub use format::significant;
 pub use parse::parse;

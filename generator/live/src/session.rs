@@ -105,6 +105,8 @@ impl Session {
                 .map(|_| crate::ClaimCheck {
                     live: "author",
                     detail: format!("no text of yours was traced as `{name}`"),
+                    why: Some("other"),
+                    token: None,
                 })
                 .collect();
         };

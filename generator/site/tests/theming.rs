@@ -53,7 +53,10 @@ fn every_page_has_an_icon_and_asks_for_no_favicon_file() {
     for name in ["index.html", "only.html", "404.html"] {
         let html = site.page(name);
         assert_eq!(html.matches("rel=\"icon\"").count(), 1, "{name}");
-        assert!(html.contains("rel=\"icon\" href=\"data:image/svg+xml,"), "{name}");
+        assert!(
+            html.contains("rel=\"icon\" href=\"data:image/svg+xml,"),
+            "{name}"
+        );
     }
 }
 
@@ -85,7 +88,11 @@ fn extra_css_and_extra_head_reach_every_page_and_partials_can_be_replaced() {
             html.contains("<link rel=\"icon\" href=\"favicon.svg\">"),
             "{html}"
         );
-        assert_eq!(html.matches("rel=\"icon\"").count(), 1, "the author's icon alone");
+        assert_eq!(
+            html.matches("rel=\"icon\"").count(),
+            1,
+            "the author's icon alone"
+        );
         assert!(
             html.contains("My own footer") && !html.contains("Built with"),
             "{html}"

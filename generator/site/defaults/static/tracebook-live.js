@@ -267,13 +267,20 @@
       });
       marks.forEach(function (m) {
         var at = mine.indexOf(m);
-        var check = at < 0 ? { live: 'author', detail: '' } : checks[at];
+        var check = at < 0 ? { live: 'author', why: 'prompt' } : checks[at];
         var word = words['claim_' + check.live];
         count[check.live] += 1;
         m.setAttribute('data-live', check.live);
+        if (check.why) m.setAttribute('data-live-why', check.why);
         m.className = 'tb-claim tb-claim-live-' + check.live;
-        m.textContent = check.live === 'holds' ? '✓' : check.live === 'fails' ? '✗' : '–';
-        m.setAttribute('title', check.detail ? word + ': ' + check.detail : word);
+        m.textContent = check.live === 'holds' ? '✓' : check.live === 'fails' ? '✗' : '○';
+        // Why a sentence is the author's, in the reader's words (the author's terms go to
+        // the console).
+        var detail = check.live === 'author'
+          ? fill(words['why_' + check.why] || words.why_other, { token: '“' + (check.token || '') + '”' })
+          : check.detail;
+        if (check.live === 'author' && check.detail) console.info('tracebook-live.js:', m.getAttribute('data-claim'), '–', check.detail);
+        m.setAttribute('title', word + ': ' + detail);
         // The verdict is the mark's accessible name, not only its sign and colour.
         m.setAttribute('aria-label', m.getAttribute('title'));
       });
@@ -286,6 +293,7 @@
       o.mark.setAttribute('title', o.title);
       o.mark.className = o.cls;
       o.mark.removeAttribute('data-live');
+      o.mark.removeAttribute('data-live-why');
       o.mark.removeAttribute('aria-label');
     });
     claimMarks = null;
@@ -347,7 +355,7 @@
       var sum = prose && ($(prose, '.tb-live-claims') || prose.appendChild(el('span', 'tb-live-claims')));
       if (!sum) return;
       sum.textContent = count ? ' ' + fill(words.claims, {
-        holds: count.holds, checked: count.holds + count.fails, author: count.author
+        holds: count.holds, fails: count.fails, author: count.author
       }) : '';
     }).catch(function (e) {
       // The session's messages about the text (empty, too long) are the reader's to read;

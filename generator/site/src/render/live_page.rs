@@ -43,7 +43,7 @@ struct PageData<'a> {
 }
 
 /// The words the loader shows.
-const WORDS: [&str; 16] = [
+const WORDS: [&str; 23] = [
     "try",
     "prompt",
     "run",
@@ -60,6 +60,13 @@ const WORDS: [&str; 16] = [
     "pick",
     "adapted",
     "failed",
+    "why_place",
+    "why_word",
+    "why_experiment",
+    "why_missing",
+    "why_short",
+    "why_other",
+    "why_prompt",
 ];
 
 impl<'a> LivePage<'a> {

@@ -40,6 +40,7 @@ impl ClaimRecord {
             Ok(expr) => tracebook_claims::carry(&expr),
             Err(_) => Carry::Author {
                 span: 0..claim.source.len(),
+                tie: tracebook_claims::Tie::Experiment,
                 why: "it is not a claim tracebook can read".into(),
             },
         };

@@ -84,10 +84,15 @@ fn a_build_killed_at_any_moment_leaves_the_previous_output_complete() {
         command.arg("build");
         killed_mid_build += usize::from(kill_after(command, delay));
         let (files, _) = output_of(site.root(), &out);
+        // The first file that differs, for a failure to say where to look.
+        let differs = (expected.iter())
+            .find(|(name, bytes)| files.get(*name) != Some(*bytes))
+            .map(|(name, _)| name.clone())
+            .or_else(|| files.keys().find(|n| !expected.contains_key(*n)).cloned());
         assert!(
             files == expected,
             "round {round}: killed after {delay:?}, public/ is not the complete output \
-             ({} files of {})",
+             ({} files of {}; first difference: {differs:?})",
             files.len(),
             expected.len()
         );

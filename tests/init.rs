@@ -35,11 +35,29 @@ fn a_new_site_checks_and_builds_without_a_model() {
     ] {
         assert!(site.join(file).is_file(), "{file} is missing");
     }
-    assert!(std::fs::read_to_string(site.join(".gitignore"))
-        .unwrap()
-        .contains("public/"));
+    let ignored = std::fs::read_to_string(site.join(".gitignore")).unwrap();
+    assert!(ignored.contains("public/") && ignored.contains("/models/"));
     let out = tracebook(&site, &["check"]);
     assert!(out.status.success(), "{}", text(&out.stderr));
+    // A 120 MB file the site would commit: `check` warns that a push would be refused, and
+    // names the folder to ignore; one in models/ (which init ignores) goes unremarked.
+    std::fs::create_dir_all(site.join("data")).unwrap();
+    std::fs::create_dir_all(site.join("models/mine")).unwrap();
+    for path in ["data/weights.bin", "models/mine/model.safetensors"] {
+        let file = std::fs::File::create(site.join(path)).unwrap();
+        file.set_len(120_000_000).unwrap();
+    }
+    let out = tracebook(&site, &["check"]);
+    let said = text(&out.stderr);
+    assert!(out.status.success(), "a warning, not an error: {said}");
+    assert!(
+        said.contains("data/weights.bin is 120 MB and git would commit it")
+            && said.contains("add `data/` to .gitignore"),
+        "{said}"
+    );
+    assert!(!said.contains("models/mine"), "{said}");
+    std::fs::remove_dir_all(site.join("data")).unwrap();
+    std::fs::remove_dir_all(site.join("models")).unwrap();
     let out = tracebook(&site, &["build"]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let page = std::fs::read_to_string(site.join("public/tokens.html")).unwrap();

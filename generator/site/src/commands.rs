@@ -171,7 +171,12 @@ pub fn check(root: &Path) -> Result<CheckReport, Diagnostics> {
 pub fn check_with(root: &Path, overrides: &Overrides) -> Result<CheckReport, Diagnostics> {
     let started = Instant::now();
     let mut timings = Timings::default();
-    let (rendered, warnings) = render_timed(root, overrides, &mut timings)?;
+    let (rendered, mut warnings) = render_timed(root, overrides, &mut timings)?;
+    // What a push would be refused for: `check` is what an author runs before committing.
+    warnings.extend(crate::load::large_files::warnings(
+        root,
+        crate::load::large_files::GITHUB_LIMIT,
+    ));
     Ok(CheckReport {
         pages: rendered.pages,
         figures: rendered.figures,

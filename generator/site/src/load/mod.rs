@@ -11,6 +11,7 @@ pub mod citations;
 pub mod config;
 pub mod content;
 pub mod front_matter;
+pub mod large_files;
 pub mod lazy_tokenizer;
 pub mod live_models;
 pub mod parts;

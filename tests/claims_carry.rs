@@ -8,23 +8,11 @@
 //! by text must be decided wherever they are there once.
 
 use std::path::Path;
-use std::process::Command;
 use tracebook_claims::{decide, parse, Evaluator, NoVocabulary};
 use tracebook_trace::Trace;
 
-fn claims() -> serde_json::Value {
-    let out = Command::new(env!("CARGO_BIN_EXE_tracebook"))
-        .args(["check", "--claims", "list", "--format", "json"])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("tracebook runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("the list is JSON")
-}
+#[path = "support/claims_list.rs"]
+mod claims_list;
 
 /// Every trace of `traces/`, with the id of the model that wrote it.
 fn traces() -> Vec<(String, Trace)> {
@@ -58,7 +46,7 @@ fn has(trace: &Trace, prompt: &[String], written: &[String]) -> bool {
 
 #[test]
 fn every_claim_that_carries_over_is_decided_on_the_other_prompts_of_its_model() {
-    let list = claims();
+    let list = claims_list::example();
     let items = list["claims"].as_array().expect("claims");
     assert!(items.len() > 100, "the example has its claims");
     let mut classes = String::new();

@@ -7,7 +7,6 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::process::Command;
 use tracebook_live::{ModelBytes, Session};
 use tracebook_trace::{Precision, PromptSpec, Trace, TraceOptions};
 
@@ -17,19 +16,12 @@ const READERS: [&str; 3] = [
     "Hello",
 ];
 
+#[path = "support/claims_list.rs"]
+mod claims_list;
+
 /// Every claim of the example: (prompt, expression, carries).
-fn claims(root: &Path) -> Vec<(String, String, String)> {
-    let out = Command::new(env!("CARGO_BIN_EXE_tracebook"))
-        .args(["check", "--claims", "list", "--format", "json"])
-        .current_dir(root)
-        .output()
-        .expect("tracebook runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let list: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+fn claims() -> Vec<(String, String, String)> {
+    let list = claims_list::example();
     let text = |v: &serde_json::Value| v.as_str().unwrap().to_string();
     (list["claims"].as_array().unwrap().iter())
         .map(|c| (text(&c["prompt"]), text(&c["claim"]), text(&c["carries"])))
@@ -61,7 +53,7 @@ fn the_session_asks_the_pages_claims_of_a_text_as_the_build_asked_them() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let model = root.join("models/tracebook-tiny-en");
     let mut by_prompt: BTreeMap<String, Vec<(String, String)>> = BTreeMap::new();
-    for (prompt, source, carries) in claims(root) {
+    for (prompt, source, carries) in claims() {
         by_prompt.entry(prompt).or_default().push((source, carries));
     }
     let mut session = session(&model);

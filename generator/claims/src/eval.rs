@@ -586,6 +586,28 @@ impl<'a> Evaluator<'a> {
         })
     }
 
+    /// The next tokens `ids` as a verdict shows what is true: `" the" (12.4%), " a" (8.1%)`.
+    pub(crate) fn shown_with_probs(&self, ids: &[u32], span: &Range<usize>) -> Result<String> {
+        let last = self.last_logits(span)?;
+        let (logits, lse) = (&last.0, last.1);
+        let shown: Vec<String> = ids
+            .iter()
+            .map(|&id| {
+                let text = self
+                    .text_of(id)
+                    .map_or(format!("token {id}"), |t| format!("{t:?}"));
+                let p = logits
+                    .get(id as usize)
+                    .map(|&l| f64::from(exact_math::prob(l as f32, lse as f32)));
+                match p {
+                    Some(p) => format!("{text} ({})", tracebook_trace::percent(p)),
+                    None => text,
+                }
+            })
+            .collect();
+        Ok(shown.join(", "))
+    }
+
     fn text_of(&self, id: u32) -> Option<String> {
         self.trace
             .meta

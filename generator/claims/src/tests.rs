@@ -412,3 +412,30 @@ fn wrote_finds_a_token_of_the_translation() {
     let e = verdict_on(HE_LOVED, "he_loved", "wrote(\" his\") == 0").unwrap_err();
     assert!(e.message.contains("decoder-only"), "{}", e.message);
 }
+
+#[test]
+fn a_false_claim_about_the_top_says_what_the_top_is() {
+    let trace = trace();
+    let top = top_id(&trace);
+    let text = trace.meta.token_texts.get(&top).cloned().unwrap();
+    // A token that is not the top guess: the prompt's first.
+    let other = &trace.meta.tokens[0].text;
+    assert_ne!(other, &text);
+    let v = verdict(&format!("{other:?} in top(1)")).unwrap();
+    assert!(!v.holds);
+    assert!(
+        v.detail.starts_with(&format!(
+            "{other:?} is not in `top(1)`: the top is {text:?} ("
+        )),
+        "{}",
+        v.detail
+    );
+    assert!(v.detail.ends_with("%)"), "{}", v.detail);
+    let v = verdict(&format!("{other:?} in top(2)")).unwrap();
+    assert!(v.detail.contains(": the top 2 are "), "{}", v.detail);
+    // A claim that holds says no more than before.
+    assert_eq!(
+        verdict(&format!("{text:?} in top(1)")).unwrap().detail,
+        format!("{text:?} is in `top(1)`")
+    );
+}

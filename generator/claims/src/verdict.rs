@@ -62,12 +62,27 @@ fn explain(ev: &Evaluator<'_>, expr: &Expr, src: &str) -> Result<(bool, String),
             } else {
                 format!("`{l_src}` ({l})")
             };
+            // A false `in top(k)` says what is true: which tokens the top holds.
+            let top = match (&right.kind, holds) {
+                (Kind::Call { name, .. }, false) if name == "top" => match ev.eval(right)? {
+                    crate::value::Val::Ids(ids) if ids.len() == 1 => {
+                        format!(": the top is {}", ev.shown_with_probs(&ids, &right.span)?)
+                    }
+                    crate::value::Val::Ids(ids) => format!(
+                        ": the top {} are {}",
+                        ids.len(),
+                        ev.shown_with_probs(&ids, &right.span)?
+                    ),
+                    _ => String::new(),
+                },
+                _ => String::new(),
+            };
             Ok((
                 holds,
                 if holds {
                     format!("{shown} is in `{r_src}`")
                 } else {
-                    format!("{shown} is not in `{r_src}`")
+                    format!("{shown} is not in `{r_src}`{top}")
                 },
             ))
         }

@@ -88,21 +88,9 @@ pub fn weight(value: f64) -> String {
     }
 }
 
-/// A probability as a percentage: one decimal, two below 1%, so a column of them lines up.
-pub fn percent(p: f64) -> String {
-    let pct = p * 100.0;
-    if p == 0.0 {
-        "0%".to_string()
-    } else if pct >= 99.95 {
-        "100%".to_string()
-    } else if pct >= 0.995 {
-        format!("{pct:.1}%")
-    } else if pct >= 0.005 {
-        format!("{pct:.2}%")
-    } else {
-        "<0.01%".to_string()
-    }
-}
+/// A probability as a percentage (one decimal, two below 1%): the trace crate's, which the
+/// claims' verdicts use too.
+pub use tracebook_trace::percent;
 
 /// 50257 → "50,257".
 pub fn thousands(n: usize) -> String {

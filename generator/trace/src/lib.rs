@@ -19,6 +19,7 @@ mod json_style;
 mod kind;
 mod meta;
 mod model_name;
+mod percent;
 mod precision;
 mod prompt;
 mod splitmix;
@@ -50,6 +51,7 @@ pub use meta::{
     WordMerges, DEFAULT_TOP_K,
 };
 pub use model_name::{folder_name, model_label, same_model_id};
+pub use percent::percent;
 pub use precision::{ParsePrecisionError, Precision};
 pub use prompt::{PromptOptions, PromptSpec, MAX_BEAMS, MAX_BEAM_NODES};
 pub use splitmix::SplitMix64;

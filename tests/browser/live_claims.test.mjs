@@ -99,6 +99,13 @@ test('the reader\'s text re-checks each sentence, the page sums it up, and Back 
   assert.equal(mine[2].title, 'About the author’s prompt only: it names a place in the author’s text');
   assert.equal(mine[3].title, 'About the author’s prompt only: your text does not have “ robots” exactly once');
   assert.equal(await summary(page), 'Checked again on your text: ✓ 1, ✗ 1, ○ 2 about the author’s prompt only.');
+  // " robots" is not in this text: the layernorm figure falls back to its default token and
+  // says so, and states no rule it did not follow.
+  const fallback = await page.evaluate(() => {
+    const figure = Array.from(document.querySelectorAll('figure.tb-live-shown')).find((f) => f.querySelector('.tbf-layernorm'));
+    return figure && figure.querySelector('.tb-live-caption').textContent;
+  });
+  assert.ok(fallback.includes('Drawn without a setting') && !fallback.includes('Picked in your text'), fallback);
 
   // A text with " robots" once: the sentence that finds it by its text is asked, and holds.
   assert.equal(await runLive(page, 'Two robots will bring'), '');
@@ -120,6 +127,20 @@ test('the reader\'s text re-checks each sentence, the page sums it up, and Back 
   await context.close();
 });
 
+/** The example's pages with live data, by file name. */
+const examplePages = () => readdirSync(exampleDir).filter((f) => f.endsWith('.live.json')).map((f) => f.replace('.live.json', '.html'));
+
+/** A page of the example in `context`, watched for page errors and dialogs (a reader's text
+ * that ran as script would open one). */
+async function openExample(context, file) {
+  const page = await context.newPage();
+  const problems = [];
+  page.on('pageerror', (e) => problems.push(e.message));
+  page.on('dialog', (d) => { problems.push(`a dialog opened: ${d.message()}`); d.dismiss(); });
+  await page.goto(`${exampleOrigin}/${file}`);
+  return { page, problems };
+}
+
 // Every page of the example with checked sentences and a live figure: two readers' sentences
 // typed in Chromium, and the marks the page shows for the prompt they replaced equal the
 // verdicts the same session gives natively (examples/claims_reference over the site's own
@@ -130,14 +151,10 @@ const SENTENCES = [
 ];
 
 test('on every page of the example the browser\'s verdicts equal the native session\'s', async () => {
-  const pages = readdirSync(exampleDir).filter((f) => f.endsWith('.live.json')).map((f) => f.replace('.live.json', '.html'));
   const context = await browser.newContext({ viewport: { width: 1000, height: 1400 } });
   let compared = 0, decided = 0;
-  for (const file of pages) {
-    const page = await context.newPage();
-    const problems = [];
-    page.on('pageerror', (e) => problems.push(e.message));
-    await page.goto(`${exampleOrigin}/${file}`);
+  for (const file of examplePages()) {
+    const { page, problems } = await openExample(context, file);
     if (!(await page.locator('.tb-claim[data-claim]').count()) || !(await page.locator('figure .tb-try').count())) {
       await page.close();
       continue;
@@ -189,15 +206,10 @@ const HOSTILE = [
 ];
 
 test('long and hostile sentences on every live page: figures adapt and every message speaks to the reader', async () => {
-  const pages = readdirSync(exampleDir).filter((f) => f.endsWith('.live.json')).map((f) => f.replace('.live.json', '.html'));
   const context = await browser.newContext({ viewport: { width: 1000, height: 1400 } });
   let runs = 0, adapted = 0;
-  for (const file of pages) {
-    const page = await context.newPage();
-    const problems = [];
-    page.on('pageerror', (e) => problems.push(e.message));
-    page.on('dialog', (d) => { problems.push(`a dialog opened: ${d.message()}`); d.dismiss(); });
-    await page.goto(`${exampleOrigin}/${file}`);
+  for (const file of examplePages()) {
+    const { page, problems } = await openExample(context, file);
     if (!(await page.locator('figure .tb-try').count())) { await page.close(); continue; }
     await page.locator('figure .tb-try').first().click();
     for (const sentence of HOSTILE) {

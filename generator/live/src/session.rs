@@ -125,24 +125,37 @@ impl Session {
     /// site sets it aside).
     pub fn figure(&self, kind: &str, options_toml: &str) -> Result<Figure, LiveError> {
         let mut options = table(options_toml)?;
-        self.picks_by_role(&mut options);
+        // A role that names no position of this trace gives way to the kind's default.
+        let _ = self.picks_by_role(&mut options);
         Ok(tracebook_figures::render(kind, &options, self)?)
     }
 
     /// Options written as roles (`token = 'pos(" it")'`) resolved on the trace of the
     /// figure's prompt in this session: the reader's. A role the reader's text cannot answer
-    /// (no " it" in it) gives way to the figure's default (the last token), as a `word` does.
-    fn picks_by_role(&self, options: &mut toml::Table) {
+    /// (no " it" in it) gives way to the figure's default (the last token), as a `word` does;
+    /// returns the options set aside so.
+    fn picks_by_role(&self, options: &mut toml::Table) -> Vec<String> {
+        let mut set_aside = Vec::new();
         let Some(trace) = (options.get("prompt"))
             .and_then(|p| p.as_str())
             .and_then(|p| self.traces.get(p).map(|t| (p.to_string(), t)))
         else {
-            return;
+            return set_aside;
         };
         let (prompt, trace) = trace;
         while let Err((key, _)) = tracebook_claims::roles::resolve(options, trace, &prompt) {
             options.remove(key);
+            set_aside.push(key.to_string());
         }
+        set_aside
+    }
+
+    /// A page figure's options as the session draws them: its TOML, its roles resolved on
+    /// the reader's trace, and the options set aside for it.
+    fn prepared(&self, figure: &PageFigure) -> Result<(toml::Table, Vec<String>), LiveError> {
+        let mut options = table(&figure.options)?;
+        let set_aside = self.picks_by_role(&mut options);
+        Ok((options, set_aside))
     }
 
     /// Redraw `figures` of a page (each drawn from one prompt traced in this session), as
@@ -156,17 +169,16 @@ impl Session {
     /// a sentence too long for them, a `token` past its end) is set aside and the figure drawn
     /// with the kind's default, and [`Redrawn::set_aside`] says which.
     pub fn draw_page(&self, figures: &[PageFigure]) -> Vec<Result<Redrawn, LiveError>> {
+        let prepared: Vec<_> = figures.iter().map(|f| self.prepared(f)).collect();
         let mut unions: BTreeMap<&str, SharedScale> = BTreeMap::new();
-        for figure in figures {
+        for (figure, prepared) in figures.iter().zip(&prepared) {
             let Some(scale) = &figure.scale else { continue };
             let union = unions
                 .entry(scale.name.as_str())
                 .or_insert_with(|| scale.clone());
-            let own = table(&figure.options)
-                .ok()
-                .and_then(|mut options| {
-                    self.picks_by_role(&mut options);
-                    tracebook_figures::domain(&figure.kind, &options, self).ok()
+            let own = (prepared.as_ref().ok())
+                .and_then(|(options, _)| {
+                    tracebook_figures::domain(&figure.kind, options, self).ok()
                 })
                 .flatten();
             if let Some(domain) = own.and_then(|d| union.domain.union(d)) {
@@ -175,9 +187,9 @@ impl Session {
         }
         figures
             .iter()
-            .map(|figure| {
-                let mut options = table(&figure.options)?;
-                self.picks_by_role(&mut options);
+            .zip(prepared)
+            .map(|(figure, prepared)| {
+                let (mut options, mut set_aside) = prepared?;
                 let shared = figure.scale.as_ref().map(|s| &unions[s.name.as_str()]);
                 let draw = |options: &toml::Table| match shared {
                     Some(shared) => {
@@ -185,7 +197,6 @@ impl Session {
                     }
                     None => tracebook_figures::render(&figure.kind, options, self),
                 };
-                let mut set_aside = Vec::new();
                 loop {
                     match draw(&options) {
                         Err(e) if adaptable(&e, &options) => {

@@ -314,3 +314,38 @@ fn values_that_do_not_fit_a_long_sentence_are_set_aside_not_an_error() {
     assert_eq!(drawn.set_aside, ["values"]);
     assert!(drawn.figure.svg.contains("<svg"));
 }
+
+#[test]
+fn a_role_the_readers_text_cannot_answer_is_set_aside_and_said() {
+    let dir = tiny();
+    let mut session = live(dir.path());
+    session
+        .trace(NAME, &prompt("The robots will bring us tea", 0))
+        .unwrap();
+    let figure = |role: &str| tracebook_figures::PageFigure {
+        id: "figure-1".into(),
+        kind: "layernorm".into(),
+        options: format!("prompt = \"{NAME}\"\nlayer = 0\ntoken = '{role}'\n"),
+        prompt: NAME.into(),
+        scale: None,
+        picks: vec![format!("token: {role}")],
+    };
+    // Answered: " robots" is token 1, and nothing is set aside.
+    let drawn = session
+        .draw_page(&[figure("pos(\" robots\")")])
+        .remove(0)
+        .unwrap();
+    assert!(drawn.set_aside.is_empty());
+    assert!(
+        drawn.figure.alt.contains("(token 1)"),
+        "{}",
+        drawn.figure.alt
+    );
+    // Not answered: the kind's default (the last token), and the page is told so.
+    let drawn = session
+        .draw_page(&[figure("pos(\" cats\")")])
+        .remove(0)
+        .unwrap();
+    assert_eq!(drawn.set_aside, ["token"]);
+    assert!(drawn.figure.alt.contains("tea"), "{}", drawn.figure.alt);
+}

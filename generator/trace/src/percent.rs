@@ -24,10 +24,16 @@ mod tests {
 
     #[test]
     fn one_decimal_two_below_one_percent_and_the_ends() {
+        assert_eq!(percent(0.1234), "12.3%");
         assert_eq!(percent(0.1248), "12.5%");
+        assert_eq!(percent(1.0), "100%");
+        assert_eq!(percent(0.99999), "100%");
+        assert_eq!(percent(0.0042), "0.42%");
         assert_eq!(percent(0.00512), "0.51%");
+        assert_eq!(percent(0.05), "5.0%");
+        assert_eq!(percent(0.00999), "1.0%");
+        assert_eq!(percent(0.00001), "<0.01%");
         assert_eq!(percent(0.0000004), "<0.01%");
         assert_eq!(percent(0.0), "0%");
-        assert_eq!(percent(0.99999), "100%");
     }
 }

@@ -233,11 +233,12 @@
     var note = $(figure, '.tb-live-caption') || el('span', 'tb-live-caption');
     var said = fill(words.caption, { model: manifest.model_id, precision: manifest.precision });
     note.textContent = said.replace(/\.$/, '') + ': ' + drawn.alt + ' ';
-    // Which token it shows in the reader's text, by the rule the author's options give.
+    // Which token it shows in the reader's text, by the rule the author's options give (not
+    // a rule the reader's text could not answer: that option was set aside).
     var entry = data.figures.filter(function (f) { return f.id === drawn.id; })[0];
-    if (entry && entry.picks && entry.picks.length) {
-      note.textContent += fill(words.pick, { picks: entry.picks.join(', ') }) + ' ';
-    }
+    var aside = drawn.set_aside || [];
+    var picks = ((entry && entry.picks) || []).filter(function (p) { return aside.indexOf(p.split(':')[0]) < 0; });
+    if (picks.length) note.textContent += fill(words.pick, { picks: picks.join(', ') }) + ' ';
     // An option of the author's that the reader's text could not take (values that do not
     // fit a long sentence, a word it lacks) was set aside.
     if (drawn.set_aside && drawn.set_aside.length) note.textContent += words.adapted + ' ';

@@ -5,8 +5,8 @@ use indicatif::{ProgressBar, ProgressStyle};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 use tracebook_model::train::{
-    train, train_translation, Arch, Architecture, Observer, Settings, Start, StepRecord, TrainRun,
-    TrainingLog, TranslationRun, WeightsDtype,
+    train, train_translation, Arch, Architecture, Observer, PositionInit, Settings, Start,
+    StepRecord, TrainRun, TrainingLog, TranslationRun, WeightsDtype,
 };
 
 #[derive(clap::Args, Debug)]
@@ -33,6 +33,11 @@ pub struct Args {
     /// vocabulary) twice, then go on with corpus text: copying of any tokens [default: 0]
     #[arg(long)]
     pub random_repeat_share: Option<f64>,
+    /// How GPT-2's learned position table starts: normal (N(0, 0.02²), as GPT-2) or sinusoid
+    /// (sines and cosines, in which one step back is the same rotation everywhere, which
+    /// helps a head find the previous token) [default: normal]
+    #[arg(long)]
+    pub position_init: Option<PositionInit>,
     /// A source text to translate at every evaluation, logged (--pairs; repeatable)
     #[arg(long = "sample")]
     pub samples: Vec<String>,
@@ -139,10 +144,11 @@ fn translation(args: &Args, pairs: &Path, settings: Settings) -> anyhow::Result<
         || args.arch.is_some()
         || args.repeat_share.is_some()
         || args.random_repeat_share.is_some()
+        || args.position_init.is_some()
     {
         anyhow::bail!(
             "--pairs trains a Marian-architecture model from scratch: leave out --arch, \
-             --resume, --stop-after, --repeat-share and --random-repeat-share"
+             --resume, --stop-after, --repeat-share, --random-repeat-share and --position-init"
         );
     }
     let run = TranslationRun {
@@ -239,6 +245,7 @@ fn settings(args: &Args) -> anyhow::Result<Settings> {
         snapshots: args.snapshot_at.clone().unwrap_or(base.snapshots),
         repeat_share: args.repeat_share.unwrap_or(base.repeat_share),
         random_repeat_share: args.random_repeat_share.unwrap_or(base.random_repeat_share),
+        position_init: args.position_init.unwrap_or(base.position_init),
     })
 }
 
@@ -297,6 +304,11 @@ impl Observer for Bar {
                 .copy_loss
                 .map(|c| format!(" copy {c:.3}"))
                 .unwrap_or_default();
+            let heads = match (r.previous_token_score, r.induction_score) {
+                (Some(p), Some(i)) => format!(" heads: previous-token {p:.2}, induction {i:.2}"),
+                _ => String::new(),
+            };
+            let copy = copy + &heads;
             bar.suspend(|| eprintln!("step {}/{total}: {message}{copy}", r.step));
         }
         bar.set_message(message);

@@ -2,7 +2,8 @@
 
     python edge_trace.py IN.json OUT.json [CORRUPT_DIR]
 
-OUT is IN (a version-3 trace with an ablation and a patching in its meta) plus tensors named
+OUT is IN (a version-3 trace with an ablation and a patching in its meta), with an attribution
+added to its meta (shaped as the ablation, so every experiment table is read), plus tensors named
 `extra.*` (writers may add tensors; readers decode any): NaN, infinities, -0.0 and
 subnormals in f32 and f16, an int8_rows byte of -128 (never written, always read), a scalar,
 an empty tensor, and derivations of them (the mean of a row of -0.0 is -0.0 in Rust); and
@@ -78,6 +79,15 @@ def main() -> None:
     ablation["mlp"][-1]["logprobs"][0] = "inf"
     patching["resid"][0][0] = "-inf"
     patching["heads"][-1][-1] = "NaN"
+    layers, heads, k = len(ablation["heads"]), len(ablation["heads"][0]), len(ablation["targets"])
+    trace["meta"]["attribution"] = {
+        "targets": ablation["targets"],
+        "logit": [1.5 + t for t in range(k)],
+        "embed": ["-inf"] + [0.25] * (k - 1),
+        "heads": [[(l * heads + i) / 7 for i in range(heads * k)] for l in range(layers)],
+        "mlp": [[-0.5] * k for _ in range(layers)],
+        "bias": ["NaN"] + [1e-30] * (k - 1),
+    }
     write(trace, out)
     if len(sys.argv) > 3:
         for name, change in corruptions().items():

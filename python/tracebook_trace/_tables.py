@@ -1,6 +1,7 @@
-"""The experiments' tables: the numbers of a trace's ablation and patching (in its meta),
-offered as tensors beside the stored ones, exactly as `generator/trace/src/intervention.rs`
-makes them (docs/trace-format.md, "Experiments' tables")."""
+"""The experiments' tables: the numbers of a trace's ablation, patching and attribution (in
+its meta), offered as tensors beside the stored ones, exactly as
+`generator/trace/src/intervention.rs` and `attribution.rs` make them (docs/trace-format.md,
+"Experiments' tables")."""
 
 from __future__ import annotations
 
@@ -20,6 +21,11 @@ TABLES = {
     "ablation.mlp.prob": "[layers, targets]",
     "patching.resid": "[layers, positions]",
     "patching.heads": "[layers, heads]",
+    "dla.logit": "[targets]",
+    "dla.embed": "[targets]",
+    "dla.heads": "[layers, heads, targets]",
+    "dla.mlp": "[layers, targets]",
+    "dla.bias": "[targets]",
 }
 
 _NON_FINITE = {"NaN": np.nan, "inf": np.inf, "-inf": -np.inf}
@@ -58,7 +64,7 @@ def _exp(logprobs: np.ndarray) -> np.ndarray:
 
 
 def tables(meta: Mapping[str, Any]) -> Dict[str, np.ndarray]:
-    """Every table of the meta's ablation and patching, by name (in the order made; the
+    """Every table of the meta's ablation, patching and attribution, by name (in the order made; the
     trace lists them sorted)."""
     out: Dict[str, np.ndarray] = {}
     ablation: Optional[Mapping[str, Any]] = meta.get("ablation")
@@ -84,4 +90,13 @@ def tables(meta: Mapping[str, Any]) -> Dict[str, np.ndarray]:
     if patching is not None:
         for name in ("patching.resid", "patching.heads"):
             out[name] = _grid(patching[name.split(".")[1]], f"meta.{name}")
+    attribution: Optional[Mapping[str, Any]] = meta.get("attribution")
+    if attribution is not None:
+        k = len(attribution["targets"])
+        heads = _grid(attribution["heads"], "meta.attribution.heads")
+        out["dla.logit"] = _f32(attribution["logit"], "meta.attribution.logit")
+        out["dla.embed"] = _f32(attribution["embed"], "meta.attribution.embed")
+        out["dla.heads"] = heads.reshape(heads.shape[0], heads.shape[1] // max(k, 1), k)
+        out["dla.mlp"] = _grid(attribution["mlp"], "meta.attribution.mlp")
+        out["dla.bias"] = _f32(attribution["bias"], "meta.attribution.bias")
     return out

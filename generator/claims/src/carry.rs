@@ -99,11 +99,14 @@ pub enum Axis {
 }
 
 /// The axes of the tensor called `name`, for every tensor a trace holds; `None` for the
-/// experiments' tables, which pair the prompt with what the author chose (ablation targets,
-/// patching's corrupted text), and for names tracebook does not trace.
+/// experiments' tables, which pair the prompt with what the author chose (ablation and
+/// attribution targets, patching's corrupted text), and for names tracebook does not trace.
 pub fn axes(name: &str) -> Option<Vec<Axis>> {
     use Axis::{Part, Position, Vocab};
-    if name.starts_with("ablation.") || name.starts_with("patching.") {
+    if ["ablation.", "patching.", "dla."]
+        .iter()
+        .any(|prefix| name.starts_with(prefix))
+    {
         return None;
     }
     let exact = match name {
@@ -395,7 +398,10 @@ impl Found {
 }
 
 fn untraced(name: &str) -> String {
-    if name.starts_with("ablation.") || name.starts_with("patching.") {
+    if ["ablation.", "patching.", "dla."]
+        .iter()
+        .any(|prefix| name.starts_with(prefix))
+    {
         format!(
             "`{name}` is an experiment on the author's prompt (its targets or its corrupted text)"
         )

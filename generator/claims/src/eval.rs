@@ -458,42 +458,91 @@ impl<'a> Evaluator<'a> {
     }
 
     /// `pos("text")`: the position of the one prompt token whose text is `text`.
-    /// `target(" was")`: the index of an ablation target, by its text.
+    /// `target(" was")`: the index of a target of the prompt's `ablate` or `attribute`, by its
+    /// text (the same in both where the prompt has both).
     fn target_of(&self, expr: &Expr) -> Result<Val> {
         let text = match self.eval(expr)? {
             Val::Text(text) => text,
             other => return Err(self.wrong(expr, "a target's \"text\"", &other)),
         };
-        let Some(ablation) = &self.trace.meta.ablation else {
+        let meta = &self.trace.meta;
+        let lists: Vec<(&str, Vec<&str>)> = [
+            ("ablate", meta.ablation.as_ref().map(|a| &a.targets)),
+            ("attribute", meta.attribution.as_ref().map(|a| &a.targets)),
+        ]
+        .into_iter()
+        .filter_map(|(option, targets)| {
+            Some((option, targets?.iter().map(|t| t.text.as_str()).collect()))
+        })
+        .collect();
+        if lists.is_empty() {
             return Err(Problem::new(
                 expr.span.clone(),
-                format!("prompt `{}` has no ablation, so no targets", self.prompt),
+                format!(
+                    "prompt `{}` has no ablation or attribution, so no targets",
+                    self.prompt
+                ),
             )
             .with_hint(format!(
-                "add `ablate = {{ targets = [{text:?}] }}` to the prompt and run `tracebook trace --only {}`",
+                "add `ablate = {{ targets = [{text:?}] }}` (or `attribute`) to the prompt and \
+                 run `tracebook trace --only {}`",
                 self.prompt
             )));
-        };
-        match ablation.target(&text) {
-            Some(i) => Ok(Val::Num {
-                value: i as f64,
-                label: Some(text),
-            }),
-            None => {
-                let targets: Vec<String> = (ablation.targets.iter())
-                    .map(|t| format!("{:?}", t.text))
+        }
+        let found: Vec<(&str, Option<usize>)> = (lists.iter())
+            .map(|(option, targets)| (*option, targets.iter().position(|t| *t == text)))
+            .collect();
+        match found.as_slice() {
+            [(_, Some(i))] | [(_, Some(i)), (_, Some(_))]
+                if found.iter().all(|(_, j)| *j == Some(*i)) =>
+            {
+                Ok(Val::Num {
+                    value: *i as f64,
+                    label: Some(text),
+                })
+            }
+            _ => {
+                let listed: Vec<String> = (lists.iter())
+                    .map(|(option, targets)| {
+                        let quoted: Vec<String> =
+                            targets.iter().map(|t| format!("{t:?}")).collect();
+                        format!("`{option}`'s are {}", quoted.join(", "))
+                    })
                     .collect();
-                Err(Problem::new(
-                    expr.span.clone(),
-                    format!(
-                        "{text:?} is not an ablation target of prompt `{}`",
-                        self.prompt
+                let has: Vec<&str> = (found.iter())
+                    .filter_map(|(option, j)| j.map(|_| *option))
+                    .collect();
+                let p = &self.prompt;
+                let (problem, hint) = match has.as_slice() {
+                    [] => (
+                        format!("{text:?} is not a target of prompt `{p}`"),
+                        format!(
+                            "{}; add it to the targets and run `tracebook trace`",
+                            listed.join("; ")
+                        ),
                     ),
-                )
-                .with_hint(format!(
-                    "its targets are {}; add it to `ablate`'s targets and run `tracebook trace`",
-                    targets.join(", ")
-                )))
+                    [one] => (
+                        format!(
+                            "{text:?} is a target of `{one}` but not of the other option of \
+                             prompt `{p}`, and `target({text:?})` names one place in both"
+                        ),
+                        format!(
+                            "{}; give both the same targets in the same order",
+                            listed.join("; ")
+                        ),
+                    ),
+                    _ => (
+                        format!(
+                            "{text:?} is a target of both `ablate` and `attribute` of prompt \
+                             `{p}`, at different places, so `target({text:?})` is ambiguous"
+                        ),
+                        format!(
+                            "{}; list the targets in the same order in both",
+                            listed.join("; ")
+                        ),
+                    ),
+                };
+                Err(Problem::new(expr.span.clone(), problem).with_hint(hint))
             }
         }
     }

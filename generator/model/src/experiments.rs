@@ -1,12 +1,15 @@
-//! A prompt's `ablate` and `patch` options run on the model and written as the trace keeps
-//! them (`TraceMeta::ablation`, `TraceMeta::patching`): token texts named, patching's logit
-//! differences normalised between the clean and corrupted runs.
+//! A prompt's `ablate`, `patch` and `attribute` options run on the model and written as the
+//! trace keeps them (`TraceMeta::ablation`, `TraceMeta::patching`, `TraceMeta::attribution`):
+//! token texts named, patching's logit differences normalised between the clean and corrupted
+//! runs.
 
+use crate::attribute::direct_logit_attribution;
 use crate::error::{ModelError, Result};
 use crate::intervene::{ablate, patch, Next};
 use crate::model::Model;
 use tracebook_trace::{
-    Ablation, AblationSpec, Candidate, NamedToken, Outcome, PatchSpec, Patching, Token,
+    Ablation, AblationSpec, Attribution, AttributionSpec, Candidate, NamedToken, Outcome,
+    PatchSpec, Patching, Token,
 };
 
 /// Texts of token ids, as the trace's `token_texts` records them.
@@ -104,6 +107,31 @@ pub fn patching(
     patching.resid = normalise(&runs.resid, &patching);
     patching.heads = normalise(&runs.heads, &patching);
     Ok(patching)
+}
+
+/// Each target's logit at the last position split among the model's parts.
+pub fn attribution(
+    model: &Model,
+    tokens: &[Token],
+    spec: &AttributionSpec,
+    text_of: &mut TextOf,
+) -> Result<Attribution> {
+    let targets = spec
+        .targets
+        .iter()
+        .map(|t| named(model, "attribute's target", t, text_of))
+        .collect::<Result<Vec<_>>>()?;
+    let ids: Vec<u32> = tokens.iter().map(|t| t.id).collect();
+    let target_ids: Vec<u32> = targets.iter().map(|t| t.id).collect();
+    let a = direct_logit_attribution(&model.net, &ids, &target_ids)?;
+    Ok(Attribution {
+        targets,
+        logit: a.logit,
+        embed: a.embed,
+        heads: a.heads.iter().map(|layer| layer.concat()).collect(),
+        mlp: a.mlp,
+        bias: a.bias,
+    })
 }
 
 /// A token the author named by its text, which must be one token of the model.

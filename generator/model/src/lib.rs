@@ -9,6 +9,7 @@
 
 pub mod activation;
 pub mod any_model;
+pub mod attribute;
 pub mod config;
 pub mod derived;
 pub mod error;

@@ -2,7 +2,7 @@
 
 use crate::derived::derive;
 use crate::error::{ModelError, Result};
-use crate::experiments::{ablation, patching, TextOf};
+use crate::experiments::{ablation, attribution, patching, TextOf};
 use crate::generate::{beam_tree, generate, Step};
 use crate::model::Model;
 use crate::recorder::TraceRecorder;
@@ -72,6 +72,10 @@ pub fn trace(model: &Model, request: &TraceRequest) -> Result<Trace> {
         let special = options.special_tokens;
         let text = &mut text_of;
         trace.meta.patching = Some(patching(model, &tokens, spec, special, text)?);
+    }
+    if let Some(spec) = &options.attribute {
+        let text = &mut text_of;
+        trace.meta.attribution = Some(attribution(model, &tokens, spec, text)?);
     }
     let merges = model
         .tokenizer

@@ -12,6 +12,7 @@ use tracebook_model::train::rng::Rng;
 use tracebook_model::train::step::batch_gradients;
 use tracebook_model::train::step::mean_loss;
 use tracebook_model::train::windows::validation;
+use tracebook_model::train::PositionInit;
 use tracebook_model::train::{
     train, Arch, Architecture, Observer, Quiet, Settings, TrainError, TrainRun, TrainingLog,
     WeightsDtype,
@@ -89,7 +90,7 @@ fn replay(fixture: &str) {
     let text = std::fs::read_to_string(fixture_path(fixture)).unwrap();
     let f: StepFixture = serde_json::from_str(&text).unwrap();
     let config = f.architecture.config();
-    let params = Params::init(&config, &mut Rng::new(f.seed)).unwrap();
+    let params = Params::init(&config, PositionInit::Normal, &mut Rng::new(f.seed)).unwrap();
     assert_eq!(
         sha256(&model_bytes(&params, WeightsDtype::F32).unwrap()),
         f.init_sha256,

@@ -5,6 +5,7 @@
 //! compact codec and its error bounds are specified in `docs/trace-format.md`.
 
 mod atomic;
+mod attribution;
 mod builtin;
 mod codec;
 mod digest;
@@ -31,6 +32,7 @@ mod trace;
 pub mod weights;
 
 pub use atomic::write_atomic;
+pub use attribution::{Attribution, AttributionSpec, TABLES as ATTRIBUTION_TABLES};
 pub use builtin::{TINY_MODEL_ID, TINY_MODEL_SHA256};
 pub use codec::exact_math;
 pub use codec::{Derivation, DeriveOp, Encoding};

@@ -1,5 +1,6 @@
 //! What a trace records besides tensors: the model, the prompt, its tokens and what was generated.
 
+use crate::attribution::Attribution;
 use crate::intervention::{Ablation, Patching};
 use crate::precision::Precision;
 use crate::prompt::PromptSpec;
@@ -273,6 +274,9 @@ pub struct TraceMeta {
     /// Activation patching into a corrupted prompt (`patch = {...}`), if the prompt asked.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub patching: Option<Patching>,
+    /// The targets' logits split among the model's parts (`attribute = {...}`), if asked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attribution: Option<Attribution>,
     /// An encoder-decoder's trace: the prompt is the source text (`tokens`, the encoder's
     /// positions, ending with `</s>`), and this is the translation the decoder wrote.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -304,6 +308,7 @@ impl TraceMeta {
             beam: None,
             ablation: None,
             patching: None,
+            attribution: None,
             translation: None,
         }
     }

@@ -1,5 +1,6 @@
 //! A prompt as authors write it: a plain string, or a table with `text` and generation options.
 
+use crate::attribution::AttributionSpec;
 use crate::intervention::{AblationSpec, PatchSpec};
 use serde::de::{self, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -36,6 +37,9 @@ pub struct PromptOptions {
     /// Patch this (clean) prompt's activations into a corrupted one, one site at a time.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub patch: Option<PatchSpec>,
+    /// Split the targets' logits at the last position among the model's parts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attribute: Option<AttributionSpec>,
 }
 
 fn is_false(b: &bool) -> bool {
@@ -81,6 +85,9 @@ impl PromptOptions {
         if let Some(p) = &self.patch {
             p.validate()?;
         }
+        if let Some(a) = &self.attribute {
+            a.validate()?;
+        }
         Ok(())
     }
 
@@ -112,6 +119,10 @@ impl PromptOptions {
             self.patch
                 .as_ref()
                 .map(|p| format!("from {:?}", p.corrupted)),
+        );
+        push(
+            "attribute",
+            self.attribute.as_ref().map(|a| format!("{:?}", a.targets)),
         );
         parts.join(", ")
     }
@@ -166,6 +177,8 @@ struct PromptTable {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     patch: Option<PatchSpec>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    attribute: Option<AttributionSpec>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     model: Option<String>,
     /// The name readers are shown for `model`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -186,6 +199,7 @@ impl From<PromptTable> for PromptSpec {
                 beams: t.beams,
                 ablate: t.ablate,
                 patch: t.patch,
+                attribute: t.attribute,
             },
             model: t.model,
             model_name: t.name,
@@ -207,6 +221,7 @@ impl Serialize for PromptSpec {
             beams: o.beams,
             ablate: o.ablate.clone(),
             patch: o.patch.clone(),
+            attribute: o.attribute.clone(),
             model: self.model.clone(),
             name: self.model_name.clone(),
         }
@@ -229,7 +244,7 @@ impl<'de> Visitor<'de> for PromptVisitor {
         f.write_str(
             "a prompt: a string, or a table with `text` and optionally \
              generate, temperature, top_k, top_p, seed, special_tokens, beams, ablate, \
-             patch, model, name",
+             patch, attribute, model, name",
         )
     }
 

@@ -204,7 +204,7 @@ impl Trace {
     }
 
     /// Tensor names: the stored ones in sorted order, then the experiments' tables
-    /// (`intervention::TABLES`) the meta holds.
+    /// (`intervention::TABLES`, `attribution::TABLES`) the meta holds.
     pub fn tensor_names(&self) -> impl Iterator<Item = &str> {
         (self.tensors.keys().chain(self.tables().keys())).map(String::as_str)
     }
@@ -224,7 +224,13 @@ impl Trace {
     fn tables(&self) -> &BTreeMap<String, Tensor> {
         self.tables.get_or_init(|| {
             let (a, p) = (self.meta.ablation.as_ref(), self.meta.patching.as_ref());
+            let attribution = self
+                .meta
+                .attribution
+                .iter()
+                .flat_map(crate::attribution::tables);
             (crate::intervention::tables(a, p).into_iter())
+                .chain(attribution)
                 .map(|(name, t)| (name.to_string(), t))
                 .collect()
         })

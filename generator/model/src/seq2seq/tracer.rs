@@ -107,7 +107,11 @@ fn translate(
 /// What a translation trace does not do (yet): interventions.
 fn refuse_unsupported(request: &TraceRequest) -> Result<()> {
     let o = &request.prompt.options;
-    let asked = [("ablate", o.ablate.is_some()), ("patch", o.patch.is_some())];
+    let asked = [
+        ("ablate", o.ablate.is_some()),
+        ("patch", o.patch.is_some()),
+        ("attribute", o.attribute.is_some()),
+    ];
     match asked.iter().find(|(_, set)| *set) {
         Some((option, _)) => Err(ModelError::Prompt(format!(
             "{} asks for `{option}`, which tracebook does not do with an encoder-decoder yet\n  \

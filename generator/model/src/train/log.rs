@@ -43,6 +43,14 @@ pub struct StepRecord {
     /// the validation loss was measured: near ln(vocabulary) until the model copies.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub copy_loss: Option<f64>,
+    /// The best head's mean attention to the token before, on the same sequences (see
+    /// `copying::HeadScores`): a previous-token head scores near 1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub previous_token_score: Option<f64>,
+    /// The best head's mean attention from the second copy to the token after the first
+    /// occurrence: an induction head scores near 1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub induction_score: Option<f64>,
     /// The watched weight (see [`TrainingLog::watched`]) after the update.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub weight: Option<f64>,

@@ -28,5 +28,5 @@ pub use error::{TrainError, TrainResult};
 pub use log::{StepRecord, TrainingLog};
 pub use observer::{Observer, Quiet, Start};
 pub use run::{train, TrainRun};
-pub use settings::{Arch, Architecture, Settings, WeightsDtype};
+pub use settings::{Arch, Architecture, PositionInit, Settings, WeightsDtype};
 pub use translate::{train_translation, TranslationLog, TranslationRun};

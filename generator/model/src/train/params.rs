@@ -4,6 +4,7 @@
 
 use super::error::TrainResult;
 use super::rng::Rng;
+use super::settings::PositionInit;
 use crate::config::ModelConfig;
 use crate::weights::{expected, Weights};
 use candle_core::{Device, Tensor, Var};
@@ -29,6 +30,23 @@ pub fn tied_embedding(config: &ModelConfig) -> &'static str {
     }
 }
 
+/// A `rows × width` table of sinusoids, row `p` holding sin(p·ωᵢ) in column 2i and cos(p·ωᵢ)
+/// in column 2i + 1, ωᵢ = 10000^(−2i/width) (Vaswani et al., 2017), scaled to a root mean
+/// square of `INIT_STD`.
+fn sinusoids(rows: usize, width: usize) -> Vec<f32> {
+    let scale = INIT_STD * std::f64::consts::SQRT_2;
+    let mut out = Vec::with_capacity(rows * width);
+    for p in 0..rows {
+        for c in 0..width {
+            let i = (c / 2) as f64;
+            let angle = p as f64 / 10000f64.powf(2.0 * i / width as f64);
+            let value = if c % 2 == 0 { angle.sin() } else { angle.cos() };
+            out.push((value * scale) as f32);
+        }
+    }
+    out
+}
+
 /// Every weight of the model by canonical name (`h.0.attn.c_attn.weight`, ...), in the order of
 /// `weights::expected`, which is also the order the optimiser and the checkpoints use.
 pub struct Params {
@@ -39,8 +57,13 @@ pub struct Params {
 impl Params {
     /// Fresh weights: N(0, 0.02) matrices and embeddings, the projections that write into the
     /// residual stream (GPT-2's `c_proj`, Llama's `o_proj` and `down_proj`) scaled by
-    /// 1/√(2·layers), zero biases, unit norm gains.
-    pub fn init(config: &ModelConfig, rng: &mut Rng) -> TrainResult<Params> {
+    /// 1/√(2·layers), zero biases, unit norm gains; GPT-2's position table as `positions`
+    /// says (drawn either way, so that every other weight is the same for both).
+    pub fn init(
+        config: &ModelConfig,
+        positions: PositionInit,
+        rng: &mut Rng,
+    ) -> TrainResult<Params> {
         let residual_std = INIT_STD / (2.0 * config.n_layer() as f64).sqrt();
         let mut tensors = BTreeMap::new();
         for (name, shape) in expected(config) {
@@ -55,7 +78,12 @@ impl Params {
                 } else {
                     INIT_STD
                 };
-                (0..n).map(|_| (rng.normal() * std) as f32).collect()
+                let drawn: Vec<f32> = (0..n).map(|_| (rng.normal() * std) as f32).collect();
+                if name == "wpe.weight" && positions == PositionInit::Sinusoid {
+                    sinusoids(shape[0], shape[1])
+                } else {
+                    drawn
+                }
             };
             tensors.insert(name, Tensor::from_vec(values, shape, &Device::Cpu)?);
         }
@@ -162,7 +190,7 @@ mod tests {
     #[test]
     fn init_follows_gpt2() {
         let config = Architecture::gpt2(2, 2, 32, 8).config();
-        let params = Params::init(&config, &mut Rng::new(1)).unwrap();
+        let params = Params::init(&config, PositionInit::Normal, &mut Rng::new(1)).unwrap();
         let get = |n: &str| {
             let (_, v) = params.iter().find(|(name, _)| *name == n).unwrap();
             v.as_tensor()
@@ -180,5 +208,43 @@ mod tests {
             params.count(),
             50257 * 32 + 8 * 32 + 2 * 32 + 2 * (12 * 32 * 32 + 13 * 32)
         );
+    }
+
+    #[test]
+    fn sinusoid_positions_change_only_the_position_table() {
+        let config = Architecture::gpt2(2, 2, 32, 16).config();
+        let normal = Params::init(&config, PositionInit::Normal, &mut Rng::new(1)).unwrap();
+        let sine = Params::init(&config, PositionInit::Sinusoid, &mut Rng::new(1)).unwrap();
+        for ((name, a), (_, b)) in normal.iter().zip(sine.iter()) {
+            let same = a
+                .as_tensor()
+                .eq(b.as_tensor())
+                .unwrap()
+                .flatten_all()
+                .unwrap()
+                .min(0)
+                .unwrap()
+                .to_scalar::<u8>()
+                .unwrap()
+                == 1;
+            assert_eq!(same, name != "wpe.weight", "{name}");
+        }
+        let (_, wpe) = sine.iter().find(|(n, _)| *n == "wpe.weight").unwrap();
+        let rows = wpe.as_tensor().to_vec2::<f32>().unwrap();
+        // Position 0: sin 0 = 0 and cos 0 = 1 in every pair, at the table's scale.
+        assert!(rows[0].iter().step_by(2).all(|&x| x == 0.0));
+        let top = (0.02 * 2f64.sqrt()) as f32;
+        assert!(rows[0]
+            .iter()
+            .skip(1)
+            .step_by(2)
+            .all(|&x| (x - top).abs() < 1e-7));
+        let rms = (rows.iter().flatten().map(|x| x * x).sum::<f32>() / (16.0 * 32.0)).sqrt();
+        assert!((rms - 0.02).abs() < 0.002, "{rms}");
+        // One step back is the same rotation everywhere: the first pair turns by 1 radian.
+        for (p, row) in rows.iter().enumerate().skip(1) {
+            let (s, c) = (row[0] / top, row[1] / top);
+            assert!((s - (p as f32).sin()).abs() < 1e-5 && (c - (p as f32).cos()).abs() < 1e-5);
+        }
     }
 }

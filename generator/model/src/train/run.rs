@@ -53,7 +53,7 @@ pub fn train(run: &TrainRun, observer: &mut dyn Observer) -> TrainResult<Trainin
     let (params, mut optimizer, mut log) = if run.resume {
         resumed(run, &config, &corpus)?
     } else {
-        let params = Params::init(&config, &mut Rng::new(s.seed))?;
+        let params = Params::init(&config, s.position_init, &mut Rng::new(s.seed))?;
         let optimizer = AdamW::new(&params, AdamWConfig::gpt2(s.weight_decay));
         let log = new_log(s, &corpus, &params, val_windows.len())?;
         (params, optimizer, log)
@@ -109,6 +109,10 @@ pub fn train(run: &TrainRun, observer: &mut dyn Observer) -> TrainResult<Trainin
             true => copying::loss(&evaluator, &copy_windows)?,
             false => None,
         };
+        let heads = match evaluate {
+            true => copying::head_scores(&evaluator, &copy_windows)?,
+            false => None,
+        };
         let record = StepRecord {
             step: done,
             lr,
@@ -118,6 +122,8 @@ pub fn train(run: &TrainRun, observer: &mut dyn Observer) -> TrainResult<Trainin
             seconds: seconds_before + clock.elapsed().as_secs_f64(),
             val_loss,
             copy_loss,
+            previous_token_score: heads.map(|h| h.previous),
+            induction_score: heads.map(|h| h.induction),
             weight,
             weight_grad,
         };

@@ -253,6 +253,45 @@ pub struct Settings {
     /// sentence a reader types.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub random_repeat_share: f64,
+    /// How GPT-2's learned position table starts: see [`PositionInit`].
+    #[serde(default, skip_serializing_if = "PositionInit::is_normal")]
+    pub position_init: PositionInit,
+}
+
+/// How GPT-2's learned position table (`wpe`) starts. Either way it is trained like every
+/// other weight; only its first values differ.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum PositionInit {
+    /// N(0, 0.02²), as GPT-2 was initialised.
+    #[default]
+    Normal,
+    /// Sinusoids (Vaswani et al., 2017): row `p` holds sin and cos of `p / 10000^(2i/width)`,
+    /// scaled to the embeddings' 0.02 (root mean square). In such a table one step back is the
+    /// same rotation at every position, so a single attention matrix can find the token before
+    /// wherever a head reads; a random table offers no such shortcut, and on the example
+    /// model's mix its rows drifted into a smooth ramp in which neighbours were as alike as
+    /// tokens two apart (see docs/BENCHMARKS.md, [model]).
+    Sinusoid,
+}
+
+impl PositionInit {
+    fn is_normal(&self) -> bool {
+        *self == PositionInit::Normal
+    }
+}
+
+impl std::str::FromStr for PositionInit {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "normal" => Ok(PositionInit::Normal),
+            "sinusoid" => Ok(PositionInit::Sinusoid),
+            other => Err(format!(
+                "unknown position init {other:?}: use normal or sinusoid"
+            )),
+        }
+    }
 }
 
 fn is_zero(x: &f64) -> bool {
@@ -280,11 +319,20 @@ impl Settings {
             snapshots: Vec::new(),
             repeat_share: 0.0,
             random_repeat_share: 0.0,
+            position_init: PositionInit::Normal,
         }
     }
 
     pub fn validate(&self) -> TrainResult<()> {
         self.architecture.validate()?;
+        if self.position_init == PositionInit::Sinusoid && !self.architecture.arch.is_gpt2() {
+            return Err(TrainError::setting(
+                "--position-init sinusoid starts GPT-2's learned position table; \
+                 --arch llama has none (its positions are rotary)"
+                    .to_string(),
+                "leave out --position-init with --arch llama",
+            ));
+        }
         let positive = [
             ("--steps", self.steps),
             ("--batch-size", self.batch_size),
@@ -374,6 +422,10 @@ impl Settings {
             (
                 "--random-repeat-share",
                 self.random_repeat_share.to_string(),
+            ),
+            (
+                "--position-init",
+                format!("{:?}", self.position_init).to_lowercase(),
             ),
             ("--context", a.context.to_string()),
             ("--batch-size", self.batch_size.to_string()),

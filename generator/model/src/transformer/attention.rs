@@ -276,6 +276,23 @@ impl Attention {
     }
 }
 
+impl Attention {
+    /// What each head writes into the residual stream from its output `z` at one position
+    /// (`[H, dh]`): its slice of the output projection, without the projection's bias, as
+    /// `[H, d]`. The heads' writes plus [`Attention::output_bias`] are the attention's output.
+    pub fn head_writes(&self, z: &Tensor) -> Result<Tensor> {
+        let w = self.out.weight_in_out()?;
+        let d = w.dim(1)?;
+        let per_head = w.reshape((self.n_head, self.head_dim, d))?;
+        Ok(z.unsqueeze(1)?.matmul(&per_head)?.squeeze(1)?)
+    }
+
+    /// The output projection's bias (GPT-2's `c_proj.bias`), where it has one.
+    pub fn output_bias(&self) -> Option<&Tensor> {
+        self.out.bias()
+    }
+}
+
 /// 0 where a query may look (key position ≤ query position), −∞ above the diagonal.
 pub fn causal_mask(t: usize) -> Result<Tensor> {
     sliding_mask(t, t)

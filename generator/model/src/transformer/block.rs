@@ -63,6 +63,11 @@ impl Block {
         })
     }
 
+    /// The block's attention.
+    pub fn attention(&self) -> &Attention {
+        &self.attn
+    }
+
     /// Block `l` on the stream `x`; `input` names what block 0's stream is the sum of.
     pub fn forward(
         &self,

@@ -50,4 +50,20 @@ impl Affine {
             }
         })
     }
+
+    /// The weight as `[in, out]` in f32, whichever way the checkpoint stores it.
+    pub fn weight_in_out(&self) -> Result<Tensor> {
+        Ok(match self {
+            Affine::Conv1D { weight, .. } => weight.to_dtype(DType::F32)?,
+            Affine::Linear { weight, .. } => weight.to_dtype(DType::F32)?.t()?.contiguous()?,
+        })
+    }
+
+    /// The bias, where there is one.
+    pub fn bias(&self) -> Option<&Tensor> {
+        match self {
+            Affine::Conv1D { bias, .. } => Some(bias),
+            Affine::Linear { bias, .. } => bias.as_ref(),
+        }
+    }
 }

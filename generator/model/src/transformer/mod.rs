@@ -240,6 +240,16 @@ impl Transformer {
         Ok(Tensor::cat(&blocks, 0)?.t()?)
     }
 
+    /// The blocks, in order.
+    pub fn blocks(&self) -> &[Block] {
+        &self.blocks
+    }
+
+    /// The final norm (`ln_f`, `model.norm`).
+    pub fn final_norm_layer(&self) -> &Norm {
+        &self.ln_f.norm
+    }
+
     /// The token embedding `[V, d]`.
     pub fn wte(&self) -> &Tensor {
         &self.wte

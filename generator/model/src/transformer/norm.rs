@@ -76,6 +76,53 @@ impl Norm {
     }
 }
 
+/// A norm with its scale held at one row's value: a linear map, so what each part of the row
+/// contributes through it can be told apart (direct logit attribution).
+pub struct Held {
+    /// The map's weights: the norm's gain over the held scale (centred for a LayerNorm, whose
+    /// subtracted mean is then part of the map).
+    pub direction: Vec<f64>,
+    /// The norm's bias (zeros for RMSNorm).
+    pub bias: Vec<f64>,
+}
+
+impl Norm {
+    /// The norm at the row `x` as a linear map of its input, applied to the reading vector
+    /// `read` (an unembedding row): `direction · part` is what `part` of `x` contributes to
+    /// `read · norm(x)`, and `bias · read` what the norm's bias does; they sum to it.
+    pub fn held(&self, x: &[f64], read: &[f64]) -> Result<Held> {
+        let n = x.len() as f64;
+        let vec = |t: &Tensor| -> Result<Vec<f64>> {
+            Ok(t.to_dtype(candle_core::DType::F64)?.to_vec1::<f64>()?)
+        };
+        Ok(match self {
+            Norm::Layer { weight, bias, eps } => {
+                let mean = x.iter().sum::<f64>() / n;
+                let var = x.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / n;
+                let std = (var + eps).sqrt();
+                let w: Vec<f64> = (vec(weight)?.iter().zip(read))
+                    .map(|(g, u)| g * u / std)
+                    .collect();
+                // (x − mean(x))·w = x·(w − mean(w)).
+                let w_mean = w.iter().sum::<f64>() / n;
+                Held {
+                    direction: w.iter().map(|v| v - w_mean).collect(),
+                    bias: vec(bias)?,
+                }
+            }
+            Norm::Rms { scale, eps } => {
+                let rms = (x.iter().map(|v| v * v).sum::<f64>() / n + eps).sqrt();
+                Held {
+                    direction: (vec(scale)?.iter().zip(read))
+                        .map(|(g, u)| g * u / rms)
+                        .collect(),
+                    bias: vec![0.0; x.len()],
+                }
+            }
+        })
+    }
+}
+
 impl TracedNorm {
     /// `x` is the tensor the trace calls `input` (None where the trace has no name for it);
     /// `name` is the norm's trace name (`blocks.0.ln1`).

@@ -109,6 +109,7 @@ pub fn meta(precision: Precision) -> TraceMeta {
         beam: None,
         ablation: None,
         patching: None,
+        attribution: None,
         translation: None,
     }
 }

@@ -1,0 +1,131 @@
+"""Reference values from Hugging Face `transformers` for the prompt option `attribute`
+(docs/authoring.md): direct logit attribution written with torch hooks on the model's own
+modules, independently of tracebook's code.
+
+For each test model below (`tracebook dev test-model DIR [--arch FAMILY] --set ...`, the same
+deterministic weights the Rust test writes), records for each of TARGETS at the last position:
+  - its logit;
+  - direct logit attribution: the final norm's input x (the stream after the last block) is
+    the sum of the embeddings (token, and position for GPT-2), each head's output through its
+    slice of the output projection (c_proj / o_proj, bias left out), each projection's bias
+    and each MLP's output; the final norm with its scale held at x's is linear, so each part's
+    share is  part · (gain ⊙ unembedding row / scale), centred for a LayerNorm, and the
+    norm's bias adds  bias · unembedding row  (counted with the projections' biases).
+`generator/model/tests/attribution.rs` regenerates each folder and compares every number
+within 1e-4; CI needs no Python.
+
+Usage (in a venv outside the repo: pip install torch transformers tokenizers safetensors):
+    cargo build --release
+    python tests/reference/make_attribution_fixtures.py target/release/tracebook tests/fixtures/attribution
+"""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+import torch
+import transformers
+from tokenizers import Tokenizer
+from transformers import AutoModelForCausalLM
+
+PROMPT = "The robots will bring us tea, and then they will sing"
+TARGETS = [" the", " and", " to"]
+
+# name -> (test-model arguments, config fields)
+MODELS = {
+    "gpt2": ([], {}),
+    "llama_gqa": (["--arch", "llama"], {}),
+    "mistral_window": (["--arch", "mistral"], {"sliding_window": 4}),
+    "qwen3": (["--arch", "qwen3"], {}),
+}
+
+
+def modules(model):
+    """(embedding modules, output projections, MLPs, final norm, heads, GPT-2?)."""
+    if hasattr(model, "transformer"):
+        t = model.transformer
+        return [t.wte, t.wpe], [b.attn.c_proj for b in t.h], [b.mlp for b in t.h], t.ln_f, model.config.n_head, True
+    m = model.model
+    return [m.embed_tokens], [b.self_attn.o_proj for b in m.layers], [b.mlp for b in m.layers], m.norm, model.config.num_attention_heads, False
+
+
+def attribution(model, ids, targets):
+    embeds, projs, mlps, norm, heads, gpt2 = modules(model)
+    seen = {"embed": [], "z": [], "mlp": []}
+    handles = [e.register_forward_hook(lambda m, a, o: seen["embed"].append(o[0, -1].double())) for e in embeds]
+    handles += [p.register_forward_pre_hook(lambda m, a: seen["z"].append(a[0][0, -1].double())) for p in projs]
+    handles += [m.register_forward_hook(lambda m, a, o: seen["mlp"].append(o[0, -1].double())) for m in mlps]
+    handles.append(norm.register_forward_pre_hook(lambda m, a: seen.__setitem__("x", a[0][0, -1].double())))
+    with torch.no_grad():
+        logits = model(torch.tensor([ids])).logits[0, -1]
+    for h in handles:
+        h.remove()
+    x = seen["x"]
+    # Gemma-style models scale the embedding inside the model; none of these does.
+    embed = sum(seen["embed"])
+    out = {"logit": [], "embed": [], "heads": [], "mlp": [], "bias": []}
+    for t in targets:
+        read = model.lm_head.weight[t].double()
+        if gpt2:
+            std = torch.sqrt(x.var(unbiased=False) + norm.eps)
+            w = norm.weight.double() * read / std
+            w = w - w.mean()
+            norm_bias = (norm.bias.double() * read).sum()
+        else:
+            eps = getattr(norm, "variance_epsilon", getattr(norm, "eps", None))
+            rms = torch.sqrt((x * x).mean() + eps)
+            w = norm.weight.double() * read / rms
+            norm_bias = torch.tensor(0.0, dtype=torch.float64)
+        share = lambda part: (part @ w).item()
+        per_layer = []
+        bias = norm_bias.item()
+        for z, proj in zip(seen["z"], projs):
+            weight = proj.weight.double()  # Conv1D: [in, out]; Linear: [out, in]
+            w_in_out = weight if gpt2 else weight.T
+            dh = w_in_out.shape[0] // heads
+            per_layer.append([share(z[h * dh:(h + 1) * dh] @ w_in_out[h * dh:(h + 1) * dh]) for h in range(heads)])
+            if proj.bias is not None:
+                bias += share(proj.bias.double())
+        out["logit"].append(logits[t].item())
+        out["embed"].append(share(embed))
+        out["heads"].append(per_layer)
+        out["mlp"].append([share(m) for m in seen["mlp"]])
+        out["bias"].append(bias)
+        total = out["embed"][-1] + sum(map(sum, per_layer)) + sum(out["mlp"][-1]) + bias
+        assert abs(total - logits[t].item()) < 1e-4, (total, logits[t].item())
+    return out
+
+
+def main():
+    binary, out_dir = sys.argv[1], sys.argv[2]
+    os.makedirs(out_dir, exist_ok=True)
+    for name, (args, fields) in MODELS.items():
+        with tempfile.TemporaryDirectory() as model_dir:
+            command = [binary, "dev", "test-model", model_dir, *args]
+            for field, value in fields.items():
+                command += ["--set", f"{field}={json.dumps(value)}"]
+            subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
+            model = AutoModelForCausalLM.from_pretrained(
+                model_dir, attn_implementation="eager", dtype=torch.float32).eval()
+            tokenizer = Tokenizer.from_file(f"{model_dir}/tokenizer.json")
+            ids = tokenizer.encode(PROMPT).ids
+            targets = [tokenizer.encode(t).ids[0] for t in TARGETS]
+            fixture = {
+                "made_by": f"tests/reference/make_attribution_fixtures.py, transformers {transformers.__version__}, torch {torch.__version__}",
+                "args": args,
+                "config": fields,
+                "text": PROMPT,
+                "ids": ids,
+                "targets": targets,
+                "dla": attribution(model, ids, targets),
+            }
+        with open(os.path.join(out_dir, f"{name}.json"), "w") as f:
+            json.dump(fixture, f, separators=(",", ":"))
+            f.write("\n")
+        print(f"{name}: {len(ids)} tokens")
+
+
+if __name__ == "__main__":
+    main()

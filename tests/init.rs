@@ -379,11 +379,13 @@ fn every_figure_reference_example_builds_in_a_new_site() {
             assert!(page.contains("beams = N"), "{page}");
             continue;
         }
-        if ["ablation", "patching"].contains(kind) {
-            // They need a prompt traced with `ablate = {...}` or `patch = {...}`, which the
-            // reference names.
+        if ["ablation", "patching", "logit-attribution"].contains(kind) {
+            // They need a prompt traced with `ablate = {...}`, `patch = {...}` or
+            // `attribute = {...}`, which the reference names.
             assert!(
-                page.contains("ablate = {") || page.contains("patch = {"),
+                ["ablate = {", "patch = {", "attribute = {"]
+                    .iter()
+                    .any(|option| page.contains(option)),
                 "{page}"
             );
             continue;

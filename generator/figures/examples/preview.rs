@@ -70,6 +70,8 @@ const BLOCKS: &[(&str, &str)] = &[
     ("ablation", "prompt = \"animal\""),
     ("patching", "prompt = \"eiffel\""),
     ("patching", "prompt = \"animal\"\nview = \"resid\""),
+    ("logit-attribution", "prompt = \"eiffel\""),
+    ("logit-attribution", "prompt = \"animal\"\ntarget = \" I\""),
     ("loss", "prompt = \"robots\""),
     ("loss", "prompt = \"animal\""),
     ("architecture", "prompt = \"robots\""),

@@ -18,7 +18,7 @@ mod residual_output;
 mod generation_sampling;
 // loss, training, descent
 mod training_loss;
-// ablation, patching, compare
+// ablation, patching, logit-attribution, compare
 mod experiments;
 // shapes, architecture
 mod architecture_shapes;
@@ -29,7 +29,7 @@ mod strips;
 
 use architecture_shapes::{architecture, shapes};
 use encoder_decoder::cross_attention;
-use experiments::{ablation, compare, patching};
+use experiments::{ablation, compare, logit_attribution, patching};
 use generation_sampling::{beam, generation, sampling, temperature};
 use mlp_norms::{gated_mlp, layernorm, mlp, rmsnorm};
 use residual_output::{logit_lens, logits, next_token, residual};
@@ -109,6 +109,7 @@ kinds![
     logit_lens: scaled,
     ablation: scaled,
     patching: scaled,
+    logit_attribution: scaled,
     loss,
     training,
     descent,
@@ -269,6 +270,7 @@ mod tests {
         ("logit-lens", ""),
         ("ablation", ""),
         ("patching", ""),
+        ("logit-attribution", ""),
         ("loss", ""),
         ("architecture", ""),
         ("compare", "other = \"robots\""),

@@ -38,6 +38,7 @@ const CASES: &[(&str, &str)] = &[
     ("logit-lens", "tokens = 10"),
     ("ablation", "target = \" I\"\nshow = \"logprob\""),
     ("patching", "view = \"resid\""),
+    ("logit-attribution", "target = \" I\""),
     ("loss", "tokens = 32"),
     ("compare", "other = \"robots\""),
     ("architecture", ""),

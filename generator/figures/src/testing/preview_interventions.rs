@@ -4,7 +4,7 @@
 //! to the middle layers and the last position from there on. Small pseudo-random effects
 //! everywhere else, so the grids look measured, not drawn.
 
-use tracebook_trace::{Ablation, AblationMode, NamedToken, Outcome, Patching, Token};
+use tracebook_trace::{Ablation, AblationMode, Attribution, NamedToken, Outcome, Patching, Token};
 
 const LAYERS: usize = 12;
 const HEADS: usize = 12;
@@ -44,6 +44,49 @@ pub fn ablation(
             .map(|l| (0..HEADS).map(|h| outcome(Some((l, h)))).collect())
             .collect(),
         mlp: (0..LAYERS).map(|l| outcome(Some((l, HEADS)))).collect(),
+    }
+}
+
+/// The direct logit attribution of `targets` (id, text): each head's and MLP's share of
+/// target t at (layer, column) four times what its ablation takes from ln p (`effect`,
+/// negated: a part whose ablation lowers the target wrote it up), the embedding's and the
+/// biases' shares small; the logit is their sum.
+pub fn attribution(
+    targets: &[(u32, &str)],
+    effect: &dyn Fn(usize, usize, usize) -> f64,
+) -> Attribution {
+    let k = targets.len();
+    let share = |t: usize, l: usize, c: usize| (-4.0 * effect(t, l, c)) as f32;
+    let embed: Vec<f32> = (0..k).map(|t| 0.8 - 0.5 * t as f32).collect();
+    let bias: Vec<f32> = (0..k).map(|t| 0.12 + 0.05 * t as f32).collect();
+    let heads: Vec<Vec<f32>> = (0..LAYERS)
+        .map(|l| {
+            (0..HEADS)
+                .flat_map(|h| (0..k).map(move |t| share(t, l, h)))
+                .collect()
+        })
+        .collect();
+    let mlp: Vec<Vec<f32>> = (0..LAYERS)
+        .map(|l| (0..k).map(|t| share(t, l, HEADS)).collect())
+        .collect();
+    let logit = (0..k)
+        .map(|t| {
+            let parts = (0..LAYERS).flat_map(|l| (0..=HEADS).map(move |c| (l, c)));
+            embed[t] + bias[t] + parts.map(|(l, c)| share(t, l, c)).sum::<f32>()
+        })
+        .collect();
+    Attribution {
+        targets: (targets.iter())
+            .map(|&(id, text)| NamedToken {
+                id,
+                text: text.to_string(),
+            })
+            .collect(),
+        logit,
+        embed,
+        heads,
+        mlp,
+        bias,
     }
 }
 

@@ -3,7 +3,9 @@
 //! pseudo-random activations ([`crate::testing::test_wide`]). Real traces can replace them: every
 //! `NAME.json` in the folder `TBF_TRACES` is loaded as prompt `NAME`.
 
-use crate::testing::preview_interventions::{ablation, eiffel_effect, patching, tokens};
+use crate::testing::preview_interventions::{
+    ablation, attribution, eiffel_effect, patching, tokens,
+};
 use crate::testing::test_traces::TestTraces;
 use crate::testing::test_wide::insert_wide;
 use std::collections::BTreeMap;
@@ -39,38 +41,35 @@ fn gpt2_like(pieces: &[(u32, &str)], top: &Top<'_>) -> Trace {
     let mut prompt = PromptSpec::new(text);
     prompt.options.generate = 4.min(top.len());
     let merges = crate::testing::test_traces::toy_merges(&tokens);
-    let meta = TraceMeta {
-        tool: "tracebook preview".to_string(),
-        name: "preview".to_string(),
-        model: ModelInfo {
-            id: "openai-community/gpt2".to_string(),
-            name: None,
-            config: ModelShape {
-                n_layer: LAYERS,
-                n_head: 12,
-                n_embd: 768,
-                n_positions: 1024,
-                vocab_size: GPT2_VOCAB,
-                ..Default::default()
-            },
-            weights_sha256: "0".repeat(64),
-            weights_dtype: "f32".into(),
+    let model = ModelInfo {
+        id: "openai-community/gpt2".to_string(),
+        name: None,
+        config: ModelShape {
+            n_layer: LAYERS,
+            n_head: 12,
+            n_embd: 768,
+            n_positions: 1024,
+            vocab_size: GPT2_VOCAB,
+            ..Default::default()
         },
-        prompt,
-        options: TraceOptions {
-            precision: Precision::Compact,
-            top_k: top.len(),
-        },
-        tokens,
-        generation: generation(top),
-        token_texts: texts,
-        training: None,
-        merges,
-        beam: None,
-        ablation: None,
-        patching: None,
-        translation: None,
+        weights_sha256: "0".repeat(64),
+        weights_dtype: "f32".into(),
     };
+    let options = TraceOptions {
+        precision: Precision::Compact,
+        top_k: top.len(),
+    };
+    let mut meta = TraceMeta::new(
+        "tracebook preview".into(),
+        "preview",
+        model,
+        prompt,
+        options,
+        tokens,
+    );
+    meta.generation = generation(top);
+    meta.token_texts = texts;
+    meta.merges = merges;
     let mut trace = Trace::new(meta);
     insert_logits(&mut trace, top);
     insert_wide(&mut trace, &|layer, head, q, k| {
@@ -274,6 +273,7 @@ fn animal() -> Trace {
     let targets = [(198, "\n", 0.31), (314, " I", 0.04)];
     let effect = |t: usize, l: usize, c: usize| eiffel_effect(t, (l + 3) % 12, c);
     trace.meta.ablation = Some(ablation(&targets, AblationMode::Zero, &effect));
+    trace.meta.attribution = Some(attribution(&[(198, "\n"), (314, " I")], &effect));
     let mut corrupted = trace.meta.tokens.clone();
     corrupted[11].text = " wide".to_string();
     let answer = (198, "\n");
@@ -308,6 +308,8 @@ fn eiffel() -> Trace {
     );
     let targets = [(6342, " Paris", 0.412), (10598, " Rome", 0.031)];
     trace.meta.ablation = Some(ablation(&targets, AblationMode::Mean, &eiffel_effect));
+    let named = [(6342, " Paris"), (10598, " Rome")];
+    trace.meta.attribution = Some(attribution(&named, &eiffel_effect));
     let mut corrupted = clean;
     corrupted[1..5].copy_from_slice(&[
         (6156, " ancient"),

@@ -4,7 +4,9 @@
 //! cell is largest and of which sign.
 
 use crate::testing::preview_interventions::tokens;
-use tracebook_trace::{Ablation, AblationMode, Candidate, NamedToken, Outcome, Patching, Trace};
+use tracebook_trace::{
+    Ablation, AblationMode, Attribution, Candidate, NamedToken, Outcome, Patching, Trace,
+};
 
 /// p(" peace") and p(" war") with nothing ablated.
 pub const BASE: [f64; 2] = [0.40, 0.10];
@@ -92,9 +94,38 @@ pub fn patching_run() -> Patching {
     }
 }
 
+/// Each head's share of logit(" peace") and logit(" war"): `[layer][head][target]`. Head 0 of
+/// layer 1 pushes " peace" up most (+2.5) and " war" down most (−1.5).
+pub const DLA_HEADS: [[[f32; 2]; 2]; 2] = [[[1.0, -0.2], [0.3, 0.1]], [[2.5, -1.5], [-0.4, 0.2]]];
+
+/// Each MLP's share: `[layer][target]`.
+pub const DLA_MLP: [[f32; 2]; 2] = [[0.8, 0.0], [1.2, -0.3]];
+
+/// The direct logit attribution of " peace" and " war": the embedding 0.5 and 0.4, the
+/// biases 0.1 and 0.05; the logits, 6 and −1.25, are the parts' sums.
+pub fn attribution_run() -> Attribution {
+    let (embed, bias) = ([0.5f32, 0.4], [0.1f32, 0.05]);
+    let logit = (0..2)
+        .map(|t| {
+            let heads: f32 = DLA_HEADS.iter().flatten().map(|h| h[t]).sum();
+            let mlp: f32 = DLA_MLP.iter().map(|m| m[t]).sum();
+            embed[t] + heads + mlp + bias[t]
+        })
+        .collect();
+    Attribution {
+        targets: vec![named(2, " peace"), named(3, " war")],
+        logit,
+        embed: embed.to_vec(),
+        heads: DLA_HEADS.iter().map(|l| l.concat()).collect(),
+        mlp: DLA_MLP.iter().map(|m| m.to_vec()).collect(),
+        bias: bias.to_vec(),
+    }
+}
+
 /// `trace` with both experiments.
 pub fn with_experiments(mut trace: Trace) -> Trace {
     trace.meta.ablation = Some(ablation_run());
     trace.meta.patching = Some(patching_run());
+    trace.meta.attribution = Some(attribution_run());
     trace
 }

@@ -188,6 +188,7 @@ pub fn trace_with(ids: &[u32], precision: Precision) -> Trace {
         beam: Some(toy_beam()),
         ablation: None,
         patching: None,
+        attribution: None,
         translation: None,
     };
     let merges = toy_merges(&meta.tokens);

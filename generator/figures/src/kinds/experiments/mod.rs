@@ -1,9 +1,11 @@
 //! Experiments: what changes when the run is changed: parts of the model taken out
 //! (`ablation`), activations of a clean run copied into a corrupted one (`patching`), and
-//! two prompts side by side (`compare`).
+//! two prompts side by side (`compare`); and what each part wrote into a logit
+//! (`logit-attribution`).
 
 pub(super) mod ablation;
 pub(super) mod compare;
+pub(super) mod logit_attribution;
 pub(super) mod patching;
 
 // The grid `ablation` and `patching` share, and the measures `compare` puts side by side.

@@ -87,6 +87,10 @@ def main() -> None:
         "heads": [[(l * heads + i) / 7 for i in range(heads * k)] for l in range(layers)],
         "mlp": [[-0.5] * k for _ in range(layers)],
         "bias": ["NaN"] + [1e-30] * (k - 1),
+        "grad_input": [[0.5 - t + p for t in range(k)] for p in range(len(trace["meta"]["tokens"]))],
+        "integrated": [["inf"] + [-0.25] * (k - 1)] * len(trace["meta"]["tokens"]),
+        "logprob": [-1.5] * k,
+        "baseline_logprob": [-3.0] * k,
     }
     write(trace, out)
     if len(sys.argv) > 3:

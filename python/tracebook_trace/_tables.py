@@ -26,6 +26,10 @@ TABLES = {
     "dla.heads": "[layers, heads, targets]",
     "dla.mlp": "[layers, targets]",
     "dla.bias": "[targets]",
+    "saliency.grad_input": "[positions, targets]",
+    "saliency.integrated": "[positions, targets]",
+    "saliency.logprob": "[targets]",
+    "saliency.baseline_logprob": "[targets]",
 }
 
 _NON_FINITE = {"NaN": np.nan, "inf": np.inf, "-inf": -np.inf}
@@ -99,4 +103,11 @@ def tables(meta: Mapping[str, Any]) -> Dict[str, np.ndarray]:
         out["dla.heads"] = heads.reshape(heads.shape[0], heads.shape[1] // max(k, 1), k)
         out["dla.mlp"] = _grid(attribution["mlp"], "meta.attribution.mlp")
         out["dla.bias"] = _f32(attribution["bias"], "meta.attribution.bias")
+        for name in ("grad_input", "integrated"):
+            rows = attribution.get(name, [])
+            out[f"saliency.{name}"] = (
+                _grid(rows, f"meta.attribution.{name}") if rows else np.zeros((0, k), F32)
+            )
+        for name in ("logprob", "baseline_logprob"):
+            out[f"saliency.{name}"] = _f32(attribution.get(name, []), f"meta.attribution.{name}")
     return out

@@ -11,10 +11,15 @@ deterministic weights the Rust test writes), records for each of TARGETS at the 
     and each MLP's output; the final norm with its scale held at x's is linear, so each part's
     share is  part · (gain ⊙ unembedding row / scale), centred for a LayerNorm, and the
     norm's bias adds  bias · unembedding row  (counted with the projections' biases).
+  - input saliency of the target's log-probability at the last position with respect to the
+    token embeddings (`inputs_embeds`; GPT-2 adds its positions inside, so they are kept):
+    Captum's InputXGradient and IntegratedGradients (all-zero baseline, its defaults: 50
+    steps, method "gausslegendre"), each summed over the embedding dimension; and the
+    log-probability at the prompt and at the baseline.
 `generator/model/tests/attribution.rs` regenerates each folder and compares every number
-within 1e-4; CI needs no Python.
+within 1e-4 (1e-3 for integrated gradients); CI needs no Python.
 
-Usage (in a venv outside the repo: pip install torch transformers tokenizers safetensors):
+Usage (in a venv outside the repo: pip install torch transformers tokenizers safetensors captum):
     cargo build --release
     python tests/reference/make_attribution_fixtures.py target/release/tracebook tests/fixtures/attribution
 """
@@ -25,8 +30,10 @@ import subprocess
 import sys
 import tempfile
 
+import captum
 import torch
 import transformers
+from captum.attr import InputXGradient, IntegratedGradients
 from tokenizers import Tokenizer
 from transformers import AutoModelForCausalLM
 
@@ -98,6 +105,26 @@ def attribution(model, ids, targets):
     return out
 
 
+def saliency(model, ids, targets):
+    embeds = model.get_input_embeddings()(torch.tensor([ids])).detach()
+
+    def logprob(inputs_embeds, target):
+        logits = model(inputs_embeds=inputs_embeds).logits[:, -1]
+        return torch.log_softmax(logits, -1)[:, target]
+
+    out = {"grad_input": [], "integrated": [], "logprob": [], "baseline_logprob": []}
+    for t in targets:
+        forward = lambda e, t=t: logprob(e, t)
+        gi = InputXGradient(forward).attribute(embeds.clone().requires_grad_())
+        ig = IntegratedGradients(forward).attribute(embeds, baselines=torch.zeros_like(embeds))
+        out["grad_input"].append(gi[0].sum(-1).tolist())
+        out["integrated"].append(ig[0].sum(-1).tolist())
+        with torch.no_grad():
+            out["logprob"].append(forward(embeds).item())
+            out["baseline_logprob"].append(forward(torch.zeros_like(embeds)).item())
+    return out
+
+
 def main():
     binary, out_dir = sys.argv[1], sys.argv[2]
     os.makedirs(out_dir, exist_ok=True)
@@ -113,13 +140,14 @@ def main():
             ids = tokenizer.encode(PROMPT).ids
             targets = [tokenizer.encode(t).ids[0] for t in TARGETS]
             fixture = {
-                "made_by": f"tests/reference/make_attribution_fixtures.py, transformers {transformers.__version__}, torch {torch.__version__}",
+                "made_by": f"tests/reference/make_attribution_fixtures.py, transformers {transformers.__version__}, torch {torch.__version__}, captum {captum.__version__}",
                 "args": args,
                 "config": fields,
                 "text": PROMPT,
                 "ids": ids,
                 "targets": targets,
                 "dla": attribution(model, ids, targets),
+                "saliency": saliency(model, ids, targets),
             }
         with open(os.path.join(out_dir, f"{name}.json"), "w") as f:
             json.dump(fixture, f, separators=(",", ":"))

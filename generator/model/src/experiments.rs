@@ -4,6 +4,7 @@
 //! runs.
 
 use crate::attribute::direct_logit_attribution;
+use crate::attribute::saliency::saliency;
 use crate::error::{ModelError, Result};
 use crate::intervene::{ablate, patch, Next};
 use crate::model::Model;
@@ -124,6 +125,7 @@ pub fn attribution(
     let ids: Vec<u32> = tokens.iter().map(|t| t.id).collect();
     let target_ids: Vec<u32> = targets.iter().map(|t| t.id).collect();
     let a = direct_logit_attribution(&model.net, &ids, &target_ids)?;
+    let s = saliency(&model.net, &ids, &target_ids)?;
     Ok(Attribution {
         targets,
         logit: a.logit,
@@ -131,6 +133,10 @@ pub fn attribution(
         heads: a.heads.iter().map(|layer| layer.concat()).collect(),
         mlp: a.mlp,
         bias: a.bias,
+        grad_input: s.grad_input,
+        integrated: s.integrated,
+        logprob: s.logprob,
+        baseline_logprob: s.baseline_logprob,
     })
 }
 

@@ -36,7 +36,7 @@ impl AttributionSpec {
 
 /// The direct logit attribution of each target, in the spec's order. Every list is indexed
 /// by target last: `heads[layer][head * targets + target]`, `mlp[layer][target]`.
-#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Default)]
 pub struct Attribution {
     pub targets: Vec<NamedToken>,
     /// Each target's logit at the last position, as the model computed it.
@@ -54,6 +54,21 @@ pub struct Attribution {
     /// The attention output projections' biases and the final norm's bias.
     #[serde(with = "crate::float_json::vec")]
     pub bias: Vec<f32>,
+    /// Input saliency, `[position][target]`: the gradient of the target's log-probability at
+    /// the last position with respect to each token's embedding, times the embedding, summed
+    /// over its width.
+    #[serde(default, with = "crate::float_json::rows")]
+    pub grad_input: Vec<Vec<f32>>,
+    /// Integrated gradients from an all-zero token embedding (positions kept), 50
+    /// Gauss–Legendre points, summed over the width, `[position][target]`.
+    #[serde(default, with = "crate::float_json::rows")]
+    pub integrated: Vec<Vec<f32>>,
+    /// Each target's log-probability at the last position, and at the baseline: integrated
+    /// gradients sum to their difference (completeness), up to the quadrature's error.
+    #[serde(default, with = "crate::float_json::vec")]
+    pub logprob: Vec<f32>,
+    #[serde(default, with = "crate::float_json::vec")]
+    pub baseline_logprob: Vec<f32>,
 }
 
 impl Attribution {
@@ -107,6 +122,26 @@ pub const TABLES: &[(&str, &str, &str)] = &[
         "[targets]",
         "the attention output biases' and the final norm's share of the logit",
     ),
+    (
+        "saliency.grad_input",
+        "[positions, targets]",
+        "gradient × input of the target's log-probability, per prompt token",
+    ),
+    (
+        "saliency.integrated",
+        "[positions, targets]",
+        "integrated gradients from all-zero token embeddings, per prompt token",
+    ),
+    (
+        "saliency.logprob",
+        "[targets]",
+        "each target's log-probability at the last position",
+    ),
+    (
+        "saliency.baseline_logprob",
+        "[targets]",
+        "the same with every token embedding zero (positions kept)",
+    ),
 ];
 
 /// Every table of the attribution, by name.
@@ -121,6 +156,19 @@ pub fn tables(a: &Attribution) -> Vec<(&'static str, Tensor)> {
         ("dla.heads", table(vec![layers, heads, k], a.heads.concat())),
         ("dla.mlp", table(vec![layers, k], a.mlp.concat())),
         ("dla.bias", table(vec![k], a.bias.clone())),
+        (
+            "saliency.grad_input",
+            table(vec![a.grad_input.len(), k], a.grad_input.concat()),
+        ),
+        (
+            "saliency.integrated",
+            table(vec![a.integrated.len(), k], a.integrated.concat()),
+        ),
+        ("saliency.logprob", table(vec![k], a.logprob.clone())),
+        (
+            "saliency.baseline_logprob",
+            table(vec![k], a.baseline_logprob.clone()),
+        ),
     ]
 }
 
@@ -141,6 +189,10 @@ mod tests {
             heads: vec![vec![1.0, 0.0, 0.25, -0.25], vec![0.5, 0.5, 0.0, 0.0]],
             mlp: vec![vec![0.25, -1.0], vec![0.25, 0.0]],
             bias: vec![0.25, 0.25],
+            grad_input: vec![vec![0.5, -0.5], vec![1.0, 0.0], vec![0.0, 0.25]],
+            integrated: vec![vec![0.75, -0.25], vec![1.5, 0.5], vec![0.25, 0.0]],
+            logprob: vec![-1.0, -2.0],
+            baseline_logprob: vec![-3.5, -2.25],
         }
     }
 
@@ -158,6 +210,13 @@ mod tests {
         let heads = &made.iter().find(|t| t.0 == "dla.heads").unwrap().1;
         assert_eq!(heads.shape, vec![2, 2, 2]);
         assert_eq!(heads.data[3], -0.25);
+        let integrated = &made
+            .iter()
+            .find(|t| t.0 == "saliency.integrated")
+            .unwrap()
+            .1;
+        assert_eq!(integrated.shape, vec![3, 2]);
+        assert_eq!(integrated.data, [0.75, -0.25, 1.5, 0.5, 0.25, 0.0]);
         let doc = include_str!("../../../docs/trace-format.md");
         for name in listed {
             assert!(

@@ -87,6 +87,7 @@ pub fn attribution(
         heads,
         mlp,
         bias,
+        ..Attribution::default()
     }
 }
 

@@ -101,6 +101,13 @@ pub const DLA_HEADS: [[[f32; 2]; 2]; 2] = [[[1.0, -0.2], [0.3, 0.1]], [[2.5, -1.
 /// Each MLP's share: `[layer][target]`.
 pub const DLA_MLP: [[f32; 2]; 2] = [[0.8, 0.0], [1.2, -0.3]];
 
+/// Gradient × input of ln p(" peace") and ln p(" war") per token of "The robots will bring":
+/// `[position][target]`.
+pub const SALIENCY_GRAD: [[f32; 2]; 4] = [[0.1, -0.05], [0.9, -0.6], [0.2, 0.1], [-0.3, 0.2]];
+
+/// Integrated gradients the same way; for " peace" they sum to 2.0, about ln 0.4 + 3 = 2.08.
+pub const SALIENCY_INTEGRATED: [[f32; 2]; 4] = [[0.2, -0.1], [1.4, -0.5], [0.6, 0.3], [-0.2, 0.1]];
+
 /// The direct logit attribution of " peace" and " war": the embedding 0.5 and 0.4, the
 /// biases 0.1 and 0.05; the logits, 6 and −1.25, are the parts' sums.
 pub fn attribution_run() -> Attribution {
@@ -119,6 +126,10 @@ pub fn attribution_run() -> Attribution {
         heads: DLA_HEADS.iter().map(|l| l.concat()).collect(),
         mlp: DLA_MLP.iter().map(|m| m.to_vec()).collect(),
         bias: bias.to_vec(),
+        grad_input: SALIENCY_GRAD.iter().map(|r| r.to_vec()).collect(),
+        integrated: SALIENCY_INTEGRATED.iter().map(|r| r.to_vec()).collect(),
+        logprob: vec![0.4f32.ln(), 0.1f32.ln()],
+        baseline_logprob: vec![-3.0, -2.5],
     }
 }
 

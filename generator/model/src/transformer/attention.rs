@@ -15,6 +15,7 @@ use candle_core::{Device, Tensor, D};
 use candle_nn::VarBuilder;
 use tracebook_trace::{Derivation, DeriveOp};
 
+#[derive(Clone)]
 enum Projections {
     /// GPT-2's `c_attn`: `[d, 3d]`, q then k then v.
     Fused(Affine),
@@ -25,6 +26,7 @@ enum Projections {
     },
 }
 
+#[derive(Clone)]
 pub struct Attention {
     projections: Projections,
     out: Affine,
@@ -277,6 +279,14 @@ impl Attention {
 }
 
 impl Attention {
+    /// The same attention with its softmax differentiable (or not).
+    pub fn with_differentiable(&self, differentiable: bool) -> Attention {
+        Attention {
+            differentiable,
+            ..self.clone()
+        }
+    }
+
     /// What each head writes into the residual stream from its output `z` at one position
     /// (`[H, dh]`): its slice of the output projection, without the projection's bias, as
     /// `[H, d]`. The heads' writes plus [`Attention::output_bias`] are the attention's output.

@@ -11,6 +11,7 @@ use candle_core::Tensor;
 use candle_nn::VarBuilder;
 use tracebook_trace::{Derivation, DeriveOp};
 
+#[derive(Clone)]
 pub struct Block {
     ln_1: TracedNorm,
     attn: Attention,
@@ -61,6 +62,14 @@ impl Block {
             ln_2: norm("post_attention_layernorm")?,
             mlp: Mlp::gated(vb.pp("mlp"), config)?,
         })
+    }
+
+    /// The same block with its attention's softmax differentiable (weights shared).
+    pub fn differentiable(&self) -> Block {
+        Block {
+            attn: self.attn.with_differentiable(true),
+            ..self.clone()
+        }
     }
 
     /// The block's attention.

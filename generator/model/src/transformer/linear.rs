@@ -5,6 +5,7 @@ use crate::error::Result;
 use candle_core::{DType, Tensor};
 use candle_nn::VarBuilder;
 
+#[derive(Clone)]
 pub enum Affine {
     /// `x·W + b`, W `[in, out]`.
     Conv1D { weight: Tensor, bias: Tensor },

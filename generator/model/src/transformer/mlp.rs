@@ -10,6 +10,7 @@ use candle_core::Tensor;
 use candle_nn::VarBuilder;
 use tracebook_trace::{Derivation, DeriveOp};
 
+#[derive(Clone)]
 pub enum Mlp {
     /// `c_proj(act(c_fc(x)))`: traced as `mlp.pre` and `mlp.post`.
     Plain {

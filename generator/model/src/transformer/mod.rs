@@ -24,6 +24,7 @@ use norm::{Norm, TracedNorm};
 use rope::RopeTables;
 
 /// How token positions enter the model.
+#[derive(Clone)]
 enum Positions {
     /// GPT-2: a learned row per position, added to the token embeddings (`pos_embed`).
     Learned(Tensor),
@@ -36,6 +37,7 @@ enum Positions {
 const UNEMBED_ROWS: usize = 16_384;
 
 /// A decoder-only language model of any family tracebook traces.
+#[derive(Clone)]
 pub struct Transformer {
     config: ModelConfig,
     /// The token embedding `[V, d]` (`wte`, `embed_tokens`).
@@ -58,6 +60,15 @@ impl Transformer {
     /// weight. Its outputs equal `new`'s up to float rounding.
     pub fn trainable(weights: &Weights, config: &ModelConfig) -> Result<Transformer> {
         Transformer::load(weights.var_builder(), config, true)
+    }
+
+    /// The same model with every step differentiable, sharing this one's weights (tensors are
+    /// reference-counted): gradients reach the inputs, for saliency.
+    pub fn differentiable(&self) -> Transformer {
+        Transformer {
+            blocks: self.blocks.iter().map(Block::differentiable).collect(),
+            ..self.clone()
+        }
     }
 
     fn load(vb: VarBuilder, config: &ModelConfig, differentiable: bool) -> Result<Transformer> {
@@ -165,6 +176,20 @@ impl Transformer {
             Positions::Rotary(_) => embed.clone(),
         };
         self.run_blocks(0, &x, 1, rec)
+    }
+
+    /// The streams entering block 0 of `batch` sequences of the same tokens, from their token
+    /// embeddings stacked as rows (`[batch × T, d]`): the position rows added to each where
+    /// positions are learned (rotary positions enter in every layer instead).
+    pub fn with_positions(&self, embed: &Tensor, batch: usize) -> Result<Tensor> {
+        let t = embed.dim(0)? / batch;
+        Ok(match &self.positions {
+            Positions::Learned(wpe) => {
+                let rows = wpe.narrow(0, 0, t)?.to_dtype(DType::F32)?;
+                embed.broadcast_add(&rows.repeat((batch, 1))?)?
+            }
+            Positions::Rotary(_) => embed.clone(),
+        })
     }
 
     /// Blocks `first..` on `x`, the streams entering block `first` of `batch` sequences of the

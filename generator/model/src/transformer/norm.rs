@@ -7,6 +7,7 @@ use candle_core::{Tensor, D};
 use candle_nn::VarBuilder;
 use tracebook_trace::{Derivation, DeriveOp};
 
+#[derive(Clone)]
 pub enum Norm {
     /// `(x − mean) / √(var + eps) · w + b`.
     Layer {
@@ -20,6 +21,7 @@ pub enum Norm {
 
 /// A norm and whether the trace records its statistics (`mean`/`std`, or `rms`) beside
 /// `normalized`: `ln1` and `ln2` do, `ln_final` records its output only.
+#[derive(Clone)]
 pub struct TracedNorm {
     pub norm: Norm,
     pub statistics: bool,

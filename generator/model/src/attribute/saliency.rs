@@ -18,7 +18,7 @@ use candle_core::{DType, Tensor, Var, D};
 pub const STEPS: usize = 50;
 
 /// Rows (points × tokens) one batch holds at most, which bounds memory on long prompts.
-const BATCH_ROWS: usize = 1024;
+const BATCH_ROWS: usize = 512;
 
 /// Per token and target (`[position][target]`): gradient × input and integrated gradients;
 /// per target: the log-probability at the prompt and at the baseline (all-zero token

@@ -72,6 +72,8 @@ const BLOCKS: &[(&str, &str)] = &[
     ("patching", "prompt = \"animal\"\nview = \"resid\""),
     ("logit-attribution", "prompt = \"eiffel\""),
     ("logit-attribution", "prompt = \"animal\"\ntarget = \" I\""),
+    ("saliency", "prompt = \"eiffel\""),
+    ("saliency", "prompt = \"animal\""),
     ("loss", "prompt = \"robots\""),
     ("loss", "prompt = \"animal\""),
     ("architecture", "prompt = \"robots\""),

@@ -18,7 +18,7 @@ mod residual_output;
 mod generation_sampling;
 // loss, training, descent
 mod training_loss;
-// ablation, patching, logit-attribution, compare
+// ablation, patching, logit-attribution, saliency, compare
 mod experiments;
 // shapes, architecture
 mod architecture_shapes;
@@ -29,7 +29,7 @@ mod strips;
 
 use architecture_shapes::{architecture, shapes};
 use encoder_decoder::cross_attention;
-use experiments::{ablation, compare, logit_attribution, patching};
+use experiments::{ablation, compare, logit_attribution, patching, saliency};
 use generation_sampling::{beam, generation, sampling, temperature};
 use mlp_norms::{gated_mlp, layernorm, mlp, rmsnorm};
 use residual_output::{logit_lens, logits, next_token, residual};
@@ -110,6 +110,7 @@ kinds![
     ablation: scaled,
     patching: scaled,
     logit_attribution: scaled,
+    saliency: scaled,
     loss,
     training,
     descent,
@@ -271,6 +272,7 @@ mod tests {
         ("ablation", ""),
         ("patching", ""),
         ("logit-attribution", ""),
+        ("saliency", ""),
         ("loss", ""),
         ("architecture", ""),
         ("compare", "other = \"robots\""),

@@ -39,6 +39,7 @@ const CASES: &[(&str, &str)] = &[
     ("ablation", "target = \" I\"\nshow = \"logprob\""),
     ("patching", "view = \"resid\""),
     ("logit-attribution", "target = \" I\""),
+    ("saliency", "target = \" I\""),
     ("loss", "tokens = 32"),
     ("compare", "other = \"robots\""),
     ("architecture", ""),

@@ -53,6 +53,7 @@ pub fn ablation(
 /// biases' shares small; the logit is their sum.
 pub fn attribution(
     targets: &[(u32, &str)],
+    tokens: usize,
     effect: &dyn Fn(usize, usize, usize) -> f64,
 ) -> Attribution {
     let k = targets.len();
@@ -87,8 +88,28 @@ pub fn attribution(
         heads,
         mlp,
         bias,
-        ..Attribution::default()
+        grad_input: saliency(tokens, k, 0.8),
+        integrated: saliency(tokens, k, 1.0),
+        logprob: (0..k).map(|t| -0.9 - t as f32).collect(),
+        baseline_logprob: (0..k)
+            .map(|t| -0.9 - t as f32 - saliency(tokens, k, 1.0).iter().map(|r| r[t]).sum::<f32>())
+            .collect(),
     }
+}
+
+/// A saliency table `[position][target]`: the first and the last tokens matter most, the
+/// others a little, scaled by `scale`.
+fn saliency(tokens: usize, k: usize, scale: f32) -> Vec<Vec<f32>> {
+    (0..tokens)
+        .map(|p| {
+            (0..k)
+                .map(|t| {
+                    let base = if p == 0 || p + 1 == tokens { 1.2 } else { 0.1 };
+                    scale * (base * (1.0 - 0.4 * t as f32) + 0.05 * noise(p, t, 3) as f32)
+                })
+                .collect()
+        })
+        .collect()
 }
 
 /// "The Eiffel Tower is in the city of": " Paris" leans on the first MLP, the late MLPs and

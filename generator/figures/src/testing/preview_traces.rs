@@ -273,7 +273,8 @@ fn animal() -> Trace {
     let targets = [(198, "\n", 0.31), (314, " I", 0.04)];
     let effect = |t: usize, l: usize, c: usize| eiffel_effect(t, (l + 3) % 12, c);
     trace.meta.ablation = Some(ablation(&targets, AblationMode::Zero, &effect));
-    trace.meta.attribution = Some(attribution(&[(198, "\n"), (314, " I")], &effect));
+    let n = trace.meta.tokens.len();
+    trace.meta.attribution = Some(attribution(&[(198, "\n"), (314, " I")], n, &effect));
     let mut corrupted = trace.meta.tokens.clone();
     corrupted[11].text = " wide".to_string();
     let answer = (198, "\n");
@@ -309,7 +310,8 @@ fn eiffel() -> Trace {
     let targets = [(6342, " Paris", 0.412), (10598, " Rome", 0.031)];
     trace.meta.ablation = Some(ablation(&targets, AblationMode::Mean, &eiffel_effect));
     let named = [(6342, " Paris"), (10598, " Rome")];
-    trace.meta.attribution = Some(attribution(&named, &eiffel_effect));
+    let n = trace.meta.tokens.len();
+    trace.meta.attribution = Some(attribution(&named, n, &eiffel_effect));
     let mut corrupted = clean;
     corrupted[1..5].copy_from_slice(&[
         (6156, " ancient"),

@@ -79,7 +79,7 @@ pub fn render(
     let (prompt, caption) = (block.prompt, block.caption);
     let attribution = traced(&prompt)?;
     let shares = read(&prompt, attribution)?;
-    let t = target(&prompt, attribution, block.options.target.as_deref())?;
+    let t = target_index(&prompt, attribution, block.options.target.as_deref())?;
     let own = effect_grid::limit(shares.grid.iter().flatten().flatten().copied());
     let limit = shared::signed_limit(shared, own);
     let scale = |t: usize| Scale {
@@ -136,7 +136,7 @@ fn panels_of(
 }
 
 /// The prompt's attribution, or an error that says how to ask for one.
-fn traced<'p>(prompt: &'p Prompt<'_>) -> Result<&'p Attribution, FigureError> {
+pub(super) fn traced<'p>(prompt: &'p Prompt<'_>) -> Result<&'p Attribution, FigureError> {
     prompt.trace.meta.attribution.as_ref().ok_or_else(|| {
         FigureError::at(
             "prompt",
@@ -153,7 +153,7 @@ fn traced<'p>(prompt: &'p Prompt<'_>) -> Result<&'p Attribution, FigureError> {
 }
 
 /// The index of the target `asked` (the first when `None`), or an error listing them.
-fn target(
+pub(super) fn target_index(
     prompt: &Prompt<'_>,
     attribution: &Attribution,
     asked: Option<&str>,

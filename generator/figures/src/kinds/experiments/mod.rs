@@ -1,12 +1,13 @@
 //! Experiments: what changes when the run is changed: parts of the model taken out
 //! (`ablation`), activations of a clean run copied into a corrupted one (`patching`), and
 //! two prompts side by side (`compare`); and what each part wrote into a logit
-//! (`logit-attribution`).
+//! (`logit-attribution`) and how much each prompt token mattered (`saliency`).
 
 pub(super) mod ablation;
 pub(super) mod compare;
 pub(super) mod logit_attribution;
 pub(super) mod patching;
+pub(super) mod saliency;
 
 // The grid `ablation` and `patching` share, and the measures `compare` puts side by side.
 mod compare_views;

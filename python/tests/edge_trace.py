@@ -79,6 +79,8 @@ def main() -> None:
     ablation["mlp"][-1]["logprobs"][0] = "inf"
     patching["resid"][0][0] = "-inf"
     patching["heads"][-1][-1] = "NaN"
+    patching["attrib_resid"] = [["-inf" if (l, p) == (0, 0) else 0.5 * p for p in range(len(row))] for l, row in enumerate(patching["resid"])]
+    patching["attrib_heads"] = [[1e-30] * len(row) for row in patching["heads"]]
     layers, heads, k = len(ablation["heads"]), len(ablation["heads"][0]), len(ablation["targets"])
     trace["meta"]["attribution"] = {
         "targets": ablation["targets"],

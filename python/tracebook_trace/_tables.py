@@ -21,6 +21,8 @@ TABLES = {
     "ablation.mlp.prob": "[layers, targets]",
     "patching.resid": "[layers, positions]",
     "patching.heads": "[layers, heads]",
+    "patching.attrib.resid": "[layers, positions]",
+    "patching.attrib.heads": "[layers, heads]",
     "dla.logit": "[targets]",
     "dla.embed": "[targets]",
     "dla.heads": "[layers, heads, targets]",
@@ -94,6 +96,11 @@ def tables(meta: Mapping[str, Any]) -> Dict[str, np.ndarray]:
     if patching is not None:
         for name in ("patching.resid", "patching.heads"):
             out[name] = _grid(patching[name.split(".")[1]], f"meta.{name}")
+        for name in ("resid", "heads"):
+            rows = patching.get(f"attrib_{name}", [])
+            out[f"patching.attrib.{name}"] = (
+                _grid(rows, f"meta.patching.attrib_{name}") if rows else np.zeros((0, 0), F32)
+            )
     attribution: Optional[Mapping[str, Any]] = meta.get("attribution")
     if attribution is not None:
         k = len(attribution["targets"])

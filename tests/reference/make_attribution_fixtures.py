@@ -15,7 +15,12 @@ deterministic weights the Rust test writes), records for each of TARGETS at the 
     token embeddings (`inputs_embeds`; GPT-2 adds its positions inside, so they are kept):
     Captum's InputXGradient and IntegratedGradients (all-zero baseline, its defaults: 50
     steps, method "gausslegendre"), each summed over the embedding dimension; and the
-    log-probability at the prompt and at the baseline.
+    log-probability at the prompt and at the baseline;
+  - attribution patching from PROMPT (clean) into CORRUPTED: in the corrupted run, the gradient
+    of logit(ANSWER) − logit(WRONG) at the last position with respect to each block's input
+    (a pre-hook adds a zero that requires grad) and each output projection's input (each
+    head's slice), dotted with clean − corrupted activation; per position of each block input,
+    per head; normalised by the clean and corrupted runs' differences.
 `generator/model/tests/attribution.rs` regenerates each folder and compares every number
 within 1e-4 (1e-3 for integrated gradients); CI needs no Python.
 
@@ -38,7 +43,9 @@ from tokenizers import Tokenizer
 from transformers import AutoModelForCausalLM
 
 PROMPT = "The robots will bring us tea, and then they will sing"
+CORRUPTED = "The robots will bring us milk, and then they will dance"
 TARGETS = [" the", " and", " to"]
+ANSWER, WRONG = " the", " and"
 
 # name -> (test-model arguments, config fields)
 MODELS = {
@@ -125,6 +132,53 @@ def saliency(model, ids, targets):
     return out
 
 
+def block_pre_hook(block, edit):
+    def hook(module, args, kwargs):
+        if args:
+            return (edit(args[0]),) + tuple(args[1:]), kwargs
+        kwargs = dict(kwargs)
+        kwargs["hidden_states"] = edit(kwargs["hidden_states"])
+        return args, kwargs
+    return block.register_forward_pre_hook(hook, with_kwargs=True)
+
+
+def attribution_patching(model, clean, corrupted, answer, wrong):
+    _, projs, _, _, heads, _ = modules(model)
+    blocks = list(model.transformer.h) if hasattr(model, "transformer") else list(model.model.layers)
+
+    def run(ids, zero):
+        seen = {"resid": {}, "z": {}, "zeros": {}}
+        def add(kind, l, x):
+            seen[kind][l] = x.detach().clone()
+            if not zero:
+                return x
+            z = torch.zeros_like(x, requires_grad=True)
+            seen["zeros"][(kind, l)] = z
+            return x + z
+        handles = [block_pre_hook(b, lambda x, l=l: add("resid", l, x)) for l, b in enumerate(blocks)]
+        handles += [p.register_forward_pre_hook(lambda m, a, l=l: (add("z", l, a[0]),) + tuple(a[1:])) for l, p in enumerate(projs)]
+        logits = model(torch.tensor([ids])).logits[0, -1]
+        for h in handles:
+            h.remove()
+        return logits[answer] - logits[wrong], seen
+
+    with torch.no_grad():
+        clean_diff, from_clean = run(clean, False)
+    diff, seen = run(corrupted, True)
+    diff.backward()
+    scale = clean_diff.item() - diff.item()
+    out = {"resid": [], "heads": []}
+    for l in range(len(blocks)):
+        g = seen["zeros"][("resid", l)].grad[0]
+        delta = (from_clean["resid"][l] - seen["resid"][l])[0]
+        out["resid"].append(((delta * g).sum(-1) / scale).tolist())
+        g = seen["zeros"][("z", l)].grad[0]
+        delta = (from_clean["z"][l] - seen["z"][l])[0]
+        dh = delta.shape[-1] // heads
+        out["heads"].append([((delta[:, h * dh:(h + 1) * dh] * g[:, h * dh:(h + 1) * dh]).sum() / scale).item() for h in range(heads)])
+    return out
+
+
 def main():
     binary, out_dir = sys.argv[1], sys.argv[2]
     os.makedirs(out_dir, exist_ok=True)
@@ -148,6 +202,12 @@ def main():
                 "targets": targets,
                 "dla": attribution(model, ids, targets),
                 "saliency": saliency(model, ids, targets),
+                "corrupted_ids": tokenizer.encode(CORRUPTED).ids,
+                "answer": tokenizer.encode(ANSWER).ids[0],
+                "wrong": tokenizer.encode(WRONG).ids[0],
+                "attribution_patching": attribution_patching(
+                    model, ids, tokenizer.encode(CORRUPTED).ids,
+                    tokenizer.encode(ANSWER).ids[0], tokenizer.encode(WRONG).ids[0]),
             }
         with open(os.path.join(out_dir, f"{name}.json"), "w") as f:
             json.dump(fixture, f, separators=(",", ":"))

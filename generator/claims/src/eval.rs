@@ -247,8 +247,11 @@ impl<'a> Evaluator<'a> {
                 Axis::Vocab
             } else if last_dim == self.tokens()
                 && tensor.shape.len() > 1
-                // Of the experiments' tables only patching.resid ends in positions.
-                && (!self.trace.is_table(name) || name == "patching.resid")
+                // Of the experiments' tables only patching.resid (and its estimate) ends in
+                // positions.
+                && (!self.trace.is_table(name)
+                    || name == "patching.resid"
+                    || name == "patching.attrib.resid")
             {
                 Axis::Positions
             } else {

@@ -100,6 +100,8 @@ pub fn patching(
         corrupted_diff: runs.corrupted,
         resid: Vec::new(),
         heads: Vec::new(),
+        attrib_resid: runs.estimate.resid.clone(),
+        attrib_heads: runs.estimate.heads.clone(),
     };
     let normalise = |rows: &[Vec<f32>], p: &Patching| -> Vec<Vec<f32>> {
         let row = |r: &Vec<f32>| r.iter().map(|&d| p.metric(d)).collect();

@@ -153,6 +153,22 @@ pub struct Patching {
     /// position.
     #[serde(with = "crate::float_json::rows")]
     pub heads: Vec<Vec<f32>>,
+    /// Attribution patching's estimate of `resid`, from one forward and backward pass of the
+    /// corrupted run: (clean − corrupted activation) · the gradient of the logit difference,
+    /// normalised as the metric is (empty in traces made before tracebook estimated it).
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        with = "crate::float_json::rows"
+    )]
+    pub attrib_resid: Vec<Vec<f32>>,
+    /// The same estimate of `heads`.
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        with = "crate::float_json::rows"
+    )]
+    pub attrib_heads: Vec<Vec<f32>>,
 }
 
 impl Patching {
@@ -201,6 +217,16 @@ pub const TABLES: &[(&str, &str, &str)] = &[
         "[layers, heads]",
         "the patching metric, that head's output patched",
     ),
+    (
+        "patching.attrib.resid",
+        "[layers, positions]",
+        "attribution patching's estimate of patching.resid (a gradient's first-order guess)",
+    ),
+    (
+        "patching.attrib.heads",
+        "[layers, heads]",
+        "attribution patching's estimate of patching.heads",
+    ),
 ];
 
 /// Every table of the ablation and the patching a trace holds, by name.
@@ -246,7 +272,13 @@ pub fn tables(
         }
     }
     if let Some(p) = patching {
-        for (name, rows) in [("patching.resid", &p.resid), ("patching.heads", &p.heads)] {
+        let tables = [
+            ("patching.resid", &p.resid),
+            ("patching.heads", &p.heads),
+            ("patching.attrib.resid", &p.attrib_resid),
+            ("patching.attrib.heads", &p.attrib_heads),
+        ];
+        for (name, rows) in tables {
             let shape = vec![rows.len(), rows.first().map_or(0, Vec::len)];
             out.push((
                 name,
@@ -293,6 +325,8 @@ mod tests {
             corrupted_diff: -1.0,
             resid: vec![vec![1.0, 0.0, 0.5]; 2],
             heads: vec![vec![0.25; 3]; 2],
+            attrib_resid: vec![vec![0.9, 0.0, 0.4]; 2],
+            attrib_heads: vec![vec![0.5; 3]; 2],
         };
         let made = tables(Some(&ablation), Some(&patching));
         let names: Vec<&str> = made.iter().map(|(n, _)| *n).collect();

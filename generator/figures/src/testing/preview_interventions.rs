@@ -182,6 +182,8 @@ pub fn patching(
         corrupted_diff: -1.08,
         resid,
         heads,
+        attrib_resid: Vec::new(),
+        attrib_heads: Vec::new(),
     }
 }
 

@@ -91,6 +91,8 @@ pub fn patching_run() -> Patching {
         corrupted_diff: -1.1,
         resid: RESID.iter().map(|r| r.to_vec()).collect(),
         heads: HEADS.iter().map(|r| r.to_vec()).collect(),
+        attrib_resid: Vec::new(),
+        attrib_heads: Vec::new(),
     }
 }
 

@@ -8,6 +8,7 @@
 //! `Transformer::run_blocks`): a batch costs about what one run of as many tokens would, and
 //! the matrix products of many short runs become a few tall ones.
 
+pub mod estimate;
 pub mod hooks;
 
 use crate::derived::log_sum_exp;
@@ -100,6 +101,8 @@ pub struct Patched {
     pub resid: Vec<Vec<f32>>,
     /// `heads[layer][head]`: the corrupted run with that head's clean output.
     pub heads: Vec<Vec<f32>>,
+    /// Attribution patching's estimate of both, normalised (see `estimate`).
+    pub estimate: estimate::Estimated,
 }
 
 /// Patch the run over `clean` into the run over `corrupted` (as many tokens), site by site.
@@ -114,11 +117,20 @@ pub fn patch(
     let ((from, clean_last), (into, corrupted_last)) = (plain(net, clean)?, plain(net, corrupted)?);
     let (clean_diff, corrupted_diff) = (diff(&clean_last), diff(&corrupted_last));
     let (layers, heads, t) = (net.config().n_layer(), net.config().n_head(), clean.len());
+    let estimate = estimate::estimate(
+        net,
+        &from,
+        &into,
+        corrupted,
+        (answer, wrong),
+        (clean_diff, corrupted_diff),
+    )?;
     let mut patched = Patched {
         clean: clean_diff,
         corrupted: corrupted_diff,
         resid: Vec::with_capacity(layers),
         heads: Vec::with_capacity(layers),
+        estimate,
     };
     for layer in 0..layers {
         let sites: Vec<Site> = (0..t)

@@ -350,7 +350,7 @@ fn every_figure_reference_example_builds_in_a_new_site() {
         .filter_map(|l| l.strip_prefix("  "))
         .map(|l| l.split_whitespace().next().unwrap())
         .collect();
-    assert_eq!(kinds.len(), 35, "{list}");
+    assert_eq!(kinds, tracebook_figures::kinds(), "{list}");
     let mut article = String::from("+++\ntitle = \"All kinds\"\ndescription = \"x\"\n+++\n\n");
     for kind in &kinds {
         let out = tracebook(&site, &["figures", kind]);

@@ -32,6 +32,9 @@ use tracebook_trace::Attribution;
 
 pub const KIND: &str = "logit-attribution";
 
+/// The most cells (over every target's grid) a figure carries in the page itself.
+const DEFER_CELLS: usize = 120;
+
 /// The options of `logit-attribution`.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -102,15 +105,26 @@ pub fn render(
         desc: describe(&shares, t),
         css: Ramp::signed().css(),
     };
-    let (body, live) = if panels.len() == 1 {
-        (panels.remove(0).0.body, None)
+    // Past a few dozen cells a target's grid weighs kilobytes (GPT-2 small: 156 numbered
+    // cells): the other targets' grids then wait in a file the page loads on the first pick.
+    let cells = shares.layers * (shares.heads + 1) * panels.len();
+    let (body, live, deferred) = if panels.len() == 1 {
+        (panels.remove(0).0.body, None, None)
     } else {
-        let panels: Vec<Panel> = panels.into_iter().map(|p| p.0).collect();
+        let mut panels: Vec<Panel> = panels.into_iter().map(|p| p.0).collect();
         let label = |_: &str, i: usize| attribution.targets.get(i).map(|n| visible(&n.text));
         let live = panels::json_labelled(&panels, t, &label);
-        (panels::stack(panels, t), Some(live))
+        if cells > DEFER_CELLS {
+            let deferred = panels::deferred(&panels, t);
+            let own = panels.swap_remove(t);
+            (panels::stack(vec![own], 0), Some(live), Some(deferred))
+        } else {
+            (panels::stack(panels, t), Some(live), None)
+        }
     };
-    let figure = Figure::new(canvas, body, caption, &prompt).with_relations(relations);
+    let figure = Figure::new(canvas, body, caption, &prompt)
+        .with_relations(relations)
+        .with_deferred(deferred);
     let figure = match live {
         Some(json) => figure.with_live(json),
         None => figure,

@@ -118,6 +118,21 @@ fn one_cell_per_head_and_mlp_of_every_layer_coloured_by_its_share() {
 }
 
 #[test]
+fn a_large_model_defers_the_other_targets_grids_to_the_first_pick() {
+    // The tiny model's two grids of 2 × 3 cells stay in the page.
+    assert!(draw("").unwrap().deferred.is_none());
+    // GPT-2 small's 12 × 13 cells per target: only the shown one is in the page.
+    let traces = crate::testing::preview_traces::preview_traces();
+    let options = options("prompt = \"eiffel\"\ntarget = \" Rome\"");
+    let (figure, _) = render(&options, &traces, None).unwrap();
+    let deferred = figure.deferred.expect("the other target's grid, deferred");
+    assert!(deferred.starts_with("{\"0\":"), "{}", &deferred[..40]);
+    assert!(figure.svg.contains("data-tb-panel=\"1\""));
+    assert!(!figure.svg.contains("data-tb-panel=\"0\""));
+    assert!(figure.live.unwrap().ends_with("\"start\":\"1\"}"));
+}
+
+#[test]
 fn a_prompt_without_an_attribution_or_target_says_how_to_ask() {
     let err = draw_from(&traces_with(None), "").err().unwrap();
     let text = format!("{err:?}");

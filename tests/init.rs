@@ -379,7 +379,15 @@ fn every_figure_reference_example_builds_in_a_new_site() {
             assert!(page.contains("beams = N"), "{page}");
             continue;
         }
-        if ["ablation", "patching", "logit-attribution", "saliency"].contains(kind) {
+        if [
+            "ablation",
+            "patching",
+            "logit-attribution",
+            "saliency",
+            "flow",
+        ]
+        .contains(kind)
+        {
             // They need a prompt traced with `ablate = {...}`, `patch = {...}` or
             // `attribute = {...}`, which the reference names.
             assert!(

@@ -82,6 +82,7 @@ def main() -> None:
     patching["attrib_resid"] = [["-inf" if (l, p) == (0, 0) else 0.5 * p for p in range(len(row))] for l, row in enumerate(patching["resid"])]
     patching["attrib_heads"] = [[1e-30] * len(row) for row in patching["heads"]]
     layers, heads, k = len(ablation["heads"]), len(ablation["heads"][0]), len(ablation["targets"])
+    n = len(trace["meta"]["tokens"])
     trace["meta"]["attribution"] = {
         "targets": ablation["targets"],
         "logit": [1.5 + t for t in range(k)],
@@ -93,6 +94,11 @@ def main() -> None:
         "integrated": [["inf"] + [-0.25] * (k - 1)] * len(trace["meta"]["tokens"]),
         "logprob": [-1.5] * k,
         "baseline_logprob": [-3.0] * k,
+        "flow": {
+            "attn": [[(i * n + j) / (3 * n * n) if j <= i else 0 for i in range(n) for j in range(n)] for _ in range(layers)],
+            "residual": [["NaN"] + [0.5] * (n - 1) for _ in range(layers)],
+            "mlp": [[1e-30 + l / 10] * n for l in range(layers)],
+        },
     }
     write(trace, out)
     if len(sys.argv) > 3:

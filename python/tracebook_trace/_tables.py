@@ -32,6 +32,9 @@ TABLES = {
     "saliency.integrated": "[positions, targets]",
     "saliency.logprob": "[targets]",
     "saliency.baseline_logprob": "[targets]",
+    "flow.attn": "[layers, positions, positions]",
+    "flow.residual": "[layers, positions]",
+    "flow.mlp": "[layers, positions]",
 }
 
 _NON_FINITE = {"NaN": np.nan, "inf": np.inf, "-inf": -np.inf}
@@ -117,4 +120,16 @@ def tables(meta: Mapping[str, Any]) -> Dict[str, np.ndarray]:
             )
         for name in ("logprob", "baseline_logprob"):
             out[f"saliency.{name}"] = _f32(attribution.get(name, []), f"meta.attribution.{name}")
+        flow: Mapping[str, Any] = attribution.get("flow") or {}
+        residual, attn, mlp = (flow.get(n, []) for n in ("residual", "attn", "mlp"))
+        t = len(residual[0]) if residual else 0
+        out["flow.attn"] = (
+            _grid(attn, "meta.attribution.flow.attn").reshape(len(attn), t, t)
+            if attn
+            else np.zeros((0, t, t), F32)
+        )
+        out["flow.residual"] = (
+            _grid(residual, "meta.attribution.flow.residual") if residual else np.zeros((0, 0), F32)
+        )
+        out["flow.mlp"] = _grid(mlp, "meta.attribution.flow.mlp") if mlp else np.zeros((0, t), F32)
     return out

@@ -20,7 +20,8 @@ deterministic weights the Rust test writes), records for each of TARGETS at the 
     of logit(ANSWER) − logit(WRONG) at the last position with respect to each block's input
     (a pre-hook adds a zero that requires grad) and each output projection's input (each
     head's slice), dotted with clean − corrupted activation; per position of each block input,
-    per head; normalised by the clean and corrupted runs' differences.
+    per head; normalised by the clean and corrupted runs' differences;
+  - information flow (Ferrando & Voita, 2024): see `flow` below.
 `generator/model/tests/attribution.rs` regenerates each folder and compares every number
 within 1e-4 (1e-3 for integrated gradients); CI needs no Python.
 
@@ -179,6 +180,64 @@ def attribution_patching(model, clean, corrupted, answer, wrong):
     return out
 
 
+def proximity_shares(y, parts):
+    """Each part's importance to y, max(0, |y|_1 - |y - part|_1), shared out to sum to 1."""
+    norm = y.abs().sum()
+    importance = [max((norm - (y - p).abs().sum()).item(), 0.0) for p in parts]
+    total = sum(importance)
+    return [i / total if total > 0 else 0.0 for i in importance]
+
+
+def flow(model, ids):
+    """Information flow (Ferrando & Voita, 2024), from the modules' own tensors: per block and
+    position i, the attention sublayer's result pre[i] + attn_out[i] split into the residual
+    pre[i] and, per earlier position j, sum_h attention[h, i, j] * v_h[j] W_O^h (v from the
+    value projection, W_O^h the head's rows of the output projection); the MLP sublayer's result
+    mid[i] + mlp_out[i] into mid[i] and mlp_out[i]; each part's share by proximity."""
+    _, projs, mlps, _, heads, gpt2 = modules(model)
+    blocks = list(model.transformer.h) if gpt2 else list(model.model.layers)
+    attns = [b.attn for b in blocks] if gpt2 else [b.self_attn for b in blocks]
+    seen = {"pre": {}, "attn": {}, "mlp": {}, "v": {}}
+    keep = lambda kind, l, x: seen[kind].__setitem__(l, x[0].double())
+    handles = [block_pre_hook(b, lambda x, l=l: keep("pre", l, x) or x) for l, b in enumerate(blocks)]
+    handles += [a.register_forward_hook(lambda m, i, o, l=l: keep("attn", l, o[0])) for l, a in enumerate(attns)]
+    handles += [m.register_forward_hook(lambda m, i, o, l=l: keep("mlp", l, o)) for l, m in enumerate(mlps)]
+    d = model.config.hidden_size
+    if gpt2:
+        handles += [a.c_attn.register_forward_hook(lambda m, i, o, l=l: keep("v", l, o[..., 2 * d:])) for l, a in enumerate(attns)]
+    else:
+        handles += [a.v_proj.register_forward_hook(lambda m, i, o, l=l: keep("v", l, o)) for l, a in enumerate(attns)]
+    with torch.no_grad():
+        weights = model(torch.tensor([ids]), output_attentions=True).attentions
+    for h in handles:
+        h.remove()
+    out = {"attn": [], "residual": [], "mlp": []}
+    t = len(ids)
+    for l, proj in enumerate(projs):
+        pattern = weights[l][0].double()  # [H, T, T]
+        w = proj.weight.double() if gpt2 else proj.weight.double().T  # [in, out]
+        dh = w.shape[0] // heads
+        v = seen["v"][l]
+        kv = v.shape[-1] // dh
+        v = v.reshape(t, kv, dh)
+        writes = torch.stack([v[:, h // (heads // kv)] @ w[h * dh:(h + 1) * dh] for h in range(heads)])  # [H, T, D]
+        pre, attn_out, mlp_out = seen["pre"][l], seen["attn"][l], seen["mlp"][l]
+        bias = proj.bias.double() if proj.bias is not None else 0.0
+        rows, kept, mlp_share = [], [], []
+        for i in range(t):
+            moved = [(pattern[:, i, j, None] * writes[:, j]).sum(0) for j in range(i + 1)]
+            y = pre[i] + attn_out[i]
+            assert (pre[i] + sum(moved) + bias - y).abs().max() < 1e-4
+            shares = proximity_shares(y, [pre[i]] + moved)
+            kept.append(shares[0])
+            rows.append(shares[1:])
+            mlp_share.append(proximity_shares(y + mlp_out[i], [y, mlp_out[i]])[1])
+        out["attn"].append(rows)
+        out["residual"].append(kept)
+        out["mlp"].append(mlp_share)
+    return out
+
+
 def main():
     binary, out_dir = sys.argv[1], sys.argv[2]
     os.makedirs(out_dir, exist_ok=True)
@@ -202,6 +261,7 @@ def main():
                 "targets": targets,
                 "dla": attribution(model, ids, targets),
                 "saliency": saliency(model, ids, targets),
+                "flow": flow(model, ids),
                 "corrupted_ids": tokenizer.encode(CORRUPTED).ids,
                 "answer": tokenizer.encode(ANSWER).ids[0],
                 "wrong": tokenizer.encode(WRONG).ids[0],

@@ -98,15 +98,20 @@ pub enum Axis {
     Vocab,
 }
 
+/// The experiments' tables: recorded for the author's prompt with what the author chose
+/// (`ablate`, `patch`, `attribute`), from meta rather than the forward a reader's text reruns.
+const EXPERIMENTS: &[&str] = &["ablation.", "patching.", "dla.", "saliency.", "flow."];
+
+fn experiment(name: &str) -> bool {
+    EXPERIMENTS.iter().any(|prefix| name.starts_with(prefix))
+}
+
 /// The axes of the tensor called `name`, for every tensor a trace holds; `None` for the
 /// experiments' tables, which pair the prompt with what the author chose (ablation and
 /// attribution targets, patching's corrupted text), and for names tracebook does not trace.
 pub fn axes(name: &str) -> Option<Vec<Axis>> {
     use Axis::{Part, Position, Vocab};
-    if ["ablation.", "patching.", "dla."]
-        .iter()
-        .any(|prefix| name.starts_with(prefix))
-    {
+    if experiment(name) {
         return None;
     }
     let exact = match name {
@@ -397,11 +402,8 @@ impl Found {
     }
 }
 
-fn untraced(name: &str) -> String {
-    if ["ablation.", "patching.", "dla."]
-        .iter()
-        .any(|prefix| name.starts_with(prefix))
-    {
+pub(crate) fn untraced(name: &str) -> String {
+    if experiment(name) {
         format!(
             "`{name}` is an experiment on the author's prompt (its targets or its corrupted text)"
         )

@@ -1,7 +1,7 @@
 //! Which claims carry over to another prompt: each class on the forms the example's articles
 //! use.
 
-use crate::carry::{axes, carry, Axis, Carry};
+use crate::carry::{axes, carry, untraced, Axis, Carry};
 use crate::parse::parse;
 
 fn of(claim: &str) -> Carry {
@@ -114,4 +114,15 @@ fn every_traced_tensor_has_its_axes() {
     );
     assert_eq!(axes("blocks.x.attn.pattern"), None);
     assert_eq!(axes("ablation.prob"), None);
+}
+
+#[test]
+fn every_experiment_table_stays_with_the_authors_prompt() {
+    let tables = (tracebook_trace::EXPERIMENT_TABLES.iter())
+        .chain(tracebook_trace::ATTRIBUTION_TABLES)
+        .map(|t| t.0);
+    for name in tables {
+        assert_eq!(axes(name), None, "{name}");
+        assert!(untraced(name).contains("an experiment"), "{name}");
+    }
 }

@@ -123,4 +123,10 @@ impl Figure {
         self.live = Some(json);
         self
     }
+
+    /// [`Figure::with_live`] where there is a picker's JSON.
+    pub(crate) fn with_live_if(mut self, json: Option<String>) -> Figure {
+        self.live = json.or(self.live);
+        self
+    }
 }

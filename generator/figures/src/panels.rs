@@ -39,6 +39,37 @@ pub fn deferred(panels: &[Panel], shown: usize) -> String {
     format!("{{{}}}", entries.join(","))
 }
 
+/// One panel per target of an experiment, as a figure's body with the picker's JSON: a single
+/// panel alone (no picker); several stacked, all but `shown` hidden, each picker option labelled
+/// by `label`; or, when `defer`, only `shown` in the page and the others in the deferred
+/// JSON (`Figure::deferred`). Returns the body, the picker's JSON and the deferred panels.
+pub fn by_target(
+    mut panels: Vec<Panel>,
+    shown: usize,
+    label: &dyn Fn(&str, usize) -> Option<String>,
+    defer: bool,
+) -> (Vec<Element>, Option<String>, Option<String>) {
+    if panels.len() == 1 {
+        return (panels.remove(0).body, None, None);
+    }
+    let live = json_labelled(&panels, shown, label);
+    if defer {
+        let deferred = deferred(&panels, shown);
+        let own = panels.swap_remove(shown);
+        (stack(vec![own], 0), Some(live), Some(deferred))
+    } else {
+        (stack(panels, shown), Some(live), None)
+    }
+}
+
+/// The size that holds every panel, each given with its right edge and bottom: at least
+/// `least_width` wide, with a little room under the lowest.
+pub fn extent<P>(panels: &[(P, f64, f64)], least_width: f64) -> (f64, f64) {
+    let width = panels.iter().fold(least_width, |w, p| w.max(p.1)).ceil();
+    let height = panels.iter().fold(0.0, |h: f64, p| h.max(p.2)) + 4.0;
+    (width, height)
+}
+
 /// Every panel in a group of its own, all but `shown` hidden; each group names its panel
 /// in `data-tb-panel` ("1 3": the values of the keys, in order).
 pub fn stack(panels: Vec<Panel>, shown: usize) -> Vec<Element> {

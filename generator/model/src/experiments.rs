@@ -4,12 +4,13 @@
 //! runs.
 
 use crate::attribute::direct_logit_attribution;
+use crate::attribute::flow::information_flow;
 use crate::attribute::saliency::saliency;
 use crate::error::{ModelError, Result};
 use crate::intervene::{ablate, patch, Next};
 use crate::model::Model;
 use tracebook_trace::{
-    Ablation, AblationSpec, Attribution, AttributionSpec, Candidate, NamedToken, Outcome,
+    Ablation, AblationSpec, Attribution, AttributionSpec, Candidate, Flow, NamedToken, Outcome,
     PatchSpec, Patching, Token,
 };
 
@@ -128,6 +129,13 @@ pub fn attribution(
     let target_ids: Vec<u32> = targets.iter().map(|t| t.id).collect();
     let a = direct_logit_attribution(&model.net, &ids, &target_ids)?;
     let s = saliency(&model.net, &ids, &target_ids)?;
+    let flow = information_flow(&model.net, &ids)?;
+    let t = ids.len();
+    let square = |rows: &Vec<Vec<f32>>| -> Vec<f32> {
+        (rows.iter())
+            .flat_map(|row| (0..t).map(|j| row.get(j).copied().unwrap_or(0.0)))
+            .collect()
+    };
     Ok(Attribution {
         targets,
         logit: a.logit,
@@ -139,6 +147,11 @@ pub fn attribution(
         integrated: s.integrated,
         logprob: s.logprob,
         baseline_logprob: s.baseline_logprob,
+        flow: Flow {
+            attn: flow.attn.iter().map(square).collect(),
+            residual: flow.residual,
+            mlp: flow.mlp,
+        },
     })
 }
 

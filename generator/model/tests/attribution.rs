@@ -8,6 +8,7 @@
 use serde::Deserialize;
 use std::path::Path;
 use tracebook_model::attribute::direct_logit_attribution;
+use tracebook_model::attribute::flow::information_flow;
 use tracebook_model::attribute::saliency::saliency;
 use tracebook_model::intervene::patch;
 use tracebook_model::testmodel::{write_test_model, TestModelSpec};
@@ -28,6 +29,15 @@ struct Fixture {
     answer: u32,
     wrong: u32,
     attribution_patching: RefEstimate,
+    flow: RefFlow,
+}
+
+/// `attn[layer][i][j ≤ i]`, `residual[layer][i]`, `mlp[layer][i]`.
+#[derive(Deserialize)]
+struct RefFlow {
+    attn: Vec<Vec<Vec<f64>>>,
+    residual: Vec<Vec<f64>>,
+    mlp: Vec<Vec<f64>>,
 }
 
 #[derive(Deserialize)]
@@ -117,6 +127,43 @@ fn direct_logit_attribution_matches_transformers_with_hooks() {
             }
         }
         eprintln!("{name}: largest difference {worst:.2e}");
+    }
+}
+
+#[test]
+fn information_flow_matches_the_modules_own_tensors() {
+    for (name, f) in fixtures() {
+        let dir = tempfile::tempdir().unwrap();
+        let model = model_of(&f, dir.path());
+        let ours = information_flow(&model.net, &f.ids).unwrap();
+        let r = &f.flow;
+        let mut worst = 0f64;
+        let mut check = |what: String, a: f32, b: f64| {
+            let gap = (a as f64 - b).abs();
+            assert!(gap <= TOLERANCE, "{name} {what}: ours {a}, torch {b}");
+            worst = worst.max(gap);
+        };
+        assert_eq!(ours.attn.len(), r.attn.len());
+        for (l, rows) in r.attn.iter().enumerate() {
+            for (i, row) in rows.iter().enumerate() {
+                assert_eq!(ours.attn[l][i].len(), i + 1);
+                for (j, &v) in row.iter().enumerate() {
+                    check(format!("attn[{l}][{i}][{j}]"), ours.attn[l][i][j], v);
+                }
+                check(
+                    format!("residual[{l}][{i}]"),
+                    ours.residual[l][i],
+                    r.residual[l][i],
+                );
+                check(format!("mlp[{l}][{i}]"), ours.mlp[l][i], r.mlp[l][i]);
+                let total: f32 = ours.residual[l][i] + ours.attn[l][i].iter().sum::<f32>();
+                assert!(
+                    (total - 1.0).abs() < 1e-5,
+                    "{name} layer {l} position {i}: {total}"
+                );
+            }
+        }
+        eprintln!("{name}: information flow, largest difference {worst:.2e}");
     }
 }
 
@@ -270,6 +317,21 @@ fn a_trace_keeps_the_attribution_its_parts_summing_to_the_logit() {
         let table = t.tensor("dla.heads").unwrap();
         assert_eq!(table.shape, vec![layers, heads, 2]);
         assert_eq!(table.get(&[1, 2, 1]).unwrap(), a.head(1, 2, 1).unwrap());
+        // The flow as a square table per layer, each row with the residual summing to 1.
+        let n = t.meta.tokens.len();
+        let flow = t.tensor("flow.attn").unwrap();
+        assert_eq!(flow.shape, vec![layers, n, n]);
+        let kept = t.tensor("flow.residual").unwrap();
+        let (layers, n) = (layers as i64, n as i64);
+        for l in 0..layers {
+            for i in 0..n {
+                let row: f32 = (0..n).map(|j| flow.get(&[l, i, j]).unwrap()).sum();
+                let total = row + kept.get(&[l, i]).unwrap();
+                assert!((total - 1.0).abs() < 1e-4, "{family}: {l}, {i}: {total}");
+            }
+            // Nothing flows from a later token.
+            assert_eq!(flow.get(&[l, 0, n - 1]).unwrap(), 0.0);
+        }
         let back = tracebook_trace::Trace::from_json(&t.to_json()).unwrap();
         assert_eq!(back.meta.attribution, t.meta.attribution);
     }

@@ -69,6 +69,39 @@ pub struct Attribution {
     pub logprob: Vec<f32>,
     #[serde(default, with = "crate::float_json::vec")]
     pub baseline_logprob: Vec<f32>,
+    /// Information flow, layer by layer: see [`Flow`].
+    #[serde(default)]
+    pub flow: Flow,
+}
+
+/// Information flow (Ferrando & Voita, 2024): in each block, how much of each position's
+/// update came from which token. `attn[layer][i * T + j]` is the share of the attention
+/// sublayer's result at position `i` that the heads moved from token `j` (0 for `j > i`),
+/// `residual[layer][i]` the share the stream kept (with the row's `attn`, it sums to 1), and
+/// `mlp[layer][i]` the MLP's share of its sublayer's result at `i`. A part's share is its
+/// proximity to the result, `max(0, ‖y‖₁ − ‖y − part‖₁)`, over the sum of the parts'.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Default)]
+pub struct Flow {
+    #[serde(with = "crate::float_json::rows")]
+    pub attn: Vec<Vec<f32>>,
+    #[serde(with = "crate::float_json::rows")]
+    pub residual: Vec<Vec<f32>>,
+    #[serde(with = "crate::float_json::rows")]
+    pub mlp: Vec<Vec<f32>>,
+}
+
+impl Flow {
+    /// The positions the flow covers (0 when none was recorded).
+    pub fn positions(&self) -> usize {
+        self.residual.first().map_or(0, Vec::len)
+    }
+
+    /// The share of layer `l`'s attention result at `i` that came from token `j`.
+    pub fn edge(&self, l: usize, i: usize, j: usize) -> Option<f32> {
+        let t = self.positions();
+        (j < t).then_some(())?;
+        self.attn.get(l)?.get(i * t + j).copied()
+    }
 }
 
 impl Attribution {
@@ -142,6 +175,21 @@ pub const TABLES: &[(&str, &str, &str)] = &[
         "[targets]",
         "the same with every token embedding zero (positions kept)",
     ),
+    (
+        "flow.attn",
+        "[layers, positions, positions]",
+        "the share of the attention result at a position moved from each token",
+    ),
+    (
+        "flow.residual",
+        "[layers, positions]",
+        "the share of the attention result at a position the stream kept",
+    ),
+    (
+        "flow.mlp",
+        "[layers, positions]",
+        "the MLP's share of its result at a position",
+    ),
 ];
 
 /// Every table of the attribution, by name.
@@ -149,6 +197,7 @@ pub fn tables(a: &Attribution) -> Vec<(&'static str, Tensor)> {
     let k = a.targets.len();
     let layers = a.heads.len();
     let heads = a.heads.first().map_or(0, |row| row.len() / k.max(1));
+    let t = a.flow.positions();
     let table = |shape: Vec<usize>, data: Vec<f32>| Tensor { shape, data };
     vec![
         ("dla.logit", table(vec![k], a.logit.clone())),
@@ -168,6 +217,18 @@ pub fn tables(a: &Attribution) -> Vec<(&'static str, Tensor)> {
         (
             "saliency.baseline_logprob",
             table(vec![k], a.baseline_logprob.clone()),
+        ),
+        (
+            "flow.attn",
+            table(vec![a.flow.attn.len(), t, t], a.flow.attn.concat()),
+        ),
+        (
+            "flow.residual",
+            table(vec![a.flow.residual.len(), t], a.flow.residual.concat()),
+        ),
+        (
+            "flow.mlp",
+            table(vec![a.flow.mlp.len(), t], a.flow.mlp.concat()),
         ),
     ]
 }
@@ -193,6 +254,14 @@ mod tests {
             integrated: vec![vec![0.75, -0.25], vec![1.5, 0.5], vec![0.25, 0.0]],
             logprob: vec![-1.0, -2.0],
             baseline_logprob: vec![-3.5, -2.25],
+            flow: Flow {
+                attn: vec![
+                    vec![0.5, 0.0, 0.0, 0.25, 0.5, 0.0, 0.0, 0.125, 0.5],
+                    vec![0.75, 0.0, 0.0, 0.0, 0.75, 0.0, 0.25, 0.25, 0.25],
+                ],
+                residual: vec![vec![0.5, 0.25, 0.375], vec![0.25, 0.25, 0.25]],
+                mlp: vec![vec![0.5, 0.5, 0.5], vec![0.25, 0.5, 0.75]],
+            },
         }
     }
 
@@ -217,6 +286,11 @@ mod tests {
             .1;
         assert_eq!(integrated.shape, vec![3, 2]);
         assert_eq!(integrated.data, [0.75, -0.25, 1.5, 0.5, 0.25, 0.0]);
+        let flow = &made.iter().find(|t| t.0 == "flow.attn").unwrap().1;
+        assert_eq!(flow.shape, vec![2, 3, 3]);
+        assert_eq!(flow.data[9 + 7], 0.25);
+        assert_eq!(a.flow.edge(1, 2, 1), Some(0.25));
+        assert_eq!(a.flow.edge(1, 2, 3), None);
         let doc = include_str!("../../../docs/trace-format.md");
         for name in listed {
             assert!(

@@ -32,7 +32,7 @@ mod trace;
 pub mod weights;
 
 pub use atomic::write_atomic;
-pub use attribution::{Attribution, AttributionSpec, TABLES as ATTRIBUTION_TABLES};
+pub use attribution::{Attribution, AttributionSpec, Flow, TABLES as ATTRIBUTION_TABLES};
 pub use builtin::{TINY_MODEL_ID, TINY_MODEL_SHA256};
 pub use codec::exact_math;
 pub use codec::{Derivation, DeriveOp, Encoding};

@@ -18,7 +18,7 @@ mod residual_output;
 mod generation_sampling;
 // loss, training, descent
 mod training_loss;
-// ablation, patching, logit-attribution, saliency, compare
+// ablation, patching, logit-attribution, saliency, flow, compare
 mod experiments;
 // shapes, architecture
 mod architecture_shapes;
@@ -29,7 +29,7 @@ mod strips;
 
 use architecture_shapes::{architecture, shapes};
 use encoder_decoder::cross_attention;
-use experiments::{ablation, compare, logit_attribution, patching, saliency};
+use experiments::{ablation, compare, flow, logit_attribution, patching, saliency};
 use generation_sampling::{beam, generation, sampling, temperature};
 use mlp_norms::{gated_mlp, layernorm, mlp, rmsnorm};
 use residual_output::{logit_lens, logits, next_token, residual};
@@ -111,6 +111,7 @@ kinds![
     patching: scaled,
     logit_attribution: scaled,
     saliency: scaled,
+    flow,
     loss,
     training,
     descent,
@@ -273,6 +274,7 @@ mod tests {
         ("patching", ""),
         ("logit-attribution", ""),
         ("saliency", ""),
+        ("flow", ""),
         ("loss", ""),
         ("architecture", ""),
         ("compare", "other = \"robots\""),

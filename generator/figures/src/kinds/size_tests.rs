@@ -40,6 +40,7 @@ const CASES: &[(&str, &str)] = &[
     ("patching", "view = \"resid\""),
     ("logit-attribution", "target = \" I\""),
     ("saliency", "target = \" I\""),
+    ("flow", "threshold = 0.01"),
     ("loss", "tokens = 32"),
     ("compare", "other = \"robots\""),
     ("architecture", ""),

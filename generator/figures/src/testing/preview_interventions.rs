@@ -4,7 +4,9 @@
 //! to the middle layers and the last position from there on. Small pseudo-random effects
 //! everywhere else, so the grids look measured, not drawn.
 
-use tracebook_trace::{Ablation, AblationMode, Attribution, NamedToken, Outcome, Patching, Token};
+use tracebook_trace::{
+    Ablation, AblationMode, Attribution, Flow, NamedToken, Outcome, Patching, Token,
+};
 
 const LAYERS: usize = 12;
 const HEADS: usize = 12;
@@ -94,7 +96,44 @@ pub fn attribution(
         baseline_logprob: (0..k)
             .map(|t| -0.9 - t as f32 - saliency(tokens, k, 1.0).iter().map(|r| r[t]).sum::<f32>())
             .collect(),
+        flow: flow(tokens, LAYERS, &|l, i, j| {
+            // Early blocks read the previous token, late ones carry the subject (position 2)
+            // to the last; a little from everywhere.
+            let wobble = 0.04 * (1.0 + noise(l, i, j)) as f32;
+            match (l, i, j) {
+                (0..=3, i, j) if j + 1 == i => 1.2,
+                (6..=9, i, 2) if i + 1 == tokens => 1.6,
+                (_, i, 0) if i > 0 => 0.3 + wobble,
+                _ => wobble,
+            }
+        }),
     }
+}
+
+/// Information flow over `tokens` positions and `layers` blocks: at position `i` of block
+/// `l`, the stream keeps a raw weight of 1 and token `j ≤ i` gives `weight(l, i, j)`, shared
+/// out to sum to 1; the MLPs write a share that grows with depth.
+pub fn flow(tokens: usize, layers: usize, weight: &dyn Fn(usize, usize, usize) -> f32) -> Flow {
+    let mut out = Flow::default();
+    for l in 0..layers {
+        let mut attn = vec![0.0; tokens * tokens];
+        let mut residual = Vec::new();
+        for i in 0..tokens {
+            let total: f32 = 1.0 + (0..=i).map(|j| weight(l, i, j)).sum::<f32>();
+            for j in 0..=i {
+                attn[i * tokens + j] = weight(l, i, j) / total;
+            }
+            residual.push(1.0 / total);
+        }
+        out.attn.push(attn);
+        out.residual.push(residual);
+        out.mlp.push(
+            (0..tokens)
+                .map(|i| 0.05 + 0.3 * l as f32 / layers as f32 + 0.01 * i as f32)
+                .collect(),
+        );
+    }
+    out
 }
 
 /// A saliency table `[position][target]`: the first and the last tokens matter most, the
@@ -159,14 +198,14 @@ pub fn patching(
     wrong: (u32, &str),
 ) -> Patching {
     let n = corrupted.len();
-    let resid = (0..LAYERS)
+    let resid: Vec<Vec<f32>> = (0..LAYERS)
         .map(|l| {
             (0..n)
                 .map(|p| resid_score(l, p, (first, subject), n) as f32)
                 .collect()
         })
         .collect();
-    let heads = (0..LAYERS)
+    let heads: Vec<Vec<f32>> = (0..LAYERS)
         .map(|l| (0..HEADS).map(|h| head_score(l, h) as f32).collect())
         .collect();
     let named = |(id, text): (u32, &str)| NamedToken {
@@ -180,11 +219,23 @@ pub fn patching(
         wrong: named(wrong),
         clean_diff: 3.21,
         corrupted_diff: -1.08,
+        attrib_resid: estimated(&resid),
+        attrib_heads: estimated(&heads),
         resid,
         heads,
-        attrib_resid: Vec::new(),
-        attrib_heads: Vec::new(),
     }
+}
+
+/// Attribution patching's estimate of `exact`, as it goes in real models: close where the
+/// effect is small, short of the large effects (the first-order term misses saturation).
+fn estimated(exact: &[Vec<f32>]) -> Vec<Vec<f32>> {
+    (exact.iter().enumerate())
+        .map(|(l, row)| {
+            (row.iter().enumerate())
+                .map(|(c, &v)| v - 0.35 * v * v.abs() + (0.02 * noise(l, c, 7)) as f32)
+                .collect()
+        })
+        .collect()
 }
 
 /// Positions before the first corrupted one (`first`) run alike in both prompts: patching

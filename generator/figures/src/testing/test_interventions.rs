@@ -3,7 +3,7 @@
 //! corrupted prompt whose second token differs, with effects chosen so the tests know which
 //! cell is largest and of which sign.
 
-use crate::testing::preview_interventions::tokens;
+use crate::testing::preview_interventions::{flow, tokens};
 use tracebook_trace::{
     Ablation, AblationMode, Attribution, Candidate, NamedToken, Outcome, Patching, Trace,
 };
@@ -91,10 +91,14 @@ pub fn patching_run() -> Patching {
         corrupted_diff: -1.1,
         resid: RESID.iter().map(|r| r.to_vec()).collect(),
         heads: HEADS.iter().map(|r| r.to_vec()).collect(),
-        attrib_resid: Vec::new(),
-        attrib_heads: Vec::new(),
+        attrib_resid: ATTRIB_RESID.iter().map(|r| r.to_vec()).collect(),
+        attrib_heads: ATTRIB_HEADS.iter().map(|r| r.to_vec()).collect(),
     }
 }
+
+/// Attribution patching's estimates of [`RESID`] and [`HEADS`]: short of the large effects.
+pub const ATTRIB_RESID: [[f32; 4]; 2] = [[0.0, 0.7, 0.0, 0.03], [0.0, 0.3, 0.0, 0.5]];
+pub const ATTRIB_HEADS: [[f32; 2]; 2] = [[0.04, -0.15], [0.55, 0.12]];
 
 /// Each head's share of logit(" peace") and logit(" war"): `[layer][head][target]`. Head 0 of
 /// layer 1 pushes " peace" up most (+2.5) and " war" down most (−1.5).
@@ -132,8 +136,27 @@ pub fn attribution_run() -> Attribution {
         integrated: SALIENCY_INTEGRATED.iter().map(|r| r.to_vec()).collect(),
         logprob: vec![0.4f32.ln(), 0.1f32.ln()],
         baseline_logprob: vec![-3.0, -2.5],
+        flow: flow(4, 2, &|l, i, j| FLOW[l][i][j]),
     }
 }
+
+/// Raw weights of information flow over "The robots will bring", `[layer][to][from]` (the
+/// stream keeps 1 at each position): block 0 reads the previous token; block 1 carries
+/// " robots" (position 1) to " bring" (weight 3: a share of 0.6), and nothing else far.
+pub const FLOW: [[[f32; 4]; 4]; 2] = [
+    [
+        [0.1, 0.0, 0.0, 0.0],
+        [1.0, 0.1, 0.0, 0.0],
+        [0.02, 1.0, 0.1, 0.0],
+        [0.02, 0.02, 1.0, 0.1],
+    ],
+    [
+        [0.1, 0.0, 0.0, 0.0],
+        [0.3, 0.1, 0.0, 0.0],
+        [0.02, 0.3, 0.1, 0.0],
+        [0.02, 3.0, 0.01, 0.97],
+    ],
+];
 
 /// `trace` with both experiments.
 pub fn with_experiments(mut trace: Trace) -> Trace {

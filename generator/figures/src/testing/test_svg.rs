@@ -116,3 +116,30 @@ pub fn desc(svg: &str) -> String {
     let node = doc.descendants().find(|n| n.has_tag_name("desc")).unwrap();
     text_of(node)
 }
+
+/// The panel (`data-tb-panel`) a node is drawn in, if any.
+pub fn panel_of(node: Node<'_, '_>) -> Option<String> {
+    node.ancestors()
+        .find_map(|a| a.attribute("data-tb-panel"))
+        .map(str::to_string)
+}
+
+/// The numbers printed in the value cells (`tbf-v…t`) of panel `panel` (`None`: a figure
+/// without pickers), row by row, left to right.
+pub fn cell_values(svg: &str, panel: Option<&str>) -> Vec<String> {
+    let doc = parse(svg);
+    let mut out: Vec<(f64, f64, String)> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("text") && panel_of(*n).as_deref() == panel)
+        .filter(|n| {
+            n.attribute("class")
+                .is_some_and(|c| c.starts_with("tbf-v") && c.ends_with('t'))
+        })
+        .map(|n| {
+            let at = |a: &str| n.attribute(a).unwrap().parse::<f64>().unwrap();
+            (at("y"), at("x"), text_of(n))
+        })
+        .collect();
+    out.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)));
+    out.into_iter().map(|v| v.2).collect()
+}

@@ -9,6 +9,7 @@
 //! the sum of each part's share plus the norm's bias; the shares are computed in f64 from the
 //! f32 activations, and sum to the model's logit up to its f32 rounding.
 
+pub mod flow;
 pub mod quadrature;
 pub mod saliency;
 

@@ -297,6 +297,18 @@ impl Attention {
         Ok(z.unsqueeze(1)?.matmul(&per_head)?.squeeze(1)?)
     }
 
+    /// What each head would write from every position's value vector: `v` as the forward
+    /// records it (`[kv heads, T, dh]`), each key/value head shared by its query heads, through
+    /// each head's slice of the output projection, as `[H, T, d]`. Weighted by the head's
+    /// attention pattern and summed over positions, these are [`Attention::head_writes`].
+    pub fn value_writes(&self, v: &Tensor) -> Result<Tensor> {
+        let v = self.shared(v.clone())?;
+        let w = self.out.weight_in_out()?;
+        let d = w.dim(1)?;
+        let per_head = w.reshape((self.n_head, self.head_dim, d))?;
+        Ok(v.contiguous()?.matmul(&per_head)?)
+    }
+
     /// The output projection's bias (GPT-2's `c_proj.bias`), where it has one.
     pub fn output_bias(&self) -> Option<&Tensor> {
         self.out.bias()

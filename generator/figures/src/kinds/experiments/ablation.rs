@@ -15,6 +15,7 @@
 //! target picker; one colour scale spans them all, so a colour means the same change in each.
 
 use super::effect_grid::{self, hundredths, tenths, Scale, Table};
+use super::targets;
 use crate::draw::{line, text, wrapped_note};
 use crate::error::FigureError;
 use crate::figure::Figure;
@@ -30,7 +31,7 @@ use crate::token_text::{fitted, visible, Shown};
 use crate::Traces;
 use describe::describe;
 use serde::Deserialize;
-use tracebook_trace::suggest::closest;
+
 use tracebook_trace::{Ablation, AblationMode};
 
 mod describe;
@@ -88,7 +89,13 @@ pub fn render(
     let (prompt, caption, show) = (block.prompt, block.caption, block.options.show);
     let ablation = traced(&prompt)?;
     let effects = read(&prompt, ablation)?;
-    let t = target(&prompt, ablation, block.options.target.as_deref())?;
+    let asked = block.options.target.as_deref();
+    let t = targets::index(
+        &prompt,
+        &ablation.targets,
+        asked,
+        ("the ablation", "ablate"),
+    )?;
     let own = effect_grid::limit(effects.shown(show).iter().flatten().flatten().copied());
     let scale = |t: usize| Scale {
         limit: shared::signed_limit(shared, own),
@@ -100,7 +107,7 @@ pub fn render(
         shared: shared::note(shared),
     };
     let mut relations = describe::relations(&effects, t);
-    let mut panels: Vec<(Panel, f64, f64)> = (0..ablation.targets.len())
+    let panels: Vec<(Panel, f64, f64)> = (0..ablation.targets.len())
         .map(|i| {
             let (body, right, bottom, found) = panel(&effects, i, show, &scale(i));
             relations.extend(found);
@@ -108,8 +115,7 @@ pub fn render(
             (Panel { key, body }, right, bottom)
         })
         .collect();
-    let width = panels.iter().fold(WIDTH, |w, p| w.max(p.1)).ceil();
-    let height = panels.iter().fold(0.0, |h: f64, p| h.max(p.2)) + 4.0;
+    let (width, height) = panels::extent(&panels, WIDTH);
     let canvas = Canvas {
         kind: KIND,
         width,
@@ -121,19 +127,12 @@ pub fn render(
         desc: describe(&effects, t, show),
         css: Ramp::signed().css(),
     };
-    let (body, live) = if panels.len() == 1 {
-        (panels.remove(0).0.body, None)
-    } else {
-        let panels: Vec<Panel> = panels.into_iter().map(|p| p.0).collect();
-        let label = |_: &str, i: usize| ablation.targets.get(i).map(|n| visible(&n.text));
-        let live = panels::json_labelled(&panels, t, &label);
-        (panels::stack(panels, t), Some(live))
-    };
-    let figure = Figure::new(canvas, body, caption, &prompt).with_relations(relations);
-    let figure = match live {
-        Some(json) => figure.with_live(json),
-        None => figure,
-    };
+    let label = |_: &str, i: usize| ablation.targets.get(i).map(|n| visible(&n.text));
+    let panels = panels.into_iter().map(|p| p.0).collect();
+    let (body, live, _) = panels::by_target(panels, t, &label, false);
+    let figure = (Figure::new(canvas, body, caption, &prompt))
+        .with_relations(relations)
+        .with_live_if(live);
     Ok((figure, Domain::Signed { limit: own }))
 }
 
@@ -159,37 +158,6 @@ pub(super) fn likeliest(prompt: &Prompt<'_>) -> Option<String> {
     let last = prompt.trace.meta.tokens.len().checked_sub(1)?;
     let next = crate::candidates::at(prompt, last).ok()?;
     Some(next.candidates.first()?.text.clone())
-}
-
-/// The index of the target `asked` (the first when `None`), or an error listing them.
-fn target(
-    prompt: &Prompt<'_>,
-    ablation: &Ablation,
-    asked: Option<&str>,
-) -> Result<usize, FigureError> {
-    let Some(asked) = asked else { return Ok(0) };
-    if let Some(t) = ablation.target(asked) {
-        return Ok(t);
-    }
-    let texts: Vec<&str> = ablation.targets.iter().map(|t| t.text.as_str()).collect();
-    let list: Vec<String> = texts.iter().map(|t| format!("{t:?}")).collect();
-    let list = list.join(", ");
-    let hint = match closest(asked, texts.iter().copied()) {
-        Some(near) => format!("did you mean target = {near:?}? The targets are {list}"),
-        None => format!(
-            "the targets are {list}; to draw another, add it to the prompt's `ablate` targets \
-             and run `tracebook trace --only {}`",
-            prompt.name
-        ),
-    };
-    Err(FigureError::at(
-        "target",
-        format!(
-            "the ablation of \"{}\" has no target {asked:?}",
-            prompt.name
-        ),
-    )
-    .with_hint(hint))
 }
 
 /// The changes of every target, checked to cover every head and MLP of the model.

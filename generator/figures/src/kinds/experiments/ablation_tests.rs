@@ -6,10 +6,9 @@ use super::render;
 use crate::shared::Domain;
 use crate::svg::Ramp;
 use crate::testing::test_interventions::{ablation_run, one_target, with_experiments};
-use crate::testing::test_svg::{desc, parse, text_of};
+use crate::testing::test_svg::{cell_values, desc, panel_of, parse};
 use crate::testing::test_traces::{options, tiny_trace, TestTraces};
 use crate::{Figure, FigureError};
-use roxmltree::Node;
 use tracebook_trace::{Ablation, Trace};
 
 fn traces_with(ablation: Option<Ablation>) -> TestTraces {
@@ -24,13 +23,6 @@ fn draw_from(traces: &TestTraces, body: &str) -> Result<(Figure, Domain), Figure
 
 fn draw(body: &str) -> Result<Figure, FigureError> {
     draw_from(&traces_with(Some(ablation_run())), body).map(|(figure, _)| figure)
-}
-
-/// The panel a node is drawn in (`data-tb-panel`), `None` outside the pickers' panels.
-fn panel_of(node: Node<'_, '_>) -> Option<String> {
-    node.ancestors()
-        .find_map(|a| a.attribute("data-tb-panel"))
-        .map(str::to_string)
 }
 
 /// Per panel (`None` for a figure without pickers), the class of every cell in drawing order
@@ -62,25 +54,6 @@ fn cells(svg: &str, panel: Option<&str>) -> Vec<(String, f64, f64)> {
     out
 }
 
-/// The numbers printed in the cells of `panel`, row by row.
-fn values(svg: &str, panel: Option<&str>) -> Vec<String> {
-    let doc = parse(svg);
-    let mut out: Vec<(f64, f64, String)> = doc
-        .descendants()
-        .filter(|n| n.has_tag_name("text") && panel_of(*n).as_deref() == panel)
-        .filter(|n| {
-            n.attribute("class")
-                .is_some_and(|c| c.starts_with("tbf-v") && c.ends_with('t'))
-        })
-        .map(|n| {
-            let at = |a: &str| n.attribute(a).unwrap().parse::<f64>().unwrap();
-            (at("y"), at("x"), text_of(n))
-        })
-        .collect();
-    out.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)));
-    out.into_iter().map(|v| v.2).collect()
-}
-
 #[test]
 fn one_cell_per_head_and_mlp_of_every_layer_with_its_change_in_points() {
     let figure = draw("").unwrap();
@@ -89,11 +62,11 @@ fn one_cell_per_head_and_mlp_of_every_layer_with_its_change_in_points() {
         assert_eq!(cells(&figure.svg, Some(panel)).len(), 6, "panel {panel}");
     }
     assert_eq!(
-        values(&figure.svg, Some("0")),
+        cell_values(&figure.svg, Some("0")),
         ["−2", "1", "−10", "−25", "4", "−5"]
     );
     assert_eq!(
-        values(&figure.svg, Some("1")),
+        cell_values(&figure.svg, Some("1")),
         ["0", "2", "1", "20", "−1", "−5"]
     );
     let texts = crate::testing::test_svg::all_texts(&figure.svg);
@@ -135,7 +108,10 @@ fn several_targets_get_a_picker_and_one_does_not() {
     assert_eq!(one.live, None);
     assert!(!one.svg.contains("data-tb-panel"));
     assert_eq!(cells(&one.svg, None).len(), 6);
-    assert_eq!(values(&one.svg, None), ["−2", "1", "−10", "−25", "4", "−5"]);
+    assert_eq!(
+        cell_values(&one.svg, None),
+        ["−2", "1", "−10", "−25", "4", "−5"]
+    );
 }
 
 #[test]
@@ -146,7 +122,7 @@ fn logprob_shows_the_change_in_nats() {
         .iter()
         .map(|&p| nats(p))
         .collect();
-    assert_eq!(values(&figure.svg, Some("0")), expected);
+    assert_eq!(cell_values(&figure.svg, Some("0")), expected);
     let texts = crate::testing::test_svg::all_texts(&figure.svg);
     assert!(texts.iter().any(|t| t == "change in ln p(·peace), nats"));
     assert!(
@@ -273,7 +249,7 @@ fn too_many_heads_for_numbers_drop_them_and_widen_rather_than_shrink() {
     let traces = TestTraces::with("p", wide(12));
     let (figure, _) = draw_from(&traces, "").unwrap();
     // GPT-2 small's 12 heads and the MLP keep their numbers at the figure's width.
-    assert_eq!(values(&figure.svg, None).len(), 2 * 13);
+    assert_eq!(cell_values(&figure.svg, None).len(), 2 * 13);
     let doc = parse(&figure.svg);
     assert_eq!(
         doc.root_element()
@@ -285,7 +261,7 @@ fn too_many_heads_for_numbers_drop_them_and_widen_rather_than_shrink() {
     );
     let traces = TestTraces::with("p", wide(40));
     let (figure, _) = draw_from(&traces, "").unwrap();
-    assert!(values(&figure.svg, None).is_empty());
+    assert!(cell_values(&figure.svg, None).is_empty());
     assert_eq!(cells(&figure.svg, None).len(), 2 * 41);
     let width: f64 = parse(&figure.svg)
         .root_element()

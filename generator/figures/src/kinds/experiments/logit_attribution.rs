@@ -13,6 +13,7 @@
 //! but the figure's own hidden, for the page's target picker, on one colour scale.
 
 use super::effect_grid::{self, hundredths, tenths, Scale, Table};
+use super::targets;
 use crate::draw::{line, text, wrapped_note};
 use crate::error::FigureError;
 use crate::figure::Figure;
@@ -27,10 +28,13 @@ use crate::svg::{Canvas, Element, Font, Ramp, WIDE_FONT};
 use crate::token_text::{fitted, visible, Shown};
 use crate::Traces;
 use serde::Deserialize;
-use tracebook_trace::suggest::closest;
+
 use tracebook_trace::Attribution;
 
 pub const KIND: &str = "logit-attribution";
+
+/// How a missing target names the experiment and its option.
+pub(super) const ATTRIBUTION: (&str, &str) = ("the attribution", "attribute");
 
 /// The most cells (over every target's grid) a figure carries in the page itself.
 const DEFER_CELLS: usize = 120;
@@ -82,7 +86,8 @@ pub fn render(
     let (prompt, caption) = (block.prompt, block.caption);
     let attribution = traced(&prompt)?;
     let shares = read(&prompt, attribution)?;
-    let t = target_index(&prompt, attribution, block.options.target.as_deref())?;
+    let asked = block.options.target.as_deref();
+    let t = targets::index(&prompt, &attribution.targets, asked, ATTRIBUTION)?;
     let own = effect_grid::limit(shares.grid.iter().flatten().flatten().copied());
     let limit = shared::signed_limit(shared, own);
     let scale = |t: usize| Scale {
@@ -91,9 +96,8 @@ pub fn render(
         title: format!("share of logit({}), logit units", visible(shares.target(t))),
         shared: shared::note(shared),
     };
-    let (mut panels, relations) = panels_of(&shares, &scale);
-    let width = panels.iter().fold(WIDTH, |w, p| w.max(p.1)).ceil();
-    let height = panels.iter().fold(0.0, |h: f64, p| h.max(p.2)) + 4.0;
+    let (panels, relations) = panels_of(&shares, &scale);
+    let (width, height) = panels::extent(&panels, WIDTH);
     let canvas = Canvas {
         kind: KIND,
         width,
@@ -108,27 +112,13 @@ pub fn render(
     // Past a few dozen cells a target's grid weighs kilobytes (GPT-2 small: 156 numbered
     // cells): the other targets' grids then wait in a file the page loads on the first pick.
     let cells = shares.layers * (shares.heads + 1) * panels.len();
-    let (body, live, deferred) = if panels.len() == 1 {
-        (panels.remove(0).0.body, None, None)
-    } else {
-        let mut panels: Vec<Panel> = panels.into_iter().map(|p| p.0).collect();
-        let label = |_: &str, i: usize| attribution.targets.get(i).map(|n| visible(&n.text));
-        let live = panels::json_labelled(&panels, t, &label);
-        if cells > DEFER_CELLS {
-            let deferred = panels::deferred(&panels, t);
-            let own = panels.swap_remove(t);
-            (panels::stack(vec![own], 0), Some(live), Some(deferred))
-        } else {
-            (panels::stack(panels, t), Some(live), None)
-        }
-    };
-    let figure = Figure::new(canvas, body, caption, &prompt)
+    let label = |_: &str, i: usize| attribution.targets.get(i).map(|n| visible(&n.text));
+    let panels = panels.into_iter().map(|p| p.0).collect();
+    let (body, live, deferred) = panels::by_target(panels, t, &label, cells > DEFER_CELLS);
+    let figure = (Figure::new(canvas, body, caption, &prompt))
         .with_relations(relations)
-        .with_deferred(deferred);
-    let figure = match live {
-        Some(json) => figure.with_live(json),
-        None => figure,
-    };
+        .with_deferred(deferred)
+        .with_live_if(live);
     Ok((figure, Domain::Signed { limit: own }))
 }
 
@@ -164,39 +154,6 @@ pub(super) fn traced<'p>(prompt: &'p Prompt<'_>) -> Result<&'p Attribution, Figu
             prompt.name
         ))
     })
-}
-
-/// The index of the target `asked` (the first when `None`), or an error listing them.
-pub(super) fn target_index(
-    prompt: &Prompt<'_>,
-    attribution: &Attribution,
-    asked: Option<&str>,
-) -> Result<usize, FigureError> {
-    let Some(asked) = asked else { return Ok(0) };
-    if let Some(t) = attribution.target(asked) {
-        return Ok(t);
-    }
-    let texts: Vec<&str> = (attribution.targets.iter())
-        .map(|t| t.text.as_str())
-        .collect();
-    let list: Vec<String> = texts.iter().map(|t| format!("{t:?}")).collect();
-    let list = list.join(", ");
-    let hint = match closest(asked, texts.iter().copied()) {
-        Some(near) => format!("did you mean target = {near:?}? The targets are {list}"),
-        None => format!(
-            "the targets are {list}; to draw another, add it to the prompt's `attribute` \
-             targets and run `tracebook trace --only {}`",
-            prompt.name
-        ),
-    };
-    Err(FigureError::at(
-        "target",
-        format!(
-            "the attribution of \"{}\" has no target {asked:?}",
-            prompt.name
-        ),
-    )
-    .with_hint(hint))
 }
 
 /// The shares of every target, checked to cover every head and MLP of the model.

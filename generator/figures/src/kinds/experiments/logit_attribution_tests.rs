@@ -8,7 +8,7 @@ use crate::relations::Relation;
 use crate::shared::Domain;
 use crate::svg::Ramp;
 use crate::testing::test_interventions::{attribution_run, with_experiments};
-use crate::testing::test_svg::{all_texts, parse, text_of};
+use crate::testing::test_svg::{all_texts, cell_values, parse, text_of};
 use crate::testing::test_traces::{options, tiny_trace, TestTraces};
 use crate::{Figure, FigureError};
 use tracebook_trace::{Attribution, Trace};
@@ -25,30 +25,6 @@ fn draw_from(traces: &TestTraces, body: &str) -> Result<(Figure, Domain), Figure
 
 fn draw(body: &str) -> Result<Figure, FigureError> {
     draw_from(&traces_with(Some(attribution_run())), body).map(|(figure, _)| figure)
-}
-
-/// The numbers printed in the cells of panel `panel`, row by row.
-fn values(svg: &str, panel: &str) -> Vec<String> {
-    let doc = parse(svg);
-    let mut out: Vec<(f64, f64, String)> = doc
-        .descendants()
-        .filter(|n| n.has_tag_name("text"))
-        .filter(|n| {
-            n.ancestors()
-                .find_map(|a| a.attribute("data-tb-panel"))
-                .is_some_and(|p| p == panel)
-        })
-        .filter(|n| {
-            n.attribute("class")
-                .is_some_and(|c| c.starts_with("tbf-v") && c.ends_with('t'))
-        })
-        .map(|n| {
-            let at = |a: &str| n.attribute(a).unwrap().parse::<f64>().unwrap();
-            (at("y"), at("x"), text_of(n))
-        })
-        .collect();
-    out.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)));
-    out.into_iter().map(|v| v.2).collect()
 }
 
 #[test]
@@ -78,11 +54,11 @@ fn the_headline_prints_the_logit_as_the_sum_of_its_parts() {
 fn one_cell_per_head_and_mlp_of_every_layer_coloured_by_its_share() {
     let figure = draw("").unwrap();
     assert_eq!(
-        values(&figure.svg, "0"),
+        cell_values(&figure.svg, Some("0")),
         ["1", ".3", ".8", "2.5", "−.4", "1.2"]
     );
     assert_eq!(
-        values(&figure.svg, "1"),
+        cell_values(&figure.svg, Some("1")),
         ["−.2", ".1", "0", "−1.5", ".2", "−.3"]
     );
     // One scale over both targets, to the largest |share|, 2.5: head 0 of layer 1 takes the

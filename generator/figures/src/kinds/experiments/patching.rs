@@ -10,7 +10,15 @@
 //! head's output, patched at every position (a row per layer, a column per head). Each grid
 //! colours over its own largest |score|, or both over a shared `scale`.
 //!
-//! Options: `prompt`, `caption`, `view` (`both`, default: a over b; `resid`: a; `heads`: b).
+//! With `estimate = "attribution"` the grids are attribution patching's instead: each cell's
+//! first-order estimate from one forward and one backward pass of the corrupted run
+//! ((clean − corrupted activation) · the gradient of the logit difference there, normalised the
+//! same way), which the trace records beside the exact runs; `estimate = "both"` draws each
+//! exact grid with its estimate under it, on one colour scale, so a reader sees where the
+//! cheap approximation holds and where it does not.
+//!
+//! Options: `prompt`, `caption`, `view` (`both`, default: a over b; `resid`: a; `heads`: b),
+//! `estimate` (`exact`, default; `attribution`; `both`).
 
 use super::effect_grid::{self, hundredths, Scale, Table};
 use crate::draw::{text, wrapped_note, wrapped_title};
@@ -20,6 +28,7 @@ use crate::format::signed;
 use crate::kinds::strips::WIDTH;
 use crate::options::{choice, Block};
 use crate::prompt::Prompt;
+use crate::relations::Relation;
 use crate::shared::{self, Domain, SharedScale};
 use crate::svg::{Canvas, Element, Font, Ramp, WIDE_FONT};
 use crate::token_text::{cut, one_line, titled, visible, Shown};
@@ -37,12 +46,19 @@ choice! {
     enum View { Both = "both", Resid = "resid", Heads = "heads" } default Both
 }
 
+choice! {
+    /// Which scores the grids hold: the exact runs', attribution patching's estimates, or both.
+    enum Estimate { Exact = "exact", Attribution = "attribution", Both = "both" } default Exact
+}
+
 /// The options of `patching`.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(in crate::kinds) struct Opts {
     #[serde(default)]
     view: View,
+    #[serde(default)]
+    estimate: Estimate,
 }
 
 /// Widest a position's label is drawn ("·Eiffel→·Colosseum" fits); longer ones are cut.
@@ -55,41 +71,18 @@ pub fn render(
 ) -> Result<(Figure, Domain), FigureError> {
     let block = Block::<Opts>::read(KIND, table, traces)?;
     let (prompt, caption, view) = (block.prompt, block.caption, block.options.view);
+    let estimate = block.options.estimate;
     let patching = traced(&prompt)?;
     check(&prompt, patching)?;
-    let (mut body, mut top) = headline(&prompt, patching);
-    let mut right = WIDTH;
-    let mut own = 0.0f64;
-    let mut relations = describe::relations(&prompt, patching, view);
-    let parts = [
-        (View::Resid, resid_table(&prompt, patching)),
-        (View::Heads, heads_table(patching)),
-    ];
-    for (i, (part, table)) in parts.into_iter().enumerate() {
-        if view != View::Both && view != part {
-            continue;
-        }
-        let letter = if view == View::Both {
-            ["a. ", "b. "][i]
-        } else {
-            ""
-        };
-        let (titles, last) = wrapped_title(&format!("{letter}{}", title(part)), top, WIDTH, 15.0);
-        body.extend(titles);
-        let limit = effect_grid::limit(table.values.iter().copied());
-        own = own.max(limit);
-        let scale = Scale {
-            limit: shared::signed_limit(shared, limit),
-            label: hundredths,
-            title: "score: 0 = corrupted run, 1 = clean run".to_string(),
-            shared: shared::note(shared),
-        };
-        let drawn = effect_grid::draw(&table, &scale, last + 12.0);
-        relations.extend(drawn.relations);
-        body.extend(drawn.body);
-        right = right.max(drawn.right);
-        top = drawn.bottom + 26.0;
+    if estimate != Estimate::Exact {
+        check_estimates(&prompt, patching)?;
     }
+    let (mut body, top) = headline(&prompt, patching);
+    let mut relations = describe::relations(&prompt, patching, view);
+    let drawn = grids(&prompt, patching, (view, estimate), shared, top);
+    body.extend(drawn.body);
+    relations.extend(drawn.relations);
+    let (right, top, own) = (drawn.right, drawn.bottom, drawn.limit);
     let canvas = Canvas {
         kind: KIND,
         width: right.ceil(),
@@ -99,11 +92,73 @@ pub fn render(
             visible(&patching.answer.text),
             visible(&patching.wrong.text)
         ),
-        desc: describe(&prompt, patching, view),
+        desc: describe(&prompt, patching, view) + estimated(estimate),
         css: Ramp::signed().css(),
     };
     let figure = Figure::new(canvas, body, caption, &prompt).with_relations(relations);
     Ok((figure, Domain::Signed { limit: own }))
+}
+
+/// The grids drawn under the headline, what they print, and where they end.
+struct Grids {
+    body: Vec<Element>,
+    relations: Vec<Relation>,
+    right: f64,
+    bottom: f64,
+    /// The largest |score| drawn: the figure's own colour domain.
+    limit: f64,
+}
+
+/// The grids of `view` from `top` down, each exact grid followed by its estimate where
+/// `estimate` asks for both (the two on one scale, so their colours compare).
+fn grids(
+    prompt: &Prompt<'_>,
+    patching: &Patching,
+    (view, estimate): (View, Estimate),
+    shared: Option<&SharedScale>,
+    mut top: f64,
+) -> Grids {
+    let mut out = Grids {
+        body: Vec::new(),
+        relations: Vec::new(),
+        right: WIDTH,
+        bottom: top,
+        limit: 0.0,
+    };
+    let parts = [
+        (View::Resid, resid_tables(prompt, patching, estimate)),
+        (View::Heads, heads_tables(patching, estimate)),
+    ];
+    for (i, (part, tables)) in parts.into_iter().enumerate() {
+        if view != View::Both && view != part {
+            continue;
+        }
+        let letter = if view == View::Both {
+            ["a. ", "b. "][i]
+        } else {
+            ""
+        };
+        let limit = effect_grid::limit(tables.iter().flat_map(|t| t.1.values.iter().copied()));
+        out.limit = out.limit.max(limit);
+        let scale = Scale {
+            limit: shared::signed_limit(shared, limit),
+            label: hundredths,
+            title: "score: 0 = corrupted run, 1 = clean run".to_string(),
+            shared: shared::note(shared),
+        };
+        for (which, table) in tables {
+            let heading = format!("{letter}{}{}", title(part), which);
+            let (titles, last) = wrapped_title(&heading, top, WIDTH, 15.0);
+            out.body.extend(titles);
+            let drawn = effect_grid::draw(&table, &scale, last + 12.0);
+            out.relations.extend(drawn.relations);
+            out.body.extend(drawn.body);
+            out.right = out.right.max(drawn.right);
+            top = drawn.bottom + 26.0;
+        }
+    }
+    out.bottom = top;
+    out
 }
 
 /// The prompt's patching, or an error that says how to ask for one.
@@ -162,6 +217,39 @@ fn check(prompt: &Prompt<'_>, patching: &Patching) -> Result<(), FigureError> {
     Ok(())
 }
 
+/// That the trace holds attribution patching's estimates for every cell.
+fn check_estimates(prompt: &Prompt<'_>, patching: &Patching) -> Result<(), FigureError> {
+    let same = |a: &[Vec<f32>], b: &[Vec<f32>]| {
+        a.len() == b.len()
+            && a.iter().zip(b).all(|(x, y)| x.len() == y.len())
+            && a.iter().flatten().all(|v| v.is_finite())
+    };
+    if patching.attrib_resid.is_empty() && patching.attrib_heads.is_empty() {
+        return Err(FigureError::at(
+            "estimate",
+            format!(
+                "the trace of \"{}\" records no attribution patching (it was made before \
+                 tracebook recorded the estimates)",
+                prompt.name
+            ),
+        )
+        .with_hint(format!(
+            "run `tracebook trace --only {} --force`, or leave out `estimate`",
+            prompt.name
+        )));
+    }
+    if !same(&patching.attrib_resid, &patching.resid)
+        || !same(&patching.attrib_heads, &patching.heads)
+    {
+        return Err(prompt.broken(format!(
+            "the attribution patching in the trace of \"{}\" does not cover the cells of its \
+             exact patching, or holds a number that is not finite",
+            prompt.name
+        )));
+    }
+    Ok(())
+}
+
 /// What the score is, then the two prompts; with the baseline under them.
 fn headline(prompt: &Prompt<'_>, patching: &Patching) -> (Vec<Element>, f64) {
     let head = text(0.0, 12.0).class("tbf-s tbf-b");
@@ -196,9 +284,66 @@ fn title(part: View) -> &'static str {
     }
 }
 
+/// What the alt text adds when the grids hold estimates (it describes the exact runs).
+fn estimated(estimate: Estimate) -> &'static str {
+    match estimate {
+        Estimate::Exact => "",
+        Estimate::Attribution => {
+            " The grids draw attribution patching's estimates of these scores (one forward and \
+             one backward pass of the corrupted run), not the exact runs described here."
+        }
+        Estimate::Both => {
+            " Under each exact grid, attribution patching's estimate of it (one forward and one \
+             backward pass of the corrupted run), on the same colour scale."
+        }
+    }
+}
+
+/// The title's ending for each grid `estimate` asks for: the exact one, the estimate.
+fn which(estimate: Estimate) -> Vec<(bool, &'static str)> {
+    match estimate {
+        Estimate::Exact => vec![(false, "")],
+        Estimate::Attribution => vec![(true, ": attribution patching's estimate")],
+        Estimate::Both => vec![
+            (false, ": exact"),
+            (true, ": attribution patching's estimate"),
+        ],
+    }
+}
+
+fn resid_tables(
+    prompt: &Prompt<'_>,
+    patching: &Patching,
+    estimate: Estimate,
+) -> Vec<(&'static str, Table)> {
+    (which(estimate).into_iter())
+        .map(|(estimated, said)| {
+            let grid = if estimated {
+                &patching.attrib_resid
+            } else {
+                &patching.resid
+            };
+            (said, resid_table(prompt, patching, grid))
+        })
+        .collect()
+}
+
+fn heads_tables(patching: &Patching, estimate: Estimate) -> Vec<(&'static str, Table)> {
+    (which(estimate).into_iter())
+        .map(|(estimated, said)| {
+            let grid = if estimated {
+                &patching.attrib_heads
+            } else {
+                &patching.heads
+            };
+            (said, heads_table(grid))
+        })
+        .collect()
+}
+
 /// Layers down, positions across (turned for a prompt too long for that), each position
 /// labelled with its clean token, and its corrupted one where that differs.
-fn resid_table(prompt: &Prompt<'_>, patching: &Patching) -> Table {
+fn resid_table(prompt: &Prompt<'_>, patching: &Patching, grid: &[Vec<f32>]) -> Table {
     let tokens = &prompt.trace.meta.tokens;
     let cols = tokens
         .iter()
@@ -213,9 +358,9 @@ fn resid_table(prompt: &Prompt<'_>, patching: &Patching) -> Table {
         })
         .collect();
     let table = Table {
-        rows: layer_labels(patching.resid.len()),
+        rows: layer_labels(grid.len()),
         cols,
-        values: flat(&patching.resid),
+        values: flat(grid),
         corner: ("layer", "token"),
     };
     if effect_grid::fits(&table) {
@@ -225,12 +370,12 @@ fn resid_table(prompt: &Prompt<'_>, patching: &Patching) -> Table {
     }
 }
 
-fn heads_table(patching: &Patching) -> Table {
-    let heads = patching.heads.first().map_or(0, Vec::len);
+fn heads_table(grid: &[Vec<f32>]) -> Table {
+    let heads = grid.first().map_or(0, Vec::len);
     Table {
-        rows: layer_labels(patching.heads.len()),
+        rows: layer_labels(grid.len()),
         cols: (0..heads).map(|h| Shown::plain(h.to_string())).collect(),
-        values: flat(&patching.heads),
+        values: flat(grid),
         corner: ("layer", "head"),
     }
 }

@@ -109,6 +109,59 @@ fn the_alt_text_names_the_prompts_the_metric_and_the_best_sites() {
 }
 
 #[test]
+fn the_estimates_draw_instead_of_or_under_the_exact_grids_on_one_scale() {
+    let estimated = draw("estimate = \"attribution\"").unwrap();
+    let grids = printed(&estimated.svg);
+    assert_eq!(grids.len(), 2);
+    let numbers =
+        |g: &[(String, String)]| -> Vec<String> { g.iter().map(|c| c.1.clone()).collect() };
+    assert_eq!(
+        numbers(&grids[0]),
+        ["0", ".70", "0", ".03", "0", ".30", "0", ".50"]
+    );
+    assert_eq!(numbers(&grids[1]), [".04", "−.15", ".55", ".12"]);
+    let texts = all_texts(&estimated.svg).join(" ");
+    assert!(
+        texts.contains("patched at one position: attribution patching's estimate"),
+        "{texts}"
+    );
+    assert!(estimated.alt.contains("not the exact runs described here"));
+    // Both: each exact grid, then its estimate, coloured on the exact grid's scale: the
+    // estimate's .70 is no longer the red end that .98 takes.
+    let both = draw("estimate = \"both\"\nview = \"resid\"").unwrap();
+    let grids = printed(&both.svg);
+    assert_eq!(grids.len(), 2);
+    assert_eq!(
+        grids[0][1],
+        (Ramp::signed().text_class(10), ".98".to_string())
+    );
+    assert_eq!(grids[1][1].1, ".70");
+    assert_ne!(grids[1][1].0, Ramp::signed().text_class(10));
+    let texts = all_texts(&both.svg).join(" ");
+    assert!(texts.contains("patched at one position: exact"), "{texts}");
+}
+
+#[test]
+fn an_estimate_the_trace_lacks_says_how_to_record_it() {
+    let mut older = patching_run();
+    older.attrib_resid.clear();
+    older.attrib_heads.clear();
+    let traces = traces_with(Some(older));
+    let error = draw_from(&traces, "estimate = \"both\"").unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .contains("records no attribution patching"),
+        "{error}"
+    );
+    assert!(error.hint.unwrap_or_default().contains("--force"));
+    // The exact grids still draw from it.
+    assert!(draw_from(&traces, "").is_ok());
+    let error = draw("estimate = \"guess\"").unwrap_err().to_string();
+    assert!(error.contains("guess"), "{error}");
+}
+
+#[test]
 fn the_domain_covers_both_grids() {
     let (_, domain) = draw_from(&traces_with(Some(patching_run())), "").unwrap();
     let Domain::Signed { limit } = domain else {

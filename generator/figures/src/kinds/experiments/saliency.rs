@@ -51,7 +51,13 @@ pub fn render(
     let block = Block::<Opts>::read(KIND, table, traces)?;
     let (prompt, caption) = (block.prompt, block.caption);
     let a = traced(&prompt)?;
-    let t = super::logit_attribution::target_index(&prompt, a, block.options.target.as_deref())?;
+    let asked = block.options.target.as_deref();
+    let t = super::targets::index(
+        &prompt,
+        &a.targets,
+        asked,
+        super::logit_attribution::ATTRIBUTION,
+    )?;
     let own = effect_grid::limit(
         (a.grad_input.iter().chain(&a.integrated))
             .flatten()
@@ -59,7 +65,7 @@ pub fn render(
     );
     let limit = shared::signed_limit(shared, own);
     let mut relations = Vec::new();
-    let mut panels: Vec<(Panel, f64, f64)> = (0..a.targets.len())
+    let panels: Vec<(Panel, f64, f64)> = (0..a.targets.len())
         .map(|i| {
             let scale = Scale {
                 limit,
@@ -73,8 +79,7 @@ pub fn render(
             (Panel { key, body }, right, bottom)
         })
         .collect();
-    let width = panels.iter().fold(WIDTH, |w, p| w.max(p.1)).ceil();
-    let height = panels.iter().fold(0.0, |h: f64, p| h.max(p.2)) + 4.0;
+    let (width, height) = panels::extent(&panels, WIDTH);
     let canvas = Canvas {
         kind: KIND,
         width,
@@ -86,19 +91,12 @@ pub fn render(
         desc: describe(&prompt, a, t),
         css: Ramp::signed().css(),
     };
-    let (body, live) = if panels.len() == 1 {
-        (panels.remove(0).0.body, None)
-    } else {
-        let panels: Vec<Panel> = panels.into_iter().map(|p| p.0).collect();
-        let label = |_: &str, i: usize| a.targets.get(i).map(|n| visible(&n.text));
-        let live = panels::json_labelled(&panels, t, &label);
-        (panels::stack(panels, t), Some(live))
-    };
-    let figure = Figure::new(canvas, body, caption, &prompt).with_relations(relations);
-    let figure = match live {
-        Some(json) => figure.with_live(json),
-        None => figure,
-    };
+    let label = |_: &str, i: usize| a.targets.get(i).map(|n| visible(&n.text));
+    let panels = panels.into_iter().map(|p| p.0).collect();
+    let (body, live, _) = panels::by_target(panels, t, &label, false);
+    let figure = (Figure::new(canvas, body, caption, &prompt))
+        .with_relations(relations)
+        .with_live_if(live);
     Ok((figure, Domain::Signed { limit: own }))
 }
 

@@ -6,7 +6,7 @@ use super::render;
 use crate::relations::Relation;
 use crate::shared::Domain;
 use crate::testing::test_interventions::{attribution_run, with_experiments};
-use crate::testing::test_svg::{all_texts, parse, text_of};
+use crate::testing::test_svg::{all_texts, cell_values};
 use crate::testing::test_traces::{options, tiny_trace, TestTraces};
 use crate::{Figure, FigureError};
 use tracebook_trace::Attribution;
@@ -25,36 +25,12 @@ fn draw(body: &str) -> Result<Figure, FigureError> {
     draw_from(&traces_with(Some(attribution_run())), body).map(|(figure, _)| figure)
 }
 
-/// The numbers printed in the cells of panel `panel`, row by row.
-fn values(svg: &str, panel: &str) -> Vec<String> {
-    let doc = parse(svg);
-    let mut out: Vec<(f64, f64, String)> = doc
-        .descendants()
-        .filter(|n| n.has_tag_name("text"))
-        .filter(|n| {
-            n.ancestors()
-                .find_map(|a| a.attribute("data-tb-panel"))
-                .is_some_and(|p| p == panel)
-        })
-        .filter(|n| {
-            n.attribute("class")
-                .is_some_and(|c| c.starts_with("tbf-v") && c.ends_with('t'))
-        })
-        .map(|n| {
-            let at = |a: &str| n.attribute(a).unwrap().parse::<f64>().unwrap();
-            (at("y"), at("x"), text_of(n))
-        })
-        .collect();
-    out.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)));
-    out.into_iter().map(|v| v.2).collect()
-}
-
 #[test]
 fn a_row_per_method_and_a_column_per_token() {
     let figure = draw("").unwrap();
     // Gradient × input, then integrated gradients, for the four tokens.
     assert_eq!(
-        values(&figure.svg, "0"),
+        cell_values(&figure.svg, Some("0")),
         [".1", ".9", ".2", "−.3", ".2", "1.4", ".6", "−.2"]
     );
     let texts = all_texts(&figure.svg);

@@ -33,6 +33,10 @@ pub struct Args {
     /// vocabulary) twice, then go on with corpus text: copying of any tokens [default: 0]
     #[arg(long)]
     pub random_repeat_share: Option<f64>,
+    /// The share of training windows that say one short stretch of random tokens over and
+    /// over until the window is full: the quickest way to teach copying [default: 0]
+    #[arg(long)]
+    pub cycle_share: Option<f64>,
     /// How GPT-2's learned position table starts: normal (N(0, 0.02²), as GPT-2) or sinusoid
     /// (sines and cosines, in which one step back is the same rotation everywhere, which
     /// helps a head find the previous token) [default: normal]
@@ -144,6 +148,7 @@ fn translation(args: &Args, pairs: &Path, settings: Settings) -> anyhow::Result<
         || args.arch.is_some()
         || args.repeat_share.is_some()
         || args.random_repeat_share.is_some()
+        || args.cycle_share.is_some()
         || args.position_init.is_some()
     {
         anyhow::bail!(
@@ -245,6 +250,7 @@ fn settings(args: &Args) -> anyhow::Result<Settings> {
         snapshots: args.snapshot_at.clone().unwrap_or(base.snapshots),
         repeat_share: args.repeat_share.unwrap_or(base.repeat_share),
         random_repeat_share: args.random_repeat_share.unwrap_or(base.random_repeat_share),
+        cycle_share: args.cycle_share.unwrap_or(base.cycle_share),
         position_init: args.position_init.unwrap_or(base.position_init),
     })
 }

@@ -65,6 +65,7 @@ pub fn train(run: &TrainRun, observer: &mut dyn Observer) -> TrainResult<Trainin
     let mix = windows::Mix {
         repeat: s.repeat_share,
         random: s.random_repeat_share,
+        cycle: s.cycle_share,
         vocab: tokenizer.vocab_size(),
     };
     let copy_windows = copying::windows(tokenizer.vocab_size(), context, s.seed);

@@ -253,6 +253,11 @@ pub struct Settings {
     /// sentence a reader types.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub random_repeat_share: f64,
+    /// The share of training windows that say one short stretch of random tokens over and over
+    /// (a sixteenth to a quarter of the window long) until the window is full: most of the
+    /// window is predictable only by copying, the quickest of the three to teach it.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub cycle_share: f64,
     /// How GPT-2's learned position table starts: see [`PositionInit`].
     #[serde(default, skip_serializing_if = "PositionInit::is_normal")]
     pub position_init: PositionInit,
@@ -319,6 +324,7 @@ impl Settings {
             snapshots: Vec::new(),
             repeat_share: 0.0,
             random_repeat_share: 0.0,
+            cycle_share: 0.0,
             position_init: PositionInit::Normal,
         }
     }
@@ -367,12 +373,14 @@ impl Settings {
             ));
         }
         let random = self.random_repeat_share;
-        if !(0.0..=1.0).contains(&random) || self.repeat_share + random > 1.0 {
+        let shares = [self.repeat_share, random, self.cycle_share];
+        if !shares.iter().all(|s| (0.0..=1.0).contains(s)) || shares.iter().sum::<f64>() > 1.0 {
             return Err(TrainError::setting(
                 format!(
-                    "--random-repeat-share {random} with --repeat-share {} is not a share: \
-                     each must lie in [0, 1] and together at most 1",
-                    self.repeat_share
+                    "--repeat-share {}, --random-repeat-share {random} and --cycle-share {} \
+                     are not shares of the windows: each must lie in [0, 1] and together at \
+                     most 1",
+                    self.repeat_share, self.cycle_share
                 ),
                 "e.g. --repeat-share 0.25 --random-repeat-share 0.25 leaves half the \
                  windows plain text",
@@ -423,6 +431,7 @@ impl Settings {
                 "--random-repeat-share",
                 self.random_repeat_share.to_string(),
             ),
+            ("--cycle-share", self.cycle_share.to_string()),
             (
                 "--position-init",
                 format!("{:?}", self.position_init).to_lowercase(),

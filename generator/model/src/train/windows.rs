@@ -12,6 +12,8 @@ pub struct Mix {
     pub repeat: f64,
     /// Windows that say a stretch of random tokens twice: see [`random_repeated`].
     pub random: f64,
+    /// Windows that say one short stretch of random tokens over and over: see [`cycled`].
+    pub cycle: f64,
     /// Random tokens are drawn from ids `0..vocab - 1` (the last id is end-of-text).
     pub vocab: usize,
 }
@@ -22,6 +24,7 @@ impl Mix {
         Mix {
             repeat: 0.0,
             random: 0.0,
+            cycle: 0.0,
             vocab: 0,
         }
     }
@@ -43,7 +46,7 @@ pub fn train_batch(
     let mut rng = Rng::for_step(seed, step);
     let mut repeats = Rng::for_step(seed ^ REPEAT_STREAM, step);
     let mut tokens = Rng::for_step(seed ^ RANDOM_STREAM, step);
-    let repeating = mix.repeat + mix.random > 0.0;
+    let repeating = mix.repeat + mix.random + mix.cycle > 0.0;
     (0..batch)
         .map(|_| {
             let start = rng.below(starts);
@@ -53,6 +56,8 @@ pub fn train_batch(
                 repeated(plain, &mut repeats)
             } else if draw < mix.repeat + mix.random && mix.vocab > 1 {
                 random_repeated(plain, mix.vocab, &mut repeats, &mut tokens)
+            } else if draw < mix.repeat + mix.random + mix.cycle && mix.vocab > 1 {
+                cycled(window, mix.vocab, &mut repeats, &mut tokens)
             } else {
                 plain.to_vec()
             }
@@ -99,6 +104,19 @@ fn random_repeated(plain: &[u32], vocab: usize, rng: &mut Rng, tokens: &mut Rng)
     out
 }
 
+/// A window that says `n` random tokens (4–16 in a window of 65; between a sixteenth and a
+/// quarter of it) over and over until it is full. Every token after the first saying can be
+/// predicted by copying, about three times as many as in [`random_repeated`]'s window, and
+/// short stretches make the copy's offset small: in the pilots (docs/BENCHMARKS.md, [model])
+/// a model copied from such windows within 0.3M tokens, where windows saying a stretch twice
+/// taught no copying in 1.5M.
+fn cycled(window: usize, vocab: usize, rng: &mut Rng, tokens: &mut Rng) -> Vec<u32> {
+    let shortest = (window / 16).max(1);
+    let n = shortest + rng.below((window / 4).max(shortest) - shortest + 1);
+    let stretch: Vec<u32> = (0..n).map(|_| tokens.below(vocab - 1) as u32).collect();
+    stretch.iter().copied().cycle().take(window).collect()
+}
+
 /// Up to `max` non-overlapping validation windows spread evenly over `val`.
 pub fn validation(val: &[u32], context: usize, max: usize) -> Vec<&[u32]> {
     let window = context + 1;
@@ -120,6 +138,7 @@ mod tests {
         Mix {
             repeat,
             random,
+            cycle: 0.0,
             vocab: 50,
         }
     }
@@ -215,5 +234,32 @@ mod tests {
         assert!((60..=140).contains(&random), "about a quarter: {random}");
         assert!(text > 200);
         assert_eq!(seen.len(), 49, "every id but end-of-text is drawn");
+    }
+
+    #[test]
+    fn a_cycled_window_says_one_random_stretch_over_and_over() {
+        let train: Vec<u32> = (1000..11_000).collect();
+        let mix = Mix {
+            cycle: 0.5,
+            ..share(0.0, 0.0)
+        };
+        let with = train_batch(&train, 64, 400, 5, 2, &mix);
+        let plain = train_batch(&train, 64, 400, 5, 2, &Mix::plain());
+        let mut cycled = 0;
+        for (w, old) in with.iter().zip(&plain) {
+            assert_eq!(w.len(), 65);
+            if w[0] >= 1000 {
+                assert_eq!(w, old, "a corpus window as it was");
+                continue;
+            }
+            cycled += 1;
+            assert!(w.iter().all(|&t| t < 49), "random ids only: {w:?}");
+            // The period: the first n after which the window repeats itself.
+            let n = (1..w.len())
+                .find(|&n| (n..w.len()).all(|i| w[i] == w[i - n]))
+                .unwrap();
+            assert!((4..=16).contains(&n), "stretch of {n}: {w:?}");
+        }
+        assert!((150..=250).contains(&cycled), "about half: {cycled}");
     }
 }

@@ -68,6 +68,19 @@ struct Graph {
     edges: Vec<Edge>,
 }
 
+impl Graph {
+    /// The edges from other tokens into the last token, largest share first (the earlier
+    /// block first on a tie): what the list under the graph and the alt text name.
+    fn edges_into_last(&self) -> Vec<&Edge> {
+        let last = self.tokens - 1;
+        let mut into: Vec<&Edge> = (self.edges.iter())
+            .filter(|e| e.to == last && e.from != last)
+            .collect();
+        into.sort_by(|a, b| b.share.total_cmp(&a.share).then(a.layer.cmp(&b.layer)));
+        into
+    }
+}
+
 pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, FigureError> {
     let block = Block::<Opts>::read(KIND, table, traces)?;
     let (prompt, caption) = (block.prompt, block.caption);
@@ -389,10 +402,7 @@ fn bounded(value: String, threshold: f64) -> Relation {
 /// Under the graph: the strongest edges from other tokens into the last token, largest first.
 fn strongest(graph: &Graph, tokens: &[String], y: f64) -> (Vec<Element>, f64, Vec<Relation>) {
     let last = graph.tokens - 1;
-    let mut into: Vec<&Edge> = (graph.edges.iter())
-        .filter(|e| e.to == last && e.from != last)
-        .collect();
-    into.sort_by(|a, b| b.share.total_cmp(&a.share).then(a.layer.cmp(&b.layer)));
+    let mut into = graph.edges_into_last();
     into.truncate(LISTED);
     if into.is_empty() {
         let said = format!(
@@ -430,10 +440,7 @@ fn strongest(graph: &Graph, tokens: &[String], y: f64) -> (Vec<Element>, f64, Ve
 fn describe(graph: &Graph, tokens: &[String], threshold: f64) -> String {
     let last = graph.tokens - 1;
     let across = graph.edges.iter().filter(|e| e.from != e.to).count();
-    let mut into: Vec<&Edge> = (graph.edges.iter())
-        .filter(|e| e.to == last && e.from != last)
-        .collect();
-    into.sort_by(|a, b| b.share.total_cmp(&a.share));
+    let into = graph.edges_into_last();
     let mut out = format!(
         "Information flow through the model's {} blocks over the {} tokens of the prompt, back \
          from the prediction after {:?}: {across} attention edges carry at least {} of a \

@@ -125,10 +125,7 @@ fn grids(
         bottom: top,
         limit: 0.0,
     };
-    let parts = [
-        (View::Resid, resid_tables(prompt, patching, estimate)),
-        (View::Heads, heads_tables(patching, estimate)),
-    ];
+    let parts = parts(prompt, patching, estimate);
     for (i, (part, tables)) in parts.into_iter().enumerate() {
         if view != View::Both && view != part {
             continue;
@@ -311,33 +308,41 @@ fn which(estimate: Estimate) -> Vec<(bool, &'static str)> {
     }
 }
 
-fn resid_tables(
+/// The residual stream's grids and the heads', each as `estimate` asks.
+fn parts(
     prompt: &Prompt<'_>,
     patching: &Patching,
     estimate: Estimate,
-) -> Vec<(&'static str, Table)> {
-    (which(estimate).into_iter())
-        .map(|(estimated, said)| {
-            let grid = if estimated {
-                &patching.attrib_resid
-            } else {
-                &patching.resid
-            };
-            (said, resid_table(prompt, patching, grid))
-        })
-        .collect()
+) -> [(View, Vec<(&'static str, Table)>); 2] {
+    [
+        (
+            View::Resid,
+            tables(
+                estimate,
+                (&patching.resid, &patching.attrib_resid),
+                &|grid| resid_table(prompt, patching, grid),
+            ),
+        ),
+        (
+            View::Heads,
+            tables(
+                estimate,
+                (&patching.heads, &patching.attrib_heads),
+                &heads_table,
+            ),
+        ),
+    ]
 }
 
-fn heads_tables(patching: &Patching, estimate: Estimate) -> Vec<(&'static str, Table)> {
+/// Each grid `estimate` asks for, made by `table` from the exact scores or the estimates,
+/// with its title's ending.
+fn tables(
+    estimate: Estimate,
+    (exact, estimated): (&[Vec<f32>], &[Vec<f32>]),
+    table: &dyn Fn(&[Vec<f32>]) -> Table,
+) -> Vec<(&'static str, Table)> {
     (which(estimate).into_iter())
-        .map(|(estimated, said)| {
-            let grid = if estimated {
-                &patching.attrib_heads
-            } else {
-                &patching.heads
-            };
-            (said, heads_table(grid))
-        })
+        .map(|(from_estimate, said)| (said, table(if from_estimate { estimated } else { exact })))
         .collect()
 }
 

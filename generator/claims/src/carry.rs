@@ -96,23 +96,45 @@ pub enum Axis {
     Part,
     /// Token ids of the vocabulary.
     Vocab,
+    /// An experiment's targets (`ablate`'s, `attribute`'s): chosen for the author's prompt,
+    /// or by rule (`guess(1)`), which `target(guess(1))` names on any prompt.
+    Target,
 }
 
-/// The experiments' tables: recorded for the author's prompt with what the author chose
-/// (`ablate`, `patch`, `attribute`), from meta rather than the forward a reader's text reruns.
-const EXPERIMENTS: &[&str] = &["ablation.", "patching.", "dla.", "saliency.", "flow."];
+/// The experiments' tables that stay with the author's prompt: patching pairs it with a
+/// corrupted text the author wrote for it, which a reader's text would not match. The others
+/// (`ablation.*`, `dla.*`, `saliency.*`, `flow.*`) are rerun on a reader's text with the
+/// author's options, so a claim over them carries over where it names its targets by rule
+/// (`target(guess(1))`) and its positions by role.
+const AUTHOR_ONLY: &[&str] = &["patching."];
 
-fn experiment(name: &str) -> bool {
-    EXPERIMENTS.iter().any(|prefix| name.starts_with(prefix))
+/// The axes of an experiment's table, read off the shape its table list documents
+/// (`[layers, heads, targets]`): `Some(None)` for one that stays with the author's prompt,
+/// `None` for a name that is no experiment's table.
+fn experiment_axes(name: &str) -> Option<Option<Vec<Axis>>> {
+    let (_, shape, _) = (tracebook_trace::EXPERIMENT_TABLES.iter())
+        .chain(tracebook_trace::ATTRIBUTION_TABLES)
+        .find(|t| t.0 == name)?;
+    if AUTHOR_ONLY.iter().any(|prefix| name.starts_with(prefix)) {
+        return Some(None);
+    }
+    let axes = (shape.trim_matches(['[', ']']).split(','))
+        .map(|word| match word.trim() {
+            "targets" => Axis::Target,
+            "positions" => Axis::Position,
+            _ => Axis::Part,
+        })
+        .collect();
+    Some(Some(axes))
 }
 
-/// The axes of the tensor called `name`, for every tensor a trace holds; `None` for the
-/// experiments' tables, which pair the prompt with what the author chose (ablation and
-/// attribution targets, patching's corrupted text), and for names tracebook does not trace.
+/// The axes of the tensor called `name`, for every tensor a trace holds and every
+/// experiment's table; `None` for patching's tables, which pair the prompt with the author's
+/// corrupted text, and for names tracebook does not trace.
 pub fn axes(name: &str) -> Option<Vec<Axis>> {
     use Axis::{Part, Position, Vocab};
-    if experiment(name) {
-        return None;
+    if let Some(experiment) = experiment_axes(name) {
+        return experiment;
     }
     let exact = match name {
         "logits.last" => Some(vec![Vocab]),
@@ -198,6 +220,8 @@ enum Context {
     Token,
     /// The text of one of the prompt's tokens (`token(i) == " the"`).
     Word,
+    /// An index among an experiment's targets.
+    Target,
 }
 
 #[derive(Default)]
@@ -230,6 +254,11 @@ impl Found {
                     &e.span,
                     Tie::Word,
                     format!("token {n} is a token the author expected (the model's own guess is guess(1))"),
+                ),
+                Context::Target => self.author(
+                    &e.span,
+                    Tie::Word,
+                    format!("target {n} is a target the author chose (name a target by rule: target(guess(1)), with targets = [\"guess(1)\"])"),
                 ),
                 _ => {}
             },
@@ -300,11 +329,15 @@ impl Found {
                 .iter()
                 .for_each(|a| self.expr(a, Context::Position, vars)),
             "prob" | "text" => args.iter().for_each(|a| self.expr(a, Context::Token, vars)),
-            "target" => self.author(
-                span,
-                Tie::Experiment,
-                "ablation targets are tokens the author chose for the author's prompt".into(),
-            ),
+            // `target(" his")` names a token the author chose; `target(guess(1))` a rule.
+            "target" => match args.first().map(|a| &a.kind) {
+                Some(Kind::Str(text)) => self.author(
+                    span,
+                    Tie::Word,
+                    format!("{text:?} is a target the author chose (name a target by rule: target(guess(1)), with targets = [\"guess(1)\"])"),
+                ),
+                _ => args.iter().for_each(|a| self.expr(a, Context::Token, vars)),
+            },
             "rank" => {
                 if let [x, i] = args {
                     self.expr(x, Context::Value, vars);
@@ -331,6 +364,7 @@ impl Found {
             let at = match axes.get(i) {
                 Some(Axis::Position) => Context::Position,
                 Some(Axis::Vocab) => Context::Token,
+                Some(Axis::Target) => Context::Target,
                 _ => Context::Value,
             };
             self.each(index, at, vars);
@@ -403,10 +437,8 @@ impl Found {
 }
 
 pub(crate) fn untraced(name: &str) -> String {
-    if experiment(name) {
-        format!(
-            "`{name}` is an experiment on the author's prompt (its targets or its corrupted text)"
-        )
+    if experiment_axes(name).is_some() {
+        format!("`{name}` is an experiment on the author's prompt (its corrupted text)")
     } else {
         format!("`{name}` is not a tensor whose axes tracebook knows")
     }

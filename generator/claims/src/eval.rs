@@ -79,7 +79,7 @@ pub const FUNCTIONS: &[(&str, &str)] = &[
     ),
     (
         "target",
-        "target(\" was\"): the index of this token among the prompt's ablation targets (the last axis of ablation.* tables)",
+        "target(\" was\"), target(guess(1)): the index of this token among the prompt's targets (the last axis of ablation.*, dla.* and saliency.* tables), by its text or its id",
     ),
 ];
 
@@ -464,21 +464,38 @@ impl<'a> Evaluator<'a> {
     /// `target(" was")`: the index of a target of the prompt's `ablate` or `attribute`, by its
     /// text (the same in both where the prompt has both).
     fn target_of(&self, expr: &Expr) -> Result<Val> {
-        let text = match self.eval(expr)? {
-            Val::Text(text) => text,
-            other => return Err(self.wrong(expr, "a target's \"text\"", &other)),
+        // A target by its text (`target(" his")`), or by its id (`target(guess(1))`: the
+        // target that is the model's top guess, as a target written `guess(1)` is).
+        let (by_text, by_id) = match self.eval(expr)? {
+            Val::Text(text) => (Some(text), None),
+            Val::Num { value, label } if value.fract() == 0.0 && value >= 0.0 => {
+                (None, Some((value as u32, label)))
+            }
+            other => return Err(self.wrong(expr, "a target's \"text\" or id", &other)),
+        };
+        let named = match (&by_text, &by_id) {
+            (Some(text), _) => format!("{text:?}"),
+            (_, Some((id, Some(label)))) => format!("{label:?} (token {id})"),
+            (_, Some((id, None))) => format!("token {id}"),
+            (None, None) => unreachable!("one of the two is set"),
+        };
+        let is_it = |t: &tracebook_trace::NamedToken| match (&by_text, &by_id) {
+            (Some(text), _) => t.text == *text,
+            (_, Some((id, _))) => t.id == *id,
+            (None, None) => false,
         };
         let meta = &self.trace.meta;
-        let lists: Vec<(&str, Vec<&str>)> = [
+        let lists: Vec<(&str, &Vec<tracebook_trace::NamedToken>)> = [
             ("ablate", meta.ablation.as_ref().map(|a| &a.targets)),
             ("attribute", meta.attribution.as_ref().map(|a| &a.targets)),
         ]
         .into_iter()
-        .filter_map(|(option, targets)| {
-            Some((option, targets?.iter().map(|t| t.text.as_str()).collect()))
-        })
+        .filter_map(|(option, targets)| Some((option, targets?)))
         .collect();
         if lists.is_empty() {
+            let example = by_text
+                .as_deref()
+                .map_or("guess(1)".to_string(), |t| format!("{t:?}"));
             return Err(Problem::new(
                 expr.span.clone(),
                 format!(
@@ -487,28 +504,33 @@ impl<'a> Evaluator<'a> {
                 ),
             )
             .with_hint(format!(
-                "add `ablate = {{ targets = [{text:?}] }}` (or `attribute`) to the prompt and \
+                "add `ablate = {{ targets = [{example}] }}` (or `attribute`) to the prompt and \
                  run `tracebook trace --only {}`",
                 self.prompt
             )));
         }
         let found: Vec<(&str, Option<usize>)> = (lists.iter())
-            .map(|(option, targets)| (*option, targets.iter().position(|t| *t == text)))
+            .map(|(option, targets)| (*option, targets.iter().position(is_it)))
             .collect();
         match found.as_slice() {
             [(_, Some(i))] | [(_, Some(i)), (_, Some(_))]
                 if found.iter().all(|(_, j)| *j == Some(*i)) =>
             {
+                let label = lists[0].1[*i].text.clone();
                 Ok(Val::Num {
                     value: *i as f64,
-                    label: Some(text),
+                    label: Some(label),
                 })
             }
             _ => {
                 let listed: Vec<String> = (lists.iter())
                     .map(|(option, targets)| {
-                        let quoted: Vec<String> =
-                            targets.iter().map(|t| format!("{t:?}")).collect();
+                        let quoted: Vec<String> = (targets.iter())
+                            .map(|t| match &t.rule {
+                                Some(rule) => format!("{rule} = {:?}", t.text),
+                                None => format!("{:?}", t.text),
+                            })
+                            .collect();
                         format!("`{option}`'s are {}", quoted.join(", "))
                     })
                     .collect();
@@ -518,7 +540,7 @@ impl<'a> Evaluator<'a> {
                 let p = &self.prompt;
                 let (problem, hint) = match has.as_slice() {
                     [] => (
-                        format!("{text:?} is not a target of prompt `{p}`"),
+                        format!("{named} is not a target of prompt `{p}`"),
                         format!(
                             "{}; add it to the targets and run `tracebook trace`",
                             listed.join("; ")
@@ -526,8 +548,8 @@ impl<'a> Evaluator<'a> {
                     ),
                     [one] => (
                         format!(
-                            "{text:?} is a target of `{one}` but not of the other option of \
-                             prompt `{p}`, and `target({text:?})` names one place in both"
+                            "{named} is a target of `{one}` but not of the other option of \
+                             prompt `{p}`, and `target(...)` names one place in both"
                         ),
                         format!(
                             "{}; give both the same targets in the same order",
@@ -536,8 +558,8 @@ impl<'a> Evaluator<'a> {
                     ),
                     _ => (
                         format!(
-                            "{text:?} is a target of both `ablate` and `attribute` of prompt \
-                             `{p}`, at different places, so `target({text:?})` is ambiguous"
+                            "{named} is a target of both `ablate` and `attribute` of prompt \
+                             `{p}`, at different places, so `target(...)` is ambiguous"
                         ),
                         format!(
                             "{}; list the targets in the same order in both",

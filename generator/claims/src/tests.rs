@@ -362,6 +362,36 @@ fn the_experiments_tables_read_as_the_meta_holds_them() {
 }
 
 #[test]
+fn a_target_is_found_by_its_id_as_well_as_its_text() {
+    let mut trace = Trace::from_json(HE_LOVED).unwrap();
+    let ablation = trace.meta.ablation.as_mut().unwrap();
+    let his = ablation.targets[0].id;
+    // A target written `guess(1)`, as the tracer records one.
+    ablation.targets[0].rule = Some("guess(1)".into());
+    let ev = Evaluator::new(&trace, "he_loved", &NoVocabulary);
+    let decide_on = |claim: &str| {
+        let expr = parse(claim, 0..claim.len())?;
+        decide(&ev, &expr, claim)
+    };
+    let holds = |claim: &str| decide_on(claim).unwrap().holds;
+    assert!(holds(&format!("target({his}) == 0")));
+    assert!(holds(&format!("target({his}) == target(\" his\")")));
+    // The model's own top guess after "He was happy and loved" is not one of the targets.
+    let top = top_id(&trace);
+    if top != his {
+        let e = decide_on("target(guess(1)) == 0").unwrap_err();
+        assert!(e.message.contains("is not a target"), "{}", e.message);
+        assert!(e.hint.unwrap().contains("guess(1) = \" his\""));
+    }
+    let e = decide_on("target(0.5) == 0").unwrap_err();
+    assert!(
+        e.message.contains("a target's \"text\" or id"),
+        "{}",
+        e.message
+    );
+}
+
+#[test]
 fn targets_that_are_not_there_say_which_are() {
     let claim = "ablation.prob[target(\" hers\")] > 0";
     let e = verdict_on(HE_LOVED, "he_loved", claim).unwrap_err();

@@ -50,7 +50,7 @@ pub mod preview {
     pub use crate::testing::test_traces::TestTraces;
 }
 
-pub use api::{domain, kinds, option_keys, render, render_shared, scaled_kinds};
+pub use api::{domain, kinds, option_keys, render, render_shared, scaled_kinds, targets_option};
 pub use colour::{Colour, DivergingPalette, SequentialPalette};
 pub use error::FigureError;
 pub use figure::{Figure, Source};

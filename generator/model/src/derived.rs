@@ -16,6 +16,10 @@ pub const LENS_K: usize = 10;
 pub struct Derived {
     pub tensors: Vec<(Recorded, Option<Derivation>)>,
     pub ids: Vec<u32>,
+    /// The likeliest next tokens after the prompt, likeliest first, ranked as a claim's
+    /// `guess(k)` ranks them: by the last logits as the trace stores them, ties to the lower
+    /// id (so a target written `guess(k)` is the token `guess(k)` names in the trace).
+    pub guesses: Vec<u32>,
 }
 
 /// From the logits `[T, V]` of `ids` (taken, and dropped before the logit lens) and the recorded
@@ -42,6 +46,7 @@ pub fn derive(
     let mut out = Derived {
         tensors: Vec::new(),
         ids: Vec::new(),
+        guesses: Vec::new(),
     };
     // One row at a time: a long prompt's logits (T × 50,257) are never copied whole.
     let (mut tops, mut lse, mut loss, mut last) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
@@ -64,6 +69,13 @@ pub fn derive(
     }
     // The logit lens unembeds every block's stream: the final logits are not needed meanwhile.
     drop(logits);
+    let row_max = last.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+    let stored: Vec<f32> = (last.iter())
+        .map(|&x| precision.stored_logit(x, row_max))
+        .collect();
+    out.guesses = (top_k(&stored, tracebook_trace::targets::MAX_GUESS).into_iter())
+        .map(|(id, _)| id)
+        .collect();
     let kept = tops.first().map_or(0, Vec::len);
     out.ids.extend(tops.iter().flatten().map(|(id, _)| *id));
     out.push("logits.last", vec![last.len()], last);

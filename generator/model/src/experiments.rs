@@ -9,6 +9,7 @@ use crate::attribute::saliency::saliency;
 use crate::error::{ModelError, Result};
 use crate::intervene::{ablate, patch, Next};
 use crate::model::Model;
+use tracebook_trace::targets::Target;
 use tracebook_trace::{
     Ablation, AblationSpec, Attribution, AttributionSpec, Candidate, Flow, NamedToken, Outcome,
     PatchSpec, Patching, Token,
@@ -23,12 +24,11 @@ pub fn ablation(
     tokens: &[Token],
     spec: &AblationSpec,
     k: usize,
+    guesses: &[u32],
     text_of: &mut TextOf,
 ) -> Result<Ablation> {
-    let targets = spec
-        .targets
-        .iter()
-        .map(|t| named(model, "ablate's target", t, text_of))
+    let targets = (spec.targets.iter())
+        .map(|t| target(model, "ablate's target", t, guesses, text_of))
         .collect::<Result<Vec<_>>>()?;
     let ids: Vec<u32> = tokens.iter().map(|t| t.id).collect();
     let target_ids: Vec<u32> = targets.iter().map(|t| t.id).collect();
@@ -118,12 +118,11 @@ pub fn attribution(
     model: &Model,
     tokens: &[Token],
     spec: &AttributionSpec,
+    guesses: &[u32],
     text_of: &mut TextOf,
 ) -> Result<Attribution> {
-    let targets = spec
-        .targets
-        .iter()
-        .map(|t| named(model, "attribute's target", t, text_of))
+    let targets = (spec.targets.iter())
+        .map(|t| target(model, "attribute's target", t, guesses, text_of))
         .collect::<Result<Vec<_>>>()?;
     let ids: Vec<u32> = tokens.iter().map(|t| t.id).collect();
     let target_ids: Vec<u32> = targets.iter().map(|t| t.id).collect();
@@ -155,12 +154,40 @@ pub fn attribution(
     })
 }
 
+/// A target of `ablate` or `attribute`: a token named by its text, or by rule (`guess(k)`,
+/// the k-th of `guesses`, the model's likeliest next tokens after the prompt).
+fn target(
+    model: &Model,
+    what: &str,
+    entry: &str,
+    guesses: &[u32],
+    text_of: &mut TextOf,
+) -> Result<NamedToken> {
+    match Target::parse(entry).map_err(ModelError::Prompt)? {
+        Target::Text(text) => named(model, what, text, text_of),
+        Target::Guess(k) => {
+            let id = *guesses.get(k - 1).ok_or_else(|| {
+                ModelError::Prompt(format!(
+                    "{what} {entry:?}: the model's vocabulary has only {} tokens",
+                    guesses.len()
+                ))
+            })?;
+            Ok(NamedToken {
+                id,
+                text: text_of(id),
+                rule: Some(format!("guess({k})")),
+            })
+        }
+    }
+}
+
 /// A token the author named by its text, which must be one token of the model.
 fn named(model: &Model, what: &str, text: &str, text_of: &mut TextOf) -> Result<NamedToken> {
     match model.tokenizer.single_token(text) {
         Some(id) => Ok(NamedToken {
             id,
             text: text_of(id),
+            rule: None,
         }),
         None => {
             let pieces = model.tokenizer.encode(text)?;

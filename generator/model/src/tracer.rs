@@ -64,9 +64,10 @@ pub fn trace(model: &Model, request: &TraceRequest) -> Result<Trace> {
     name_beam(beam.as_ref(), &mut text_of);
     let options = &request.prompt.options;
     let tokens = trace.meta.tokens.clone();
+    let guesses = &derived.guesses;
     if let Some(spec) = &options.ablate {
         let text = &mut text_of;
-        trace.meta.ablation = Some(ablation(model, &tokens, spec, k, text)?);
+        trace.meta.ablation = Some(ablation(model, &tokens, spec, k, guesses, text)?);
     }
     if let Some(spec) = &options.patch {
         let special = options.special_tokens;
@@ -75,7 +76,7 @@ pub fn trace(model: &Model, request: &TraceRequest) -> Result<Trace> {
     }
     if let Some(spec) = &options.attribute {
         let text = &mut text_of;
-        trace.meta.attribution = Some(attribution(model, &tokens, spec, text)?);
+        trace.meta.attribution = Some(attribution(model, &tokens, spec, guesses, text)?);
     }
     let merges = model
         .tokenizer

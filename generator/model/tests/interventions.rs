@@ -284,6 +284,38 @@ fn a_trace_keeps_every_ablation_and_patch_the_prompt_asks_for() {
 }
 
 #[test]
+fn a_target_named_by_rule_is_the_model_s_own_guess_on_the_prompt() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = tiny_llama(dir.path());
+    let ablate = AblationSpec {
+        targets: vec!["guess(2)".into(), " and".into(), "guess(1)".into()],
+        mode: AblationMode::Mean,
+    };
+    for text in ["The robots will bring us tea", "A cat"] {
+        let prompt = with(text, Some(ablate.clone()), None);
+        let t = trace(&model, &request(&prompt)).unwrap();
+        let a = t.meta.ablation.as_ref().unwrap();
+        let top = t.tensor("logits.topk_ids").unwrap();
+        let guess = |k: i64| top.get(&[-1, k]).unwrap() as u32;
+        assert_eq!((a.targets[0].id, a.targets[2].id), (guess(1), guess(0)));
+        assert_eq!(a.targets[0].rule.as_deref(), Some("guess(2)"));
+        assert_eq!(a.targets[1].rule, None);
+        assert_eq!(t.meta.token_texts[&guess(0)], a.targets[2].text);
+        // The ablation's base run is the traced run, so the first guess is its top token.
+        assert_eq!(a.base.top[0].id, a.targets[2].id);
+        let back = tracebook_trace::Trace::from_json(&t.to_json()).unwrap();
+        assert_eq!(back.meta.ablation, t.meta.ablation);
+    }
+    let bad = AblationSpec {
+        targets: vec!["guess(11)".into()],
+        mode: AblationMode::Mean,
+    };
+    let prompt = with("A cat", Some(bad), None);
+    let message = trace(&model, &request(&prompt)).err().unwrap().to_string();
+    assert!(message.contains("from 1 to 10"), "{message}");
+}
+
+#[test]
 fn experiments_that_cannot_run_say_why_and_what_to_do() {
     let dir = tempfile::tempdir().unwrap();
     let model = tiny_llama(dir.path());

@@ -16,21 +16,14 @@ use serde::{Deserialize, Serialize};
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct AttributionSpec {
-    /// Next tokens whose logit is split (each one token of the model).
+    /// Next tokens whose logit is split (each one token of the model, or `guess(k)`, see
+    /// [`crate::targets`]).
     pub targets: Vec<String>,
 }
 
 impl AttributionSpec {
     pub fn validate(&self) -> Result<(), String> {
-        if self.targets.is_empty() {
-            return Err("attribute needs at least one target token, e.g. \
-                        attribute = { targets = [\" his\", \" her\"] }"
-                .to_string());
-        }
-        if let Some(t) = self.targets.iter().find(|t| t.is_empty()) {
-            return Err(format!("attribute's targets hold an empty token ({t:?})"));
-        }
-        Ok(())
+        crate::targets::validate("attribute", &self.targets, "\" his\", \" her\"")
     }
 }
 
@@ -241,6 +234,7 @@ mod tests {
         let target = |id, text: &str| NamedToken {
             id,
             text: text.into(),
+            rule: None,
         };
         Attribution {
             targets: vec![target(1, " his"), target(2, " her")],

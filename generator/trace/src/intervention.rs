@@ -35,7 +35,8 @@ impl fmt::Display for AblationMode {
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct AblationSpec {
-    /// Next tokens whose log-probability each ablation reports (each one token of the model).
+    /// Next tokens whose log-probability each ablation reports (each one token of the model,
+    /// or `guess(k)`, see [`crate::targets`]).
     pub targets: Vec<String>,
     #[serde(default)]
     pub mode: AblationMode,
@@ -54,15 +55,7 @@ pub struct PatchSpec {
 
 impl AblationSpec {
     pub fn validate(&self) -> Result<(), String> {
-        if self.targets.is_empty() {
-            return Err("ablate needs at least one target token, e.g. \
-                        ablate = { targets = [\" was\"] }"
-                .to_string());
-        }
-        if let Some(t) = self.targets.iter().find(|t| t.is_empty()) {
-            return Err(format!("ablate's targets hold an empty token ({t:?})"));
-        }
-        Ok(())
+        crate::targets::validate("ablate", &self.targets, "\" was\"")
     }
 }
 
@@ -87,6 +80,10 @@ impl PatchSpec {
 pub struct NamedToken {
     pub id: u32,
     pub text: String,
+    /// The rule it was found by (`guess(1)`: the model's top guess on this prompt), for a
+    /// target named by rule rather than by its text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rule: Option<String>,
 }
 
 /// The next token after the prompt in one run (plain or intervened): the log-probability of
@@ -308,6 +305,7 @@ mod tests {
         let target = |id, text: &str| NamedToken {
             id,
             text: text.into(),
+            rule: None,
         };
         let ablation = Ablation {
             mode: AblationMode::Zero,

@@ -26,6 +26,7 @@ mod prompt;
 mod splitmix;
 mod stale;
 pub mod suggest;
+pub mod targets;
 mod tensor;
 mod tokens;
 mod trace;

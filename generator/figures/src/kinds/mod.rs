@@ -19,7 +19,7 @@ mod generation_sampling;
 // loss, training, descent
 mod training_loss;
 // ablation, patching, logit-attribution, saliency, flow, compare
-mod experiments;
+pub(crate) mod experiments;
 // shapes, architecture
 mod architecture_shapes;
 // cross-attention

@@ -39,6 +39,7 @@ pub fn ablation(
             .map(|&(id, text, _)| NamedToken {
                 id,
                 text: text.to_string(),
+                rule: None,
             })
             .collect(),
         base: outcome(None),
@@ -83,6 +84,7 @@ pub fn attribution(
             .map(|&(id, text)| NamedToken {
                 id,
                 text: text.to_string(),
+                rule: None,
             })
             .collect(),
         logit,
@@ -211,6 +213,7 @@ pub fn patching(
     let named = |(id, text): (u32, &str)| NamedToken {
         id,
         text: text.to_string(),
+        rule: None,
     };
     Patching {
         corrupted: corrupted.iter().map(|t| t.text.as_str()).collect(),

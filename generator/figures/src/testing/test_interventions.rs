@@ -65,6 +65,7 @@ fn named(id: u32, text: &str) -> NamedToken {
     NamedToken {
         id,
         text: text.to_string(),
+        rule: None,
     }
 }
 

@@ -109,7 +109,8 @@ impl<'a> LivePage<'a> {
                 manifest: (!model.is_site_model()).then(|| model.manifest()),
             });
         let options = from_the_end(&figure.options, positions(&figure.options, trace));
-        let picks = picks(&options);
+        let mut picks = picks(&options);
+        picks.extend(target_rules(&figure.kind, trace));
         self.figures.push(PageFigure {
             prompt: prompt.clone(),
             options,
@@ -198,6 +199,23 @@ fn picks(options: &str) -> Vec<String> {
         .collect()
 }
 
+/// The targets a figure of `kind` draws from `trace`, as its live caption states them when
+/// the author named any by rule (`targets: guess(1), " her"`): a reader's text is ablated or
+/// attributed for its own guesses.
+fn target_rules(kind: &str, trace: &Trace) -> Option<String> {
+    let targets = match tracebook_figures::targets_option(kind)? {
+        "ablate" => &trace.meta.ablation.as_ref()?.targets,
+        _ => &trace.meta.attribution.as_ref()?.targets,
+    };
+    if targets.iter().all(|t| t.rule.is_none()) {
+        return None;
+    }
+    let named: Vec<String> = (targets.iter())
+        .map(|t| t.rule.clone().unwrap_or_else(|| format!("{:?}", t.text)))
+        .collect();
+    Some(format!("targets: {}", named.join(", ")))
+}
+
 fn from_the_end(options: &str, tokens: usize) -> String {
     let Ok(mut table) = options.parse::<toml::Table>() else {
         return options.to_string();
@@ -214,7 +232,24 @@ fn from_the_end(options: &str, tokens: usize) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{from_the_end, picks, positions};
+    use super::{from_the_end, picks, positions, target_rules};
+
+    #[test]
+    fn a_figure_of_targets_by_rule_states_them() {
+        let mut trace = Trace::from_json(HE_LOVED).unwrap();
+        assert_eq!(target_rules("ablation", &trace), None);
+        let ablation = trace.meta.ablation.as_mut().unwrap();
+        ablation.targets[0].rule = Some("guess(1)".into());
+        assert_eq!(
+            target_rules("ablation", &trace).as_deref(),
+            Some("targets: guess(1), \" her\"")
+        );
+        assert_eq!(target_rules("attention", &trace), None);
+        assert_eq!(target_rules("saliency", &trace), None);
+    }
+
+    /// The example site's trace with an ablation and an attribution (" his", " her").
+    const HE_LOVED: &str = include_str!("../../../../traces/he_loved.json");
 
     #[test]
     fn a_figure_states_the_rules_it_picks_by() {

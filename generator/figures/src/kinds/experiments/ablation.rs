@@ -90,12 +90,7 @@ pub fn render(
     let ablation = traced(&prompt)?;
     let effects = read(&prompt, ablation)?;
     let asked = block.options.target.as_deref();
-    let t = targets::index(
-        &prompt,
-        &ablation.targets,
-        asked,
-        ("the ablation", "ablate"),
-    )?;
+    let t = targets::index(&prompt, &ablation.targets, asked, targets::ABLATION)?;
     let own = effect_grid::limit(effects.shown(show).iter().flatten().flatten().copied());
     let scale = |t: usize| Scale {
         limit: shared::signed_limit(shared, own),

@@ -194,6 +194,21 @@ fn a_trace_without_an_ablation_says_how_to_record_one() {
 }
 
 #[test]
+fn a_target_found_by_rule_is_picked_by_its_rule_or_its_text() {
+    let mut ablation = ablation_run();
+    ablation.targets[1].rule = Some("guess(2)".into());
+    let traces = traces_with(Some(ablation));
+    let start = |body: &str| {
+        let (figure, _) = draw_from(&traces, body).unwrap();
+        figure.live.unwrap()
+    };
+    assert!(start("target = \"guess(2)\"").ends_with("\"start\":\"1\"}"));
+    assert!(start("target = \" war\"").ends_with("\"start\":\"1\"}"));
+    let error = draw_from(&traces, "target = \"guess(1)\"").unwrap_err();
+    assert_eq!(error.key.as_deref(), Some("target"));
+}
+
+#[test]
 fn an_unknown_target_lists_the_targets() {
     let error = draw("target = \"peace\"").unwrap_err();
     assert_eq!(error.key.as_deref(), Some("target"));

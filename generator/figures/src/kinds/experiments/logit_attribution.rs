@@ -33,9 +33,6 @@ use tracebook_trace::Attribution;
 
 pub const KIND: &str = "logit-attribution";
 
-/// How a missing target names the experiment and its option.
-pub(super) const ATTRIBUTION: (&str, &str) = ("the attribution", "attribute");
-
 /// The most cells (over every target's grid) a figure carries in the page itself.
 const DEFER_CELLS: usize = 120;
 
@@ -87,7 +84,7 @@ pub fn render(
     let attribution = traced(&prompt)?;
     let shares = read(&prompt, attribution)?;
     let asked = block.options.target.as_deref();
-    let t = targets::index(&prompt, &attribution.targets, asked, ATTRIBUTION)?;
+    let t = targets::index(&prompt, &attribution.targets, asked, targets::ATTRIBUTION)?;
     let own = effect_grid::limit(shares.grid.iter().flatten().flatten().copied());
     let limit = shared::signed_limit(shared, own);
     let scale = |t: usize| Scale {

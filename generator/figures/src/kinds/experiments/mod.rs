@@ -15,4 +15,4 @@ pub(super) mod saliency;
 mod compare_views;
 mod effect_grid;
 // The `target` option they share.
-mod targets;
+pub(crate) mod targets;

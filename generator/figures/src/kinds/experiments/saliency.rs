@@ -52,12 +52,7 @@ pub fn render(
     let (prompt, caption) = (block.prompt, block.caption);
     let a = traced(&prompt)?;
     let asked = block.options.target.as_deref();
-    let t = super::targets::index(
-        &prompt,
-        &a.targets,
-        asked,
-        super::logit_attribution::ATTRIBUTION,
-    )?;
+    let t = super::targets::index(&prompt, &a.targets, asked, super::targets::ATTRIBUTION)?;
     let own = effect_grid::limit(
         (a.grad_input.iter().chain(&a.integrated))
             .flatten()

@@ -6,7 +6,28 @@ use crate::prompt::Prompt;
 use tracebook_trace::suggest::closest;
 use tracebook_trace::NamedToken;
 
-/// The index of the target `asked` among `targets` (the first when `None`), or an error that
+/// What recorded the targets, and the prompt option that lists them.
+pub(super) const ABLATION: (&str, &str) = ("the ablation", "ablate");
+pub(super) const ATTRIBUTION: (&str, &str) = ("the attribution", "attribute");
+
+/// The kinds that draw an experiment's targets, each with what recorded them.
+const DRAWN_BY: [(&str, (&str, &str)); 3] = [
+    (super::ablation::KIND, ABLATION),
+    (super::logit_attribution::KIND, ATTRIBUTION),
+    (super::saliency::KIND, ATTRIBUTION),
+];
+
+/// The prompt option whose targets the figure `kind` draws (`ablate`, `attribute`), if any.
+pub fn option_of(kind: &str) -> Option<&'static str> {
+    DRAWN_BY
+        .iter()
+        .find(|(k, _)| *k == kind)
+        .map(|(_, (_, option))| *option)
+}
+
+/// The index of the target `asked` among `targets` (the first when `None`), by its text or by
+/// the rule it was found by (`target = "guess(1)"` for a target written so, which picks the
+/// model's top guess on a reader's text too), or an error that
 /// lists them and suggests the nearest; `experiment` names what the trace recorded ("the
 /// ablation") and `option` the prompt option that lists the targets (`ablate`).
 pub(super) fn index(
@@ -16,7 +37,8 @@ pub(super) fn index(
     (experiment, option): (&str, &str),
 ) -> Result<usize, FigureError> {
     let Some(asked) = asked else { return Ok(0) };
-    if let Some(t) = targets.iter().position(|t| t.text == asked) {
+    let is_it = |t: &NamedToken| t.text == asked || t.rule.as_deref() == Some(asked);
+    if let Some(t) = targets.iter().position(is_it) {
         return Ok(t);
     }
     let texts: Vec<&str> = targets.iter().map(|t| t.text.as_str()).collect();

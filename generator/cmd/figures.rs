@@ -1,6 +1,9 @@
 //! `tracebook figures [KIND]`: the figure kinds, one line each, or one kind's options, defaults
-//! and an example block, from the reference compiled into the binary (the figures README).
+//! and an example block, from the reference compiled into the binary (the figures README); and
+//! the site's own kinds (`figures/NAME.svg`), from their declarations.
 
+use std::path::Path;
+use tracebook_figures::own::{Declared, OwnKind};
 use tracebook_figures::reference::{kind_reference, kind_references, SHARED_OPTIONS};
 
 #[derive(clap::Args, Debug)]
@@ -9,7 +12,15 @@ pub struct Args {
     pub kind: Option<String>,
 }
 
-pub fn run(args: Args) -> anyhow::Result<()> {
+pub fn run(root: &Path, args: Args) -> anyhow::Result<()> {
+    let (own, problems) = tracebook_site::own_kinds(root);
+    for problem in problems.iter() {
+        eprintln!("{problem}");
+    }
+    if let Some(kind) = (args.kind.as_deref()).and_then(|k| own.iter().find(|o| o.name == k)) {
+        describe_own(kind);
+        return Ok(());
+    }
     match args.kind {
         None => {
             let refs = kind_references();
@@ -20,6 +31,16 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             );
             for r in refs {
                 println!("  {:width$}  {}", r.kind, first_clause(&r.draws));
+            }
+            if !own.is_empty() {
+                println!(
+                    "\nthis site's own kinds ({}/NAME.svg):\n",
+                    tracebook_site::FIGURES_DIR
+                );
+                let width = own.iter().map(|o| o.name.len()).max().unwrap_or(0);
+                for o in &own {
+                    println!("  {:width$}  {}", o.name, o.declaration.description);
+                }
             }
             Ok(())
         }
@@ -38,6 +59,68 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             Ok(())
         }
     }
+}
+
+/// An author's kind: what it draws, each option with its type, default, range and help, and a
+/// block that draws it.
+fn describe_own(kind: &OwnKind) {
+    let d = &kind.declaration;
+    println!("figure {} ({}): {}\n", kind.name, kind.path, d.description);
+    let prompt = match d.prompts {
+        tracebook_figures::own::Prompts::One => "prompt = \"NAME\"",
+        tracebook_figures::own::Prompts::Several => "prompts = [\"A\", \"B\"]",
+    };
+    println!("options: {prompt}, caption");
+    for (name, o) in &d.options {
+        println!("  {name}: {}", option_line(o));
+    }
+    println!("\nexample:\n\n```figure {}", kind.name);
+    println!(
+        "{}",
+        prompt
+            .replace("NAME", "robots")
+            .replace("\"A\", \"B\"", "\"robots\", \"other\"")
+    );
+    for (name, o) in d.options.iter().filter(|(_, o)| o.default.is_none()) {
+        let value = match o.kind {
+            tracebook_figures::own::Type::String => format!(
+                "{:?}",
+                o.choices
+                    .as_ref()
+                    .and_then(|c| c.first())
+                    .map_or("text", |c| c.as_str())
+            ),
+            tracebook_figures::own::Type::Boolean => "true".into(),
+            _ => format!("{}", o.min.unwrap_or(0.0)),
+        };
+        println!("{name} = {value}");
+    }
+    println!("caption = \"What this figure shows.\"\n```");
+}
+
+/// An option's type, default, range, choices and help, on one line.
+fn option_line(o: &Declared) -> String {
+    let mut parts = vec![format!("{:?}", o.kind).to_lowercase()];
+    match &o.default {
+        Some(d) => parts.push(format!("default {d}")),
+        None => parts.push("required".into()),
+    }
+    if let (Some(a), Some(b)) = (o.min, o.max) {
+        parts.push(format!("{a} to {b}"));
+    } else if let Some(a) = o.min {
+        parts.push(format!("at least {a}"));
+    } else if let Some(b) = o.max {
+        parts.push(format!("at most {b}"));
+    }
+    if let Some(c) = &o.choices {
+        parts.push(format!("one of {}", c.join(", ")));
+    }
+    let help = if o.help.is_empty() {
+        String::new()
+    } else {
+        format!(": {}", o.help)
+    };
+    format!("{}{help}", parts.join(", "))
 }
 
 /// What a kind draws, up to its first `;` or `,` clause, for the one-line list.

@@ -17,6 +17,7 @@ mod mdbook;
 #[cfg(not(feature = "trace"))]
 mod model_free;
 mod new;
+mod new_kind;
 mod serve;
 #[cfg(feature = "trace")]
 mod trace;
@@ -73,6 +74,8 @@ pub enum Command {
     EjectTemplates(eject::Args),
     /// List the figure kinds, or print one kind's options, defaults and an example block.
     Figures(figures::Args),
+    /// Start a figure kind of your own: figures/NAME.svg (a template) and figures/NAME.toml.
+    NewKind(new_kind::Args),
     /// Draw one figure block from the site's traces as an SVG file or an HTML fragment for any page.
     Figure(figure::Args),
     /// The mdBook preprocessor: `command = "tracebook mdbook"` under [preprocessor.tracebook]
@@ -97,7 +100,8 @@ pub fn run(cli: Cli, ui: &ui::Ui) -> anyhow::Result<()> {
         Command::Check(args) => check::run(&cli.root, ui, args),
         Command::EjectTemplates(args) => eject::run(&cli.root, ui, args),
         Command::Trace(args) => trace::run(&cli.root, args),
-        Command::Figures(args) => figures::run(args),
+        Command::Figures(args) => figures::run(&cli.root, args),
+        Command::NewKind(args) => new_kind::run(&cli.root, args),
         Command::Figure(args) => figure::run(&cli.root, ui, args),
         Command::Inspect(args) => inspect::run(args),
         Command::Mdbook(args) => mdbook::run(ui, args),

@@ -30,6 +30,7 @@ pub use eval::{Decoded, Evaluator, NoVocabulary, Vocabulary};
 pub use format::significant;
 pub use parse::parse;
 pub use problem::Problem;
+pub use value::{Array, Val};
 pub use verdict::decide;
 pub use verdict::Verdict;
 

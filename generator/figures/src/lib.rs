@@ -29,6 +29,8 @@ mod draw;
 mod format;
 mod heatmap;
 mod options;
+#[cfg(feature = "own-kinds")]
+pub mod own;
 mod panels;
 mod prompt;
 mod strip;

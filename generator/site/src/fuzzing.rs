@@ -190,6 +190,7 @@ impl Fixture {
             pages: content.pages,
             unreadable: content.unreadable,
             citations: crate::load::citations::Citations::Off,
+            own_kinds: Vec::new(),
         };
         let (rendered, problems) = render::render(&site, &self.traces, &self.templates);
         out.extend(problems);

@@ -50,6 +50,7 @@ pub use load::config::{
     CONFIG_FILE,
 };
 pub use load::content::PART_INDEX;
+pub use load::own_kinds::{of_site as own_kinds, FIGURES_DIR};
 pub use load::prompt_name::{InvalidPromptName, PromptName};
 pub use load::prompts::{NamedPrompt, PromptScope};
 pub use load::site::{collect_prompts, SitePrompts};

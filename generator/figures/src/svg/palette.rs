@@ -32,6 +32,12 @@ impl Css {
     pub fn as_str(&self) -> &str {
         &self.0
     }
+
+    /// The rules of several sheets, one after the other.
+    #[cfg_attr(not(feature = "own-kinds"), allow(dead_code))]
+    pub fn joined(sheets: impl IntoIterator<Item = Css>) -> Css {
+        Css(sheets.into_iter().map(|c| c.0).collect())
+    }
 }
 
 /// Text on a cell darker than this is drawn white.

@@ -14,6 +14,7 @@ pub mod front_matter;
 pub mod large_files;
 pub mod lazy_tokenizer;
 pub mod live_models;
+pub mod own_kinds;
 pub mod parts;
 pub mod prompt_name;
 pub mod prompts;

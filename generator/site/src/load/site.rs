@@ -21,6 +21,8 @@ pub struct Site {
     pub unreadable: Vec<String>,
     /// The bibliography `{{ cite KEY }}` cites from, read once for the whole build.
     pub citations: Citations,
+    /// The site's own figure kinds (`figures/NAME.svg`).
+    pub own_kinds: Vec<tracebook_figures::own::OwnKind>,
 }
 
 impl Site {
@@ -40,6 +42,7 @@ impl Site {
         parts::sort(&mut content.pages);
         let prompts = prompts::merge(shared.into_iter().chain(content.prompts), &mut out);
         let citations = citations::load(root, &config.citations, &config.words.language, &mut out);
+        let own_kinds = super::own_kinds::load(root, &mut out);
         let site = Site {
             root: root.to_path_buf(),
             config,
@@ -47,6 +50,7 @@ impl Site {
             prompts,
             unreadable: content.unreadable,
             citations,
+            own_kinds,
         };
         Ok((site, out))
     }

@@ -28,6 +28,8 @@ pub enum TraceStatus {
 pub struct TraceSet {
     entries: BTreeMap<String, TraceStatus>,
     live: LiveCache,
+    /// The site's own figure kinds, which figures drawn from these traces may be.
+    pub own_kinds: Vec<tracebook_figures::own::OwnKind>,
 }
 
 impl TraceSet {
@@ -53,6 +55,7 @@ impl TraceSet {
         let mut set = TraceSet {
             entries,
             live: LiveCache::default(),
+            own_kinds: site.own_kinds.clone(),
         };
         set.name_unnamed();
         set
@@ -93,6 +96,7 @@ impl TraceSet {
         let mut set = TraceSet {
             entries,
             live: LiveCache::default(),
+            own_kinds: Vec::new(),
         };
         set.name_unnamed();
         set

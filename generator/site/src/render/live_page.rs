@@ -165,6 +165,14 @@ impl Traces for Asked<'_> {
     fn live_cache(&self) -> Option<&LiveCache> {
         self.inner.live_cache()
     }
+
+    fn own_kind(&self, name: &str) -> Option<&tracebook_figures::own::OwnKind> {
+        self.inner.own_kind(name)
+    }
+
+    fn own_kinds(&self) -> Vec<String> {
+        self.inner.own_kinds()
+    }
 }
 
 /// A figure block's options with a position counted from the start (`token = 8`) rewritten

@@ -99,4 +99,16 @@ impl tracebook_figures::Traces for PromptScopeView<'_> {
     fn live_cache(&self) -> Option<&tracebook_figures::LiveCache> {
         Some(self.traces.live_cache())
     }
+
+    fn own_kind(&self, name: &str) -> Option<&tracebook_figures::own::OwnKind> {
+        self.traces.own_kinds.iter().find(|k| k.name == name)
+    }
+
+    fn own_kinds(&self) -> Vec<String> {
+        self.traces
+            .own_kinds
+            .iter()
+            .map(|k| k.name.clone())
+            .collect()
+    }
 }

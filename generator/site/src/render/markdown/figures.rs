@@ -226,8 +226,8 @@ struct Read<'b> {
 }
 
 /// The block's kind and TOML body, `id` taken out of the options.
-fn read(block: &Block) -> Result<Read<'_>, Problem> {
-    let kind = kind(block)?;
+fn read<'b>(block: &'b Block, own: &[String]) -> Result<Read<'b>, Problem> {
+    let kind = kind(block, own)?;
     let mut options: toml::Table = toml::from_str(&block.body).map_err(|err| {
         let span = err.span().unwrap_or(0..0);
         let at = block.body_start + span.start..block.body_start + span.end;
@@ -264,7 +264,7 @@ fn render(
         kind,
         mut options,
         id,
-    } = match read(block) {
+    } = match read(block, &tracebook_figures::Traces::own_kinds(scope)) {
         Ok(read) => read,
         Err(problem) => return fail(problems, problem),
     };
@@ -319,7 +319,10 @@ fn render(
                     .push((js, format!("tracebookPanels({name},{panels});\n")));
             }
             let anchor = id.unwrap_or_else(|| format!("figure-{}", stats.count));
-            let try_button = follows_the_prompt(kind, figure.source)
+            // An author's kind is not yet drawn in the browser: it keeps the author's prompt.
+            let own = tracebook_figures::Traces::own_kind(scope, kind).is_some();
+            let try_button = !own
+                && follows_the_prompt(kind, figure.source)
                 && stats.live.as_mut().is_some_and(|live| {
                     let page_figure = PageFigure {
                         id: anchor.clone(),
@@ -411,11 +414,15 @@ fn fail(problems: &mut Vec<Problem>, problem: Problem) -> Option<String> {
     None
 }
 
-/// The kind after `figure`, checked against the kinds the figures crate draws.
-fn kind(block: &Block) -> Result<&str, Problem> {
+/// The kind after `figure`, checked against the kinds the figures crate draws and the site's
+/// own (`own`).
+fn kind<'b>(block: &'b Block, own: &[String]) -> Result<&'b str, Problem> {
     let mut words = block.info.split_whitespace();
     words.next();
-    let kinds = tracebook_figures::kinds();
+    let kinds: Vec<&str> = (tracebook_figures::kinds().iter().copied())
+        .chain(own.iter().map(String::as_str))
+        .collect();
+    let kinds = &kinds[..];
     let Some(kind) = words.next() else {
         let hint = format!(
             "write ```figure KIND, where KIND is one of: {}",

@@ -42,7 +42,10 @@ pub fn shared<'b>(
 ) -> Shared {
     let mut by_name: BTreeMap<String, Vec<Member>> = BTreeMap::new();
     for block in blocks {
-        let Ok(mut read) = read(block) else { continue };
+        let own = tracebook_figures::Traces::own_kinds(scope);
+        let Ok(mut read) = read(block, &own) else {
+            continue;
+        };
         let Some(toml::Value::String(name)) = read.options.get("scale").cloned() else {
             continue;
         };

@@ -169,3 +169,56 @@ fn each_mistake_is_reported_where_it_is() {
     let out = tracebook(&site, &["build"]);
     assert!(out.status.success(), "{}", text(&out.stderr));
 }
+
+/// The code block of docs/authoring.md that starts with `# figures/NAME` or `{# figures/NAME`,
+/// without that first line.
+fn documented(docs: &str, file: &str) -> String {
+    let marks = [format!("# {file}\n"), format!("{{# {file} #}}\n")];
+    let start = marks
+        .iter()
+        .find_map(|m| docs.find(m.as_str()).map(|at| at + m.len()))
+        .unwrap_or_else(|| panic!("docs/authoring.md shows {file}"));
+    let end = start + docs[start..].find("\n```").unwrap();
+    docs[start..end].to_string() + "\n"
+}
+
+#[test]
+fn the_docs_walkthroughs_draw_as_written() {
+    let docs =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/authoring.md"))
+            .unwrap();
+    let temp = tempfile::tempdir().unwrap();
+    let site = site_with_kind(temp.path());
+    for name in ["neuron", "loss-bars"] {
+        for ext in ["svg", "toml"] {
+            let file = format!("figures/{name}.{ext}");
+            std::fs::write(site.join(&file), documented(&docs, &file)).unwrap();
+        }
+    }
+    let config = site.join("tracebook.toml");
+    let mut toml = std::fs::read_to_string(&config).unwrap();
+    toml = toml.replace(
+        "robots = \"The robots will bring\"",
+        "robots = \"The robots will bring\"\ncats = \"The cat sat on the mat\"",
+    );
+    std::fs::write(&config, toml).unwrap();
+    let out = tracebook(&site, &["trace"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let article = site.join("content/tokens.md");
+    let mut body = std::fs::read_to_string(&article).unwrap();
+    body.push_str(
+        "\n```figure neuron\nprompt = \"robots\"\nneuron = 7\ncaption = \"One neuron.\"\n```\n",
+    );
+    body.push_str(
+        "\n```figure loss-bars\nprompts = [\"robots\", \"cats\"]\ncaption = \"Two losses.\"\n```\n",
+    );
+    std::fs::write(&article, body).unwrap();
+    let out = tracebook(&site, &["build"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let page = std::fs::read_to_string(site.join("public/tokens.html")).unwrap();
+    assert!(page.contains("tbf-own-neuron") && page.contains("tbf-own-loss-bars"));
+    assert!(
+        page.contains("Mean loss per token: \"The robots will bring\""),
+        "the alt text"
+    );
+}

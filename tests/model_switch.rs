@@ -26,6 +26,7 @@ fn switching_models_lists_the_prose_to_revise_and_builds_meanwhile() {
         "traces",
         "templates",
         "static",
+        "figures",
         "models/tracebook-tiny-en",
     ] {
         support::copy_dir(&repo.join(part), &site.join(part));

@@ -120,6 +120,12 @@ test('the experiments\' figures redraw for the reader\'s prompt; patching is not
   const caption = await page.locator(`#${ablation} figcaption`).innerText();
   assert.match(caption, /targets: guess\(1\), " her"/);
   assert.ok(sameDrawing(now[patching], built[patching]), 'patching is the author\'s');
+  // ...and says so under it, in the page's words; Back takes the note away.
+  const kept = page.locator(`#${patching} .tb-live-kept`);
+  assert.match(await kept.innerText(), /still shows the author’s prompt/);
+  assert.equal((live.kept || []).length, 1);
+  await page.locator('.tb-live-back').first().click();
+  assert.equal(await page.locator('.tb-live-kept').count(), 0);
   assert.deepEqual(problems, []);
   await context.close();
 });

@@ -20,7 +20,7 @@ pub fn option_keys(kind: &str) -> Option<Vec<&'static str>> {
 /// The prompt option (`ablate`, `attribute`) whose targets the figure `kind` draws, for a
 /// kind that draws an experiment's targets.
 pub fn targets_option(kind: &str) -> Option<&'static str> {
-    crate::kinds::experiments::targets::option_of(kind)
+    crate::kinds::experiments::option_of(kind)
 }
 
 /// Draws the figure `kind` with `options` (the block's TOML body) from `traces`, on its own

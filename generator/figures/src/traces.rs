@@ -14,13 +14,4 @@ pub trait Traces {
     fn live_cache(&self) -> Option<&LiveCache> {
         None
     }
-    /// The site's own figure kind called `name` (`figures/NAME.svg`), if it has one.
-    #[cfg(feature = "own-kinds")]
-    fn own_kind(&self, _name: &str) -> Option<&crate::own::OwnKind> {
-        None
-    }
-    /// The names of the site's own figure kinds, for did-you-mean hints.
-    fn own_kinds(&self) -> Vec<String> {
-        Vec::new()
-    }
 }

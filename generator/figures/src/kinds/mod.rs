@@ -130,11 +130,7 @@ pub fn render(
     traces: &dyn Traces,
     shared: Option<&SharedScale>,
 ) -> Result<Figure, FigureError> {
-    #[cfg(feature = "own-kinds")]
-    if let Some(own) = traces.own_kind(kind).filter(|_| find(kind).is_err()) {
-        return own.render(options, traces);
-    }
-    match find_in(kind, traces)?.render {
+    match find(kind)?.render {
         Render::Plain(render) => render(options, traces).map_err(|e| not_scaled(kind, e)),
         Render::Scaled(render) => {
             let options = without_scale(options)?;
@@ -150,10 +146,7 @@ pub fn domain(
     options: &toml::Table,
     traces: &dyn Traces,
 ) -> Result<Option<Domain>, FigureError> {
-    if traces.own_kinds().iter().any(|k| k == kind) && find(kind).is_err() {
-        return Ok(None);
-    }
-    match find_in(kind, traces)?.render {
+    match find(kind)?.render {
         Render::Plain(_) => Ok(None),
         Render::Scaled(render) => {
             let options = without_scale(options)?;
@@ -186,12 +179,7 @@ fn find(kind: &str) -> Result<&'static Kind, FigureError> {
     KINDS
         .iter()
         .find(|k| k.name == kind)
-        .ok_or_else(|| unknown_kind(kind, &[]))
-}
-
-/// [`find`], an unknown kind's hint naming the site's own kinds too.
-fn find_in(kind: &str, traces: &dyn Traces) -> Result<&'static Kind, FigureError> {
-    find(kind).map_err(|_| unknown_kind(kind, &traces.own_kinds()))
+        .ok_or_else(|| unknown_kind(kind))
 }
 
 /// `options` without `scale`, which the figure reads as a [`SharedScale`], not an option;
@@ -228,12 +216,9 @@ fn not_scaled(kind: &str, mut error: FigureError) -> FigureError {
     error
 }
 
-fn unknown_kind(kind: &str, own: &[String]) -> FigureError {
-    let names: Vec<&str> = (NAMES.iter().copied())
-        .chain(own.iter().map(String::as_str))
-        .collect();
-    let list = names.join(", ");
-    let hint = match did_you_mean(kind, names.iter().copied()) {
+fn unknown_kind(kind: &str) -> FigureError {
+    let list = NAMES.join(", ");
+    let hint = match did_you_mean(kind, NAMES.iter().copied()) {
         Some(near) => format!("{near} Known kinds: {list}"),
         None => format!("known kinds: {list}"),
     };

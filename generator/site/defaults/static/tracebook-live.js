@@ -300,8 +300,19 @@
     claimMarks = null;
   }
 
+  // Figures of the prompt that a reader's run leaves the author's (an author's own kind,
+  // patching) say so under them, in the page's words.
+  function keep(prompt) {
+    $$(article, '.tb-live-kept').forEach(function (n) { n.remove(); });
+    (data.kept || []).filter(function (k) { return k.prompt === prompt; }).forEach(function (k) {
+      var figure = document.getElementById(k.id), caption = figure && $(figure, 'figcaption');
+      if (caption) caption.prepend(el('span', 'tb-live-kept', words['kept_' + k.why] + ' '));
+    });
+  }
+
   function restore() {
     unmarkClaims();
+    $$(article, '.tb-live-kept').forEach(function (n) { n.remove(); });
     Object.keys(originals).forEach(function (id) {
       var figure = document.getElementById(id), o = originals[id];
       var art = $(figure, '.tb-figure-art'), script = $(figure, 'script.tb-live');
@@ -337,6 +348,7 @@
       var failed = drawn.filter(function (d) { return d.error; });
       if (current && current !== prompt) restore();
       drawn.forEach(function (d) { if (!d.error) show(d, l.manifest); });
+      keep(prompt);
       current = prompt;
       article.classList.add('tb-live-on');
       if (!$(document, '.tb-live-prose')) {

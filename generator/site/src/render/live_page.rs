@@ -20,6 +20,19 @@ pub struct LivePage<'a> {
     pub per_figure: bool,
     pub figures: Vec<PageFigure>,
     pub prompts: BTreeMap<String, LivePrompt>,
+    /// Figures drawn from one prompt that a reader's run of it leaves the author's, each with
+    /// why, so the page can say so under it.
+    pub kept: Vec<Kept>,
+}
+
+/// A figure of a prompt that is not redrawn for a reader's text: its id, its prompt, and why
+/// (`own`: an author's kind, which the browser module does not draw; `patching`: its
+/// corrupted text is written for the author's prompt). The page says `live_kept_WHY` under it.
+#[derive(Debug, Clone, Serialize)]
+pub struct Kept {
+    pub id: String,
+    pub prompt: String,
+    pub why: &'static str,
 }
 
 /// A prompt as the reader's session re-traces it: the author's text (the form starts from
@@ -38,12 +51,13 @@ pub struct LivePrompt {
 struct PageData<'a> {
     prompts: &'a BTreeMap<String, LivePrompt>,
     figures: &'a [PageFigure],
+    kept: &'a [Kept],
     /// The theme's `live_*` words, without the prefix.
     words: BTreeMap<&'static str, &'a str>,
 }
 
 /// The words the loader shows.
-const WORDS: [&str; 23] = [
+const WORDS: [&str; 25] = [
     "try",
     "prompt",
     "run",
@@ -60,6 +74,8 @@ const WORDS: [&str; 23] = [
     "pick",
     "adapted",
     "failed",
+    "kept_own",
+    "kept_patching",
     "why_place",
     "why_word",
     "why_experiment",
@@ -76,6 +92,7 @@ impl<'a> LivePage<'a> {
             per_figure,
             figures: Vec::new(),
             prompts: BTreeMap::new(),
+            kept: Vec::new(),
         }
     }
 
@@ -128,6 +145,7 @@ impl<'a> LivePage<'a> {
         let data = PageData {
             prompts: &self.prompts,
             figures: &self.figures,
+            kept: &self.kept,
             words: WORDS
                 .iter()
                 .map(|w| (*w, words.get(&format!("live_{w}"))))
@@ -164,14 +182,6 @@ impl Traces for Asked<'_> {
 
     fn live_cache(&self) -> Option<&LiveCache> {
         self.inner.live_cache()
-    }
-
-    fn own_kind(&self, name: &str) -> Option<&tracebook_figures::own::OwnKind> {
-        self.inner.own_kind(name)
-    }
-
-    fn own_kinds(&self) -> Vec<String> {
-        self.inner.own_kinds()
     }
 }
 

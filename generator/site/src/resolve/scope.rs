@@ -66,6 +66,20 @@ impl<'a> PromptScopeView<'a> {
             .collect()
     }
 
+    /// The site's own figure kind called `name` (`figures/NAME.svg`), if it has one.
+    pub fn own_kind(&self, name: &str) -> Option<&'a tracebook_figures::own::OwnKind> {
+        self.traces.own_kinds.iter().find(|k| k.name == name)
+    }
+
+    /// The names of the site's own figure kinds.
+    pub fn own_kind_names(&self) -> Vec<String> {
+        self.traces
+            .own_kinds
+            .iter()
+            .map(|k| k.name.clone())
+            .collect()
+    }
+
     /// The prompts the article has named so far.
     pub fn into_used(self) -> BTreeSet<String> {
         self.used.into_inner()
@@ -98,17 +112,5 @@ impl tracebook_figures::Traces for PromptScopeView<'_> {
 
     fn live_cache(&self) -> Option<&tracebook_figures::LiveCache> {
         Some(self.traces.live_cache())
-    }
-
-    fn own_kind(&self, name: &str) -> Option<&tracebook_figures::own::OwnKind> {
-        self.traces.own_kinds.iter().find(|k| k.name == name)
-    }
-
-    fn own_kinds(&self) -> Vec<String> {
-        self.traces
-            .own_kinds
-            .iter()
-            .map(|k| k.name.clone())
-            .collect()
     }
 }

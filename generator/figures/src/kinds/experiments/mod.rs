@@ -15,4 +15,19 @@ pub(super) mod saliency;
 mod compare_views;
 mod effect_grid;
 // The `target` option they share.
-pub(crate) mod targets;
+mod targets;
+
+/// The kinds that draw an experiment's targets, each with what recorded them.
+const DRAWN_BY: [(&str, (&str, &str)); 3] = [
+    (ablation::KIND, targets::ABLATION),
+    (logit_attribution::KIND, targets::ATTRIBUTION),
+    (saliency::KIND, targets::ATTRIBUTION),
+];
+
+/// The prompt option whose targets the figure `kind` draws (`ablate`, `attribute`), if any.
+pub fn option_of(kind: &str) -> Option<&'static str> {
+    DRAWN_BY
+        .iter()
+        .find(|(k, _)| *k == kind)
+        .map(|(_, (_, option))| *option)
+}

@@ -10,21 +10,6 @@ use tracebook_trace::NamedToken;
 pub(super) const ABLATION: (&str, &str) = ("the ablation", "ablate");
 pub(super) const ATTRIBUTION: (&str, &str) = ("the attribution", "attribute");
 
-/// The kinds that draw an experiment's targets, each with what recorded them.
-const DRAWN_BY: [(&str, (&str, &str)); 3] = [
-    (super::ablation::KIND, ABLATION),
-    (super::logit_attribution::KIND, ATTRIBUTION),
-    (super::saliency::KIND, ATTRIBUTION),
-];
-
-/// The prompt option whose targets the figure `kind` draws (`ablate`, `attribute`), if any.
-pub fn option_of(kind: &str) -> Option<&'static str> {
-    DRAWN_BY
-        .iter()
-        .find(|(k, _)| *k == kind)
-        .map(|(_, (_, option))| *option)
-}
-
 /// The index of the target `asked` among `targets` (the first when `None`), by its text or by
 /// the rule it was found by (`target = "guess(1)"` for a target written so, which picks the
 /// model's top guess on a reader's text too), or an error that

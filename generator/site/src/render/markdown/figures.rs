@@ -264,7 +264,7 @@ fn render(
         kind,
         mut options,
         id,
-    } = match read(block, &tracebook_figures::Traces::own_kinds(scope)) {
+    } = match read(block, &scope.own_kind_names()) {
         Ok(read) => read,
         Err(problem) => return fail(problems, problem),
     };
@@ -280,9 +280,12 @@ fn render(
     }
     let asked = Asked::new(scope);
     let shared = scales.of(&options);
-    let drawn = match shared {
-        Some(shared) => tracebook_figures::render_shared(kind, &options, &asked, shared),
-        None => tracebook_figures::render(kind, &options, &asked),
+    // The site's own kinds are the site's to draw; the figures crate draws the built-in ones.
+    let own = scope.own_kind(kind);
+    let drawn = match (own, shared) {
+        (Some(own), _) => own.render(&options, &asked),
+        (None, Some(shared)) => tracebook_figures::render_shared(kind, &options, &asked, shared),
+        (None, None) => tracebook_figures::render(kind, &options, &asked),
     };
     match drawn {
         Ok(mut figure) => {
@@ -320,7 +323,7 @@ fn render(
             }
             let anchor = id.unwrap_or_else(|| format!("figure-{}", stats.count));
             // An author's kind is not yet drawn in the browser: it keeps the author's prompt.
-            let own = tracebook_figures::Traces::own_kind(scope, kind).is_some();
+            let own = own.is_some();
             let try_button = !own
                 && follows_the_prompt(kind, figure.source)
                 && stats.live.as_mut().is_some_and(|live| {
@@ -334,6 +337,24 @@ fn render(
                     };
                     live.offer(page_figure, &asked) && live.per_figure
                 });
+            // Under a figure of one prompt that a reader's run leaves the author's, the page
+            // says why.
+            let why = if own {
+                Some("own")
+            } else if kind == "patching" {
+                Some("patching")
+            } else {
+                None
+            };
+            if let (Some(why), Some(live), Some(toml::Value::String(prompt))) =
+                (why, stats.live.as_mut(), options.get("prompt"))
+            {
+                live.kept.push(crate::render::live_page::Kept {
+                    id: anchor.clone(),
+                    prompt: prompt.clone(),
+                    why,
+                });
+            }
             let placed = FigureContext {
                 kind: kind.to_string(),
                 number: stats.count,

@@ -42,7 +42,7 @@ pub fn shared<'b>(
 ) -> Shared {
     let mut by_name: BTreeMap<String, Vec<Member>> = BTreeMap::new();
     for block in blocks {
-        let own = tracebook_figures::Traces::own_kinds(scope);
+        let own = scope.own_kind_names();
         let Ok(mut read) = read(block, &own) else {
             continue;
         };

@@ -235,3 +235,30 @@ fn it_takes_the_html_renderer_and_refuses_others() {
         text(&output.stderr)
     );
 }
+
+/// [own-kinds]: a figure kind of the book's own (`figures/NAME.svg` beside book.toml) is drawn
+/// in a chapter like a built-in one.
+#[test]
+fn a_kind_of_the_book_s_own_is_drawn_in_its_chapter() {
+    let temp = tempfile::tempdir().unwrap();
+    book(temp.path());
+    std::fs::create_dir_all(temp.path().join("figures")).unwrap();
+    for file in ["figures/neuron.svg", "figures/neuron.toml"] {
+        std::fs::copy(repo().join(file), temp.path().join(file)).unwrap();
+    }
+    let chapter = temp.path().join("src/attention.md");
+    let mut body = std::fs::read_to_string(&chapter).unwrap();
+    body.push_str("\n```figure neuron\nprompt = \"animal\"\nlayer = 1\nneuron = 90\n```\n");
+    std::fs::write(&chapter, body).unwrap();
+    let output = preprocess(temp.path(), &input(temp.path()));
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let book: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let chapters = contents(&book);
+    let attention = &chapters
+        .iter()
+        .find(|(n, _)| n == "attention.md")
+        .unwrap()
+        .1;
+    assert_eq!(attention.matches("<tracebook-figure>").count(), 3);
+    assert!(attention.contains("tbf-own-neuron"), "{attention}");
+}

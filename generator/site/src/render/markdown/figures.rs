@@ -157,15 +157,26 @@ pub fn rewrite<'s>(
         match item {
             Item::Event(event) => out.push(event),
             Item::Figure(block, range) => {
-                if let Some(html) =
-                    render(&block, scope, &scales, (words, templates), problems, stats)
-                {
+                let html = render(&block, scope, &scales, (words, templates), problems, stats)
+                    .or_else(|| failed_anchor(&block));
+                if let Some(html) = html {
                     out.push((Event::Html(CowStr::from(html)), range));
                 }
             }
         }
     }
     out
+}
+
+/// In place of a figure that failed (its error already reported), an empty element with its
+/// `id`, so that a link to the figure is not reported missing as well: one mistake, one error.
+/// A build with an error writes nothing, so the placeholder is never published.
+fn failed_anchor(block: &Block) -> Option<String> {
+    let table: toml::Table = toml::from_str(&block.body).ok()?;
+    let id = table.get("id")?.as_str()?;
+    crate::resolve::refs::valid_id(id).then(|| {
+        format!("<figure class=\"tb-figure tb-figure-failed\" id=\"{id}\" hidden></figure>\n")
+    })
 }
 
 /// The page's events with each figure block gathered into one item; blocks left unclosed

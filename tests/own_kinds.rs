@@ -140,8 +140,11 @@ fn each_mistake_is_reported_where_it_is() {
     // A block's option out of the model's range: at the block, naming the template's place.
     let article = site.join("content/tokens.md");
     let body = std::fs::read_to_string(&article).unwrap();
-    std::fs::write(&article, body.replace("head = 2", "head = 9")).unwrap();
-    let stderr = build_error(&site);
+    let mistaken = |from: &str, to: &str| {
+        std::fs::write(&article, body.replace(from, to)).unwrap();
+        build_error(&site)
+    };
+    let stderr = mistaken("head = 2", "head = 9");
     let block = line_of(&site, "```figure last-look");
     assert!(
         stderr.contains(&format!("content/tokens.md:{block}:")),
@@ -149,8 +152,7 @@ fn each_mistake_is_reported_where_it_is() {
     );
     assert!(stderr.contains("out of range"), "{stderr}");
     // A misspelt option: at its own line, with the nearest one.
-    std::fs::write(&article, body.replace("head = 2", "heda = 2")).unwrap();
-    let stderr = build_error(&site);
+    let stderr = mistaken("head = 2", "heda = 2");
     let line = line_of(&site, "heda = 2");
     assert!(
         stderr.contains(&format!("content/tokens.md:{line}:1")),
@@ -158,12 +160,7 @@ fn each_mistake_is_reported_where_it_is() {
     );
     assert!(stderr.contains("did you mean `head`"), "{stderr}");
     // A misspelt kind suggests the site's own.
-    std::fs::write(
-        &article,
-        body.replace("```figure last-look", "```figure last-lok"),
-    )
-    .unwrap();
-    let stderr = build_error(&site);
+    let stderr = mistaken("```figure last-look", "```figure last-lok");
     assert!(stderr.contains("last-look"), "{stderr}");
     std::fs::write(&article, &body).unwrap();
     let out = tracebook(&site, &["build"]);

@@ -105,13 +105,7 @@ fn option_line(o: &Declared) -> String {
         Some(d) => parts.push(format!("default {d}")),
         None => parts.push("required".into()),
     }
-    if let (Some(a), Some(b)) = (o.min, o.max) {
-        parts.push(format!("{a} to {b}"));
-    } else if let Some(a) = o.min {
-        parts.push(format!("at least {a}"));
-    } else if let Some(b) = o.max {
-        parts.push(format!("at most {b}"));
-    }
+    parts.extend(o.range());
     if let Some(c) = &o.choices {
         parts.push(format!("one of {}", c.join(", ")));
     }

@@ -125,6 +125,16 @@ impl Declaration {
 }
 
 impl Declared {
+    /// The numbers it allows, in words (`from 0 to 11`, `at least 0`), if it is bounded.
+    pub fn range(&self) -> Option<String> {
+        match (self.min, self.max) {
+            (Some(a), Some(b)) => Some(format!("from {a} to {b}")),
+            (Some(a), None) => Some(format!("at least {a}")),
+            (None, Some(b)) => Some(format!("at most {b}")),
+            (None, None) => None,
+        }
+    }
+
     /// `value` as this option takes it: its type, range and choices.
     fn check(&self, name: &str, value: &toml::Value) -> Result<(), FigureError> {
         let number = match (self.kind, value) {
@@ -144,13 +154,7 @@ impl Declared {
         if let Some(x) = number {
             let low = self.min.is_some_and(|min| x < min);
             let high = self.max.is_some_and(|max| x > max);
-            if low || high {
-                let range = match (self.min, self.max) {
-                    (Some(a), Some(b)) => format!("from {a} to {b}"),
-                    (Some(a), None) => format!("at least {a}"),
-                    (_, Some(b)) => format!("at most {b}"),
-                    (None, None) => unreachable!("a bound was crossed"),
-                };
+            if let Some(range) = self.range().filter(|_| low || high) {
                 return Err(FigureError::at(
                     name,
                     format!("`{name}` is {x}, but must be {range}"),

@@ -10,13 +10,7 @@ use tracebook_site::DEFAULT_TEMPLATES;
 pub struct Args {}
 
 pub fn run(root: &Path, ui: &Ui, _args: Args) -> anyhow::Result<()> {
-    if !root.join(tracebook_site::CONFIG_FILE).is_file() {
-        anyhow::bail!(
-            "{} has no {}, so it is not a tracebook site\n  hint: run this in a site folder, or pass --root DIR",
-            root.display(),
-            tracebook_site::CONFIG_FILE
-        );
-    }
+    super::new::require_site(root)?;
     let dir = root.join("templates");
     let (mut written, mut kept) = (Vec::new(), Vec::new());
     for (name, text) in DEFAULT_TEMPLATES {

@@ -16,6 +16,7 @@ mod inspect_table;
 mod mdbook;
 #[cfg(not(feature = "trace"))]
 mod model_free;
+mod mv;
 mod new;
 mod new_kind;
 mod serve;
@@ -74,6 +75,9 @@ pub enum Command {
     EjectTemplates(eject::Args),
     /// List the figure kinds, or print one kind's options, defaults and an example block.
     Figures(figures::Args),
+    /// Move an article into, out of or between parts, rename or reorder it; the links to it
+    /// and its own are rewritten, weights renumbered with --after.
+    Mv(mv::Args),
     /// Start a figure kind of your own: figures/NAME.svg (a template) and figures/NAME.toml.
     NewKind(new_kind::Args),
     /// Draw one figure block from the site's traces as an SVG file or an HTML fragment for any page.
@@ -102,6 +106,7 @@ pub fn run(cli: Cli, ui: &ui::Ui) -> anyhow::Result<()> {
         Command::Trace(args) => trace::run(&cli.root, args),
         Command::Figures(args) => figures::run(&cli.root, args),
         Command::NewKind(args) => new_kind::run(&cli.root, args),
+        Command::Mv(args) => mv::run(&cli.root, ui, args),
         Command::Figure(args) => figure::run(&cli.root, ui, args),
         Command::Inspect(args) => inspect::run(args),
         Command::Mdbook(args) => mdbook::run(ui, args),

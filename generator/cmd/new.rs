@@ -17,7 +17,7 @@ pub struct Args {
 }
 
 /// The weight step between articles, leaving room to insert one between two others.
-const WEIGHT_STEP: i64 = 10;
+pub const WEIGHT_STEP: i64 = 10;
 
 pub fn run(root: &Path, ui: &Ui, args: Args) -> anyhow::Result<()> {
     let name = args.name.strip_suffix(".md").unwrap_or(&args.name);
@@ -29,13 +29,7 @@ pub fn run(root: &Path, ui: &Ui, args: Args) -> anyhow::Result<()> {
         check_name(part, "a part")?;
     }
     check_name(name, "an article")?;
-    if !root.join(tracebook_site::CONFIG_FILE).is_file() {
-        bail!(
-            "{} has no {}, so it is not a tracebook site\n  hint: run this in a site folder, pass --root DIR, or create a site with `tracebook init DIR`",
-            root.display(),
-            tracebook_site::CONFIG_FILE
-        );
-    }
+    require_site(root)?;
     let content = root.join("content");
     let relative = match part {
         Some(part) => format!("content/{part}/{name}.md"),
@@ -65,6 +59,18 @@ pub fn run(root: &Path, ui: &Ui, args: Args) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Stops a command that edits a site when `root` holds none.
+pub fn require_site(root: &Path) -> anyhow::Result<()> {
+    if !root.join(tracebook_site::CONFIG_FILE).is_file() {
+        bail!(
+            "{} has no {}, so it is not a tracebook site\n  hint: run this in a site folder, pass --root DIR, or create a site with `tracebook init DIR`",
+            root.display(),
+            tracebook_site::CONFIG_FILE
+        );
+    }
+    Ok(())
+}
+
 fn write_new(path: &Path, text: &str) -> anyhow::Result<()> {
     if let Some(dir) = path.parent() {
         fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
@@ -78,17 +84,17 @@ const ARTICLE_BODY: &str =
      Write the article here. A figure is a fenced block whose info string is `figure KIND`\n\
      (see docs/authoring.md in tracebook's repository for the kinds and inline values).\n";
 
-const PART_BODY: &str = "+++\n\n\
+pub const PART_BODY: &str = "+++\n\n\
      The part's introduction, shown on its page above the list of its articles. Its `weight`\n\
      places the part among the articles and parts at the top of content/.\n";
 
-fn front_matter(title: &str, weight: i64, rest: &str) -> String {
+pub fn front_matter(title: &str, weight: i64, rest: &str) -> String {
     let title = toml::Value::String(title.to_string());
     format!("+++\ntitle = {title}\ndescription = \"\"\nweight = {weight}\n\n{rest}")
 }
 
 /// The same rule as prompt names, so that article and trace names look alike.
-fn check_name(name: &str, what: &str) -> anyhow::Result<()> {
+pub fn check_name(name: &str, what: &str) -> anyhow::Result<()> {
     let ok_char = |c: char| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_';
     let starts_well = name
         .chars()
@@ -108,7 +114,7 @@ fn check_name(name: &str, what: &str) -> anyhow::Result<()> {
 /// The largest weight (0 when there are none) among what a new article of `part` goes after:
 /// the part's articles; or, at the top, the articles outside parts and the parts' `_index.md`.
 /// Files whose front matter cannot be read are skipped here (`check` reports them).
-fn last_weight(content: &Path, part: Option<&str>) -> i64 {
+pub fn last_weight(content: &Path, part: Option<&str>) -> i64 {
     let mut files = Vec::new();
     markdown_files(content, &mut files);
     let is_part = |folder: &Path| folder.join(PART_INDEX).is_file();
@@ -132,7 +138,7 @@ fn last_weight(content: &Path, part: Option<&str>) -> i64 {
         .unwrap_or(0)
 }
 
-fn markdown_files(dir: &Path, found: &mut Vec<std::path::PathBuf>) {
+pub fn markdown_files(dir: &Path, found: &mut Vec<std::path::PathBuf>) {
     let Ok(entries) = fs::read_dir(dir) else {
         return;
     };

@@ -16,13 +16,7 @@ const DECLARATION: &str = include_str!("new_kind/starter.toml");
 
 pub fn run(root: &Path, args: Args) -> anyhow::Result<()> {
     let name = args.name.strip_suffix(".svg").unwrap_or(&args.name);
-    if !root.join(tracebook_site::CONFIG_FILE).is_file() {
-        bail!(
-            "{} has no {}, so it is not a tracebook site\n  hint: run this in a site folder, pass --root DIR, or create a site with `tracebook init DIR`",
-            root.display(),
-            tracebook_site::CONFIG_FILE
-        );
-    }
+    super::new::require_site(root)?;
     // The same checks as a kind found in figures/ (a built-in name, a bad file name).
     let path = format!("{}/{name}.svg", tracebook_site::FIGURES_DIR);
     if let Err(e) = tracebook_figures::own::OwnKind::new(name, (&path, TEMPLATE), None) {

@@ -36,6 +36,9 @@ mod lone;
 /// `tracebook mdbook`: an mdBook preprocessor drawing a book's figures from its traces.
 mod book;
 
+/// `tracebook mv`: the links, references and weights a moved article changes.
+pub mod moves;
+
 #[doc(hidden)]
 pub mod fuzzing;
 

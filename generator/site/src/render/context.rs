@@ -204,6 +204,35 @@ pub struct LiveContext {
     pub per_figure: bool,
 }
 
+/// `extra_head` as a page `root` away from the output root sees it: the relative `href`s and
+/// `src`s (written, as `extra_css`, relative to the output root) prefixed with `root`, so
+/// `<link rel="icon" href="favicon.svg">` finds the icon from a part's pages too. External,
+/// absolute, `data:` and fragment links stay as written.
+fn rooted_head(html: &str, root: &str) -> String {
+    if root.is_empty() {
+        return html.to_string();
+    }
+    let mut out = html.to_string();
+    let attributes = crate::base::html_scan::attributes(html);
+    for attr in attributes.iter().rev() {
+        let linked =
+            attr.name.eq_ignore_ascii_case("href") || attr.name.eq_ignore_ascii_case("src");
+        let value = &attr.value;
+        let relative = !value.is_empty()
+            && !crate::render::markdown::is_external(value)
+            && !value.starts_with(['/', '#', '?']);
+        if linked
+            && relative
+            && html
+                .get(attr.offset..)
+                .is_some_and(|rest| rest.starts_with(value.as_str()))
+        {
+            out.insert_str(attr.offset, root);
+        }
+    }
+    out
+}
+
 /// What every template gets; callers add `page` or `intro`.
 pub fn context(
     site: &SiteContext,
@@ -212,7 +241,14 @@ pub fn context(
     series: &SeriesContext,
 ) -> tera::Context {
     let mut context = tera::Context::new();
-    context.insert("site", site);
+    let head = rooted_head(&site.extra_head, root);
+    if head == site.extra_head {
+        context.insert("site", site);
+    } else {
+        let mut here = site.clone();
+        here.extra_head = head;
+        context.insert("site", &here);
+    }
     context.insert("root", root);
     context.insert("models", models);
     if let Some(pages) = &series.pages {
@@ -238,6 +274,17 @@ pub fn context(
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn extra_head_links_are_prefixed_with_the_page_s_root() {
+        let head = r##"<link rel="icon" href="favicon.svg"><script src="js/x.js"></script><link href="https://e.org/a.css"><link href="/abs.css"><a href="#top">t</a><img src="data:x">"##;
+        assert_eq!(super::rooted_head(head, ""), head);
+        assert_eq!(
+            super::rooted_head(head, "../"),
+            head.replace("\"favicon.svg", "\"../favicon.svg")
+                .replace("\"js/x.js", "\"../js/x.js")
+        );
+    }
+
     use super::*;
 
     fn link(i: usize) -> PageLink {

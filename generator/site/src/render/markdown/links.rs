@@ -253,7 +253,7 @@ fn to_article(
 }
 
 /// `https://...`, `mailto:...`, `//host/...`: left alone.
-fn is_external(dest: &str) -> bool {
+pub fn is_external(dest: &str) -> bool {
     if dest.starts_with("//") {
         return true;
     }

@@ -18,8 +18,9 @@ pub use crate::load::body::{options, BodyRef};
 pub use chapter::{chapter, ChapterInput};
 pub use figures::lone;
 pub use headings::TocEntry;
-pub use links::{LinkRef, PageIndex, PageTarget};
+pub use links::{is_external, LinkRef, PageIndex, PageTarget};
 pub use math::MathRenderer;
+pub use scan::scan;
 
 use crate::base::diagnostic::Diagnostic;
 use crate::base::problem::Problem;

@@ -7,6 +7,7 @@ mod parse;
 
 pub use eval::{EvalContext, Refs};
 pub use format::{significant, CheckedClaim, Outcome, Value};
+pub use parse::find;
 
 use crate::base::problem::Problem;
 

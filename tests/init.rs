@@ -649,3 +649,42 @@ fn help_lists_every_command_an_author_may_need_dev_included() {
         );
     }
 }
+
+/// After a re-trace, `build` lists every inline value whose printed text changed, at its
+/// file:line:col with the old and the new text (from `.tracebook/printed-values.json`, which
+/// git ignores), once: the next build is quiet again.
+#[test]
+fn after_a_re_trace_the_build_lists_the_values_whose_printed_text_changed() {
+    let temp = tempfile::tempdir().unwrap();
+    let site = temp.path();
+    assert!(init(site).status.success());
+    let out = tracebook(site, &["build"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(site.join(".tracebook/printed-values.json").is_file());
+    assert!(site.join(".tracebook/.gitignore").is_file());
+    let config = site.join("tracebook.toml");
+    let toml = std::fs::read_to_string(&config).unwrap();
+    assert!(toml.contains("\"The robots will bring\""), "{toml}");
+    std::fs::write(
+        &config,
+        toml.replace(
+            "\"The robots will bring\"",
+            "\"The two old robots will not bring\"",
+        ),
+    )
+    .unwrap();
+    let out = tracebook(site, &["trace", "--offline"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let out = tracebook(site, &["build"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let said = text(&out.stdout) + &text(&out.stderr);
+    assert!(
+        said.contains("content/tokens.md:")
+            && said.contains("`{{ count robots }}` now prints 7 (it printed 4 before)"),
+        "{said}"
+    );
+    assert!(said.contains("reread the sentence"), "{said}");
+    let out = tracebook(site, &["build"]);
+    let said = text(&out.stdout) + &text(&out.stderr);
+    assert!(!said.contains("now prints"), "{said}");
+}

@@ -25,10 +25,15 @@ impl Drop for Server {
 
 impl Server {
     fn start(root: &Path) -> Server {
+        Server::start_with(root, &[])
+    }
+
+    fn start_with(root: &Path, extra: &[&str]) -> Server {
         let port = free_port();
         let log = std::fs::File::create(root.join("serve.log")).unwrap();
         let child = cli::tracebook(root)
             .args(["serve", "--port", &port.to_string()])
+            .args(extra)
             .stdout(log.try_clone().unwrap())
             .stderr(log)
             .stdin(Stdio::null())
@@ -173,6 +178,38 @@ fn an_edit_is_served_and_a_broken_one_is_reported() {
     );
     let (status, _) = server.get("/no-such-page.html");
     assert!(status.contains("404"), "{status}");
+}
+
+/// `serve --claims warn` builds and serves a page whose claim is false, marked as false, and
+/// says so on the terminal; without it the same claim stops the build.
+#[test]
+fn claims_warn_serves_a_page_with_a_false_claim() {
+    let site = new_site();
+    let root = site.path();
+    let article = root.join("content/tokens.md");
+    let original = std::fs::read_to_string(&article).unwrap();
+    let false_claim = original.replace(
+        "This prompt becomes {{ count robots }} tokens",
+        "This prompt becomes {{ count robots }} tokens{{ claim robots count() == 99 }}",
+    );
+    std::fs::write(&article, &false_claim).unwrap();
+    let server = Server::start_with(root, &["--claims", "warn"]);
+    let (status, page) = server.get("/tokens.html");
+    assert!(status.contains("200"), "{status}");
+    assert!(page.contains("tb-claim"), "the claim is marked on the page");
+    drop(server);
+    let log = std::fs::read_to_string(root.join("serve.log")).unwrap();
+    assert!(
+        log.contains("count() == 99"),
+        "the false claim is reported: {log}"
+    );
+    assert!(log.contains("built"), "{log}");
+
+    // Without --claims warn the same page does not build.
+    std::fs::remove_dir_all(root.join("public")).unwrap();
+    let out = cli::run(root, &["build"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("count() == 99"));
 }
 
 #[test]

@@ -78,6 +78,10 @@ pub const FUNCTIONS: &[(&str, &str)] = &[
         "prob(t): the probability of next token t (\"text\" or id) after the prompt",
     ),
     (
+        "top_prob",
+        "top_prob(k): the probability of the model's k-th likeliest next token (top_prob(1) - top_prob(2): its lead)",
+    ),
+    (
         "target",
         "target(\" was\"), target(guess(1)): the index of this token among the prompt's targets (the last axis of ablation.*, dla.* and saliency.* tables), by its text or its id",
     ),
@@ -165,7 +169,7 @@ impl<'a> Evaluator<'a> {
                 let array = self.tensor_of(target)?;
                 self.index(&array, indices, &expr.span)
             }
-            Kind::Neg(x) => Ok(Val::num(-self.number(x)?)),
+            Kind::Neg(x) => self.each_number(x, |v| -v),
             Kind::Not(x) => Ok(Val::Bool(!self.boolean(x)?)),
             Kind::Binary { op, left, right } => self.binary(*op, left, right),
             Kind::Quantifier { .. } => self.quantifier(expr).map(|(holds, _)| Val::Bool(holds)),
@@ -173,10 +177,84 @@ impl<'a> Evaluator<'a> {
     }
 
     pub fn number(&self, expr: &Expr) -> Result<f64> {
-        match self.eval(expr)? {
-            Val::Num { value, .. } => Ok(value),
+        let value = self.eval(expr)?;
+        self.scalar(&value, expr)
+    }
+
+    /// `value` (of `expr`) as one number: a number, or a tensor of one entry.
+    fn scalar(&self, value: &Val, expr: &Expr) -> Result<f64> {
+        match value {
+            Val::Num { value, .. } => Ok(*value),
             Val::Tensor(a) if a.data.len() == 1 => Ok(a.data[0]),
-            other => Err(self.wrong(expr, "a number", &other)),
+            other => Err(self.wrong(expr, "a number", other)),
+        }
+    }
+
+    /// `f` of `expr`'s value: of a number, or of every entry of a tensor (the shape kept).
+    fn each_number(&self, expr: &Expr, f: impl Fn(f64) -> f64) -> Result<Val> {
+        match self.eval(expr)? {
+            Val::Tensor(a) if a.data.len() > 1 => self.mapped(&a, f, &expr.span),
+            value => Ok(Val::num(f(self.scalar(&value, expr)?))),
+        }
+    }
+
+    /// A tensor of `a`'s shape whose entries are `f` of `a`'s.
+    fn mapped(&self, a: &Array, f: impl Fn(f64) -> f64, span: &Range<usize>) -> Result<Val> {
+        self.charge(a.data.len(), span)?;
+        Ok(Val::Tensor(Rc::new(Array {
+            shape: a.shape.clone(),
+            data: a.data.iter().map(|&x| f(x)).collect(),
+            last: a.last,
+        })))
+    }
+
+    /// `+ - * /` between numbers, between a tensor and a number (entry by entry), or between
+    /// two tensors of one shape (entry by entry); tensors of two shapes are an error that says
+    /// how to make them meet.
+    fn arithmetic(&self, op: Op, left: &Expr, right: &Expr) -> Result<Val> {
+        let f = move |l: f64, r: f64| match op {
+            Op::Add => l + r,
+            Op::Sub => l - r,
+            Op::Mul => l * r,
+            _ => l / r,
+        };
+        let span = left.span.start..right.span.end;
+        let (l, r) = (self.eval(left)?, self.eval(right)?);
+        let many = |v: &Val| matches!(v, Val::Tensor(a) if a.data.len() > 1);
+        match (&l, &r) {
+            (Val::Tensor(a), Val::Tensor(b)) if many(&l) && many(&r) => {
+                if a.shape != b.shape {
+                    return Err(Problem::new(
+                        span,
+                        format!(
+                            "`{}` between {} and {}: entry by entry needs one shape",
+                            op.text(),
+                            l.kind(),
+                            r.kind()
+                        ),
+                    )
+                    .with_hint("index both to the same shape (x[1, :] - y[2, :]), or reduce each to a number first (max(x) - max(y); min, sum and mean reduce too)"));
+                }
+                self.charge(a.data.len(), &span)?;
+                Ok(Val::Tensor(Rc::new(Array {
+                    shape: a.shape.clone(),
+                    data: a.data.iter().zip(&b.data).map(|(&x, &y)| f(x, y)).collect(),
+                    last: if a.last == b.last {
+                        a.last
+                    } else {
+                        Axis::Plain
+                    },
+                })))
+            }
+            (Val::Tensor(a), _) if many(&l) => {
+                let r = self.scalar(&r, right)?;
+                self.mapped(a, |x| f(x, r), &span)
+            }
+            (_, Val::Tensor(b)) if many(&r) => {
+                let l = self.scalar(&l, left)?;
+                self.mapped(b, |y| f(l, y), &span)
+            }
+            _ => Ok(Val::num(f(self.scalar(&l, left)?, self.scalar(&r, right)?))),
         }
     }
 
@@ -409,15 +487,7 @@ impl<'a> Evaluator<'a> {
                     _ => l >= r,
                 }))
             }
-            Op::Add | Op::Sub | Op::Mul | Op::Div => {
-                let (l, r) = (self.number(left)?, self.number(right)?);
-                Ok(Val::num(match op {
-                    Op::Add => l + r,
-                    Op::Sub => l - r,
-                    Op::Mul => l * r,
-                    _ => l / r,
-                }))
-            }
+            Op::Add | Op::Sub | Op::Mul | Op::Div => self.arithmetic(op, left, right),
         }
     }
 
@@ -822,20 +892,13 @@ impl<'a> Evaluator<'a> {
             "top" => Ok(Val::Ids(self.likeliest(name, &args[0], span)?)),
             "prob" => {
                 let id = self.token_id(&args[0])?;
-                let last = self.last_logits(span)?;
-                let (logits, lse) = (&last.0, last.1);
-                let logit = logits.get(id as usize).ok_or_else(|| {
-                    Problem::new(
-                        args[0].span.clone(),
-                        format!("token {id} is outside the vocabulary of {}", logits.len()),
-                    )
-                })?;
-                Ok(Val::num(f64::from(exact_math::prob(
-                    *logit as f32,
-                    lse as f32,
-                ))))
+                self.probability(id, &args[0], span)
             }
-            "abs" => Ok(Val::num(self.number(&args[0])?.abs())),
+            "top_prob" => {
+                let ids = self.likeliest(name, &args[0], span)?;
+                self.probability(ids[ids.len() - 1], &args[0], span)
+            }
+            "abs" => self.each_number(&args[0], f64::abs),
             "share" => self.share(&args[0], usage),
             "len" => {
                 let a = self.array(&args[0])?;
@@ -891,6 +954,22 @@ impl<'a> Evaluator<'a> {
     }
 
     /// The index a `rank` asks about: a number, or a token's text for a vector over the vocabulary.
+    /// The probability of next token `id` (named by `arg`) after the prompt.
+    fn probability(&self, id: u32, arg: &Expr, span: &Range<usize>) -> Result<Val> {
+        let last = self.last_logits(span)?;
+        let (logits, lse) = (&last.0, last.1);
+        let logit = logits.get(id as usize).ok_or_else(|| {
+            Problem::new(
+                arg.span.clone(),
+                format!("token {id} is outside the vocabulary of {}", logits.len()),
+            )
+        })?;
+        Ok(Val::num(f64::from(exact_math::prob(
+            *logit as f32,
+            lse as f32,
+        ))))
+    }
+
     fn index_of(&self, expr: &Expr, a: &Array) -> Result<usize> {
         match self.eval(expr)? {
             Val::Text(text) if a.last == Axis::Vocab => Ok(self.id_of(&text, &expr.span)? as usize),

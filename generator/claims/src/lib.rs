@@ -24,7 +24,7 @@ pub mod roles;
 mod value;
 mod verdict;
 
-pub use ast::Expr;
+pub use ast::{Expr, Kind as ExprKind};
 pub use carry::{axes, carry, Axis, Carry, Tie};
 pub use eval::{Decoded, Evaluator, NoVocabulary, Vocabulary};
 pub use format::significant;

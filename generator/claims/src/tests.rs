@@ -469,3 +469,32 @@ fn a_false_claim_about_the_top_says_what_the_top_is() {
         format!("{text:?} is in `top(1)`")
     );
 }
+
+/// `top_prob(k)` is `prob(guess(k))`, and arithmetic goes entry by entry where a tensor meets
+/// a number or a tensor of its shape.
+#[test]
+fn top_prob_and_arithmetic_on_tensors() {
+    assert!(holds(
+        "top_prob(1) == prob(guess(1)) and top_prob(2) == prob(guess(2))"
+    ));
+    assert!(holds("top_prob(1) - top_prob(2) >= 0"));
+    let row = "blocks.0.attn.pattern[0, -1, :]";
+    assert!(holds(&format!("max({row} * 100) == max({row}) * 100")));
+    assert!(holds(&format!("sum(1 - {row}) == len({row}) - sum({row})")));
+    assert!(holds(&format!(
+        "max({row} - {row}) == 0 and max(-{row}) == -min({row})"
+    )));
+    assert!(holds(&format!("min(abs(-{row})) == min({row})")));
+    let e = error(&format!("max({row} - blocks.0.attn.pattern[0, :, :]) > 0"));
+    assert!(
+        e.message.contains("entry by entry needs one shape"),
+        "{}",
+        e.message
+    );
+    assert!(e.message.contains("a tensor of shape"), "{}", e.message);
+    assert!(e
+        .hint
+        .as_deref()
+        .unwrap_or_default()
+        .contains("reduce each to a number"));
+}

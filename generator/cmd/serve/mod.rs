@@ -5,6 +5,7 @@ mod http;
 mod live;
 mod watch;
 
+use super::build::ClaimsArg;
 use super::ui::{Style, Ui};
 use anyhow::bail;
 use live::Live;
@@ -13,6 +14,7 @@ use std::net::{Ipv4Addr, TcpListener};
 use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+use tracebook_site::{ClaimPolicy, Overrides};
 use watch::Snapshot;
 
 #[derive(clap::Args, Debug)]
@@ -20,6 +22,10 @@ pub struct Args {
     /// The port on 127.0.0.1 to serve on.
     #[arg(long, default_value_t = 3030)]
     pub port: u16,
+    /// What a false claim does: stop the build (error) or be reported while the site is
+    /// built and served (warn, while the prose is being revised). Overrides `[check] claims`.
+    #[arg(long, value_name = "POLICY")]
+    pub claims: Option<ClaimsArg>,
 }
 
 /// How often the watched files are looked at.
@@ -39,7 +45,11 @@ pub fn run(root: &Path, ui: &Ui, args: Args) -> anyhow::Result<()> {
     let root = root.to_path_buf();
     let out_dir = root.join("public");
     let live = Arc::new(Live::default());
-    build(&root, ui, &live, &[]);
+    let overrides = Overrides {
+        base_url: None,
+        claims: args.claims.map(ClaimPolicy::from),
+    };
+    build(&root, ui, &live, &overrides, &[]);
     ui.say(format!(
         "serving {} at http://127.0.0.1:{}/\nwatching tracebook.toml, content/, templates/, static/ and traces/; Ctrl-C stops",
         out_dir.display(),
@@ -47,7 +57,7 @@ pub fn run(root: &Path, ui: &Ui, args: Args) -> anyhow::Result<()> {
     ));
     let watcher = {
         let (root, ui, live) = (root.clone(), *ui, Arc::clone(&live));
-        std::thread::spawn(move || watch_and_rebuild(&root, &ui, &live))
+        std::thread::spawn(move || watch_and_rebuild(&root, &ui, &live, &overrides))
     };
     for stream in listener.incoming() {
         let Ok(stream) = stream else { continue };
@@ -79,7 +89,7 @@ fn listen(port: u16) -> anyhow::Result<TcpListener> {
     })
 }
 
-fn watch_and_rebuild(root: &Path, ui: &Ui, live: &Live) {
+fn watch_and_rebuild(root: &Path, ui: &Ui, live: &Live, overrides: &Overrides) {
     let mut seen = Snapshot::take(root);
     loop {
         std::thread::sleep(POLL);
@@ -91,19 +101,19 @@ fn watch_and_rebuild(root: &Path, ui: &Ui, live: &Live) {
         let now = Snapshot::take(root);
         let changed = now.changes(&seen, root);
         seen = now;
-        build(root, ui, live, &changed);
+        build(root, ui, live, overrides, &changed);
     }
 }
 
 /// One build; its outcome goes to the terminal and to every open page.
-fn build(root: &Path, ui: &Ui, live: &Live, changed: &[String]) {
+fn build(root: &Path, ui: &Ui, live: &Live, overrides: &Overrides, changed: &[String]) {
     let started = Instant::now();
     let cause = match changed {
         [] => String::new(),
         [one] => format!(" after a change to {one}"),
         [first, rest @ ..] => format!(" after changes to {first} and {} more", rest.len()),
     };
-    match tracebook_site::build(root, None) {
+    match tracebook_site::build_at(root, None, overrides) {
         Ok(report) => {
             ui.warnings(&report.warnings);
             ui.timings("build", &report.timings);

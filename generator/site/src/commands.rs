@@ -8,6 +8,7 @@ use crate::load::templates::Templates;
 use crate::load::traces::TraceSet;
 use crate::render::{self, RenderedSite};
 use crate::resolve::claim_report::{self, ClaimRecord};
+use crate::resolve::printed;
 use crate::write::assemble;
 use crate::write::linkcheck::{self, OutputIndex};
 use crate::write::output;
@@ -74,9 +75,15 @@ pub fn build_at(
 ) -> Result<BuildReport, Diagnostics> {
     let started = Instant::now();
     let mut timings = Timings::default();
-    let (rendered, warnings) = render_timed(root, overrides, &mut timings)?;
+    let (rendered, mut warnings) = render_timed(root, overrides, &mut timings)?;
     let out_dir = out.map_or_else(|| root.join("public"), Path::to_path_buf);
     let bytes = output::write_atomic(&out_dir, &rendered.files)?;
+    // After a re-trace: the values whose printed text changed since the last build. A record
+    // that cannot be written costs only the next build's comparison.
+    if let Some(before) = printed::load(root) {
+        warnings.extend(printed::changed(&before, &rendered.printed));
+    }
+    let _ = printed::save(root, &rendered.printed);
     timings.lap("write");
     Ok(BuildReport {
         out_dir,

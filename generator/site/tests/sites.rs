@@ -363,6 +363,57 @@ fn probabilities_match_the_trace() {
     assert_eq!(values[2], tracebook_figures::percent(p), "p = {p}");
 }
 
+/// `{{ value PROMPT EXPRESSION }}` computes any claims expression with the claims' own
+/// functions: the same numbers as the dedicated inline functions, arithmetic between them,
+/// and a token's text; a value that is no one number says how to get one.
+#[test]
+fn a_value_may_be_any_claims_expression() {
+    let site = minimal_with_cats();
+    let article = "+++\ntitle = \"P\"\n+++\n\n[{{ top_prob cats 1 }}] [{{ value cats top_prob(1) }}] \
+        [{{ value cats prob(guess(1)) | percent }}] [{{ value cats (top_prob(1) - top_prob(2)) * 100 | digits(3) }}] \
+        [{{ value cats max(logits.last) - min(logits.last) | digits(4) }}]\n\n\
+        The top is {{ top cats 1 }}, also {{ value cats text(guess(1)) }}.\n";
+    std::fs::write(site.root().join("content/only.md"), article).unwrap();
+    build_into(&site, "public").unwrap_or_else(|d| panic!("{d}"));
+    let html = std::fs::read_to_string(site.root().join("public/only.html")).unwrap();
+    let values = printed_numbers(&html);
+    assert_eq!(values.len(), 5, "{html}");
+    assert_eq!(values[0], values[1]);
+    assert_eq!(values[0], values[2]);
+    let trace = tracebook_trace::Trace::read(&site.root().join("traces/cats.json")).unwrap();
+    let logits = trace.tensor("logits.last").unwrap().data;
+    let max = logits.iter().copied().fold(f32::MIN, f32::max) as f64;
+    let min = logits.iter().copied().fold(f32::MAX, f32::min) as f64;
+    assert_eq!(values[4], tracebook_site::significant(max - min, 4));
+    let lead: f64 = values[3].parse().unwrap();
+    assert!(lead >= 0.0, "{}", values[3]);
+    let tokens: Vec<&str> = html
+        .split("tb-token\"")
+        .skip(1)
+        .map(|s| s.split_once('>').unwrap().1.split('<').next().unwrap())
+        .collect();
+    assert_eq!(tokens.len(), 2, "{html}");
+    assert_eq!(tokens[0], tokens[1]);
+
+    for (wrong, says) in [
+        (
+            "{{ value cats logits.last * 2 }}",
+            "not one number to print",
+        ),
+        ("{{ value cats top_prob(1) > 0 }}", "true or false"),
+        (
+            "{{ value cats logits.last[0:3] - logits.last[0:4] }}",
+            "entry by entry needs one shape",
+        ),
+    ] {
+        let article = format!("+++\ntitle = \"P\"\n+++\n\nA {wrong}\n");
+        std::fs::write(site.root().join("content/only.md"), article).unwrap();
+        let errors = build_into(&site, "public").expect_err(wrong).to_string();
+        assert!(errors.contains(says), "{wrong}: {errors}");
+        assert!(errors.contains("only.md:5:"), "{wrong}: {errors}");
+    }
+}
+
 #[test]
 fn figures_that_name_one_scale_share_its_limits_and_say_so() {
     let site = TempSite::new(&support::sites_dir().join("valid/scales"));

@@ -68,6 +68,8 @@ pub struct RenderedSite {
     pub incomplete: bool,
     /// Every claim of every page, in series order.
     pub claims: Vec<ClaimRecord>,
+    /// What every page's inline values printed, page by page.
+    pub printed: Vec<crate::resolve::printed::Printed>,
     /// Each article's searchable text, in series order.
     pub search: Vec<SearchEntry>,
     /// Each generated page's source, for messages about files that would replace it.
@@ -129,6 +131,7 @@ pub fn render(
         rendered.values += page.values;
         rendered.links.extend(page.links);
         rendered.claims.extend(page.claims);
+        rendered.printed.extend(page.printed);
         rendered
             .sources
             .insert(page.path.clone(), source_of(site, &page.path));

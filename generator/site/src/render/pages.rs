@@ -33,6 +33,8 @@ pub struct PageOutput {
     pub figure_files: Vec<(String, String)>,
     /// The page's claims with their verdicts.
     pub claims: Vec<ClaimRecord>,
+    /// What its inline values printed.
+    pub printed: Vec<crate::resolve::printed::Printed>,
     /// Binary files the page brings (its link-preview PNG): (output path, bytes).
     pub images: Vec<(String, Vec<u8>)>,
     /// An article's body HTML, for print.html.
@@ -335,6 +337,7 @@ fn body(env: &RenderEnv<'_>, page: &Page) -> (RenderedMarkdown, PageOutput) {
         links: std::mem::take(&mut rendered.links),
         figure_files: std::mem::take(&mut rendered.figure_files),
         claims: std::mem::take(&mut rendered.claims),
+        printed: std::mem::take(&mut rendered.printed),
         used: scope.into_used(),
         figures: rendered.figures,
         values: rendered.values,

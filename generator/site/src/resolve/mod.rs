@@ -9,5 +9,6 @@
 
 pub mod claim_report;
 pub mod inline;
+pub mod printed;
 pub mod refs;
 pub mod scope;

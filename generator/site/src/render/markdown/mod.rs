@@ -31,6 +31,7 @@ use crate::load::words::Words;
 use crate::render::live_page::LivePage;
 use crate::resolve::claim_report::ClaimRecord;
 use crate::resolve::inline::{self, EvalContext};
+use crate::resolve::printed::Printed;
 use crate::resolve::refs::RefIndex;
 use crate::resolve::scope::PromptScopeView;
 use pulldown_cmark::{Event, Parser};
@@ -82,6 +83,8 @@ pub struct RenderedMarkdown {
     pub claims: Vec<ClaimRecord>,
     /// With `[live]`: the JSON of the figures a reader may redraw (None if there are none).
     pub live: Option<String>,
+    /// What each inline value printed (not claims, references or citations), in order.
+    pub printed: Vec<Printed>,
 }
 
 /// Renders a body; problems are returned as diagnostics placed in the file.
@@ -164,6 +167,7 @@ pub fn render(input: &MarkdownInput<'_>) -> (RenderedMarkdown, Vec<Diagnostic>) 
                 .is_some_and(|v| !matches!(v, inline::Value::Claim(_)))
         })
         .count();
+    out.printed = printed(&body, &substituted);
     out.claims = substituted
         .values
         .iter()
@@ -178,4 +182,32 @@ pub fn render(input: &MarkdownInput<'_>) -> (RenderedMarkdown, Vec<Diagnostic>) 
             .map(|p| body.error(p.span, p.message).with_optional_hint(p.hint)),
     );
     (out, diagnostics)
+}
+
+/// What the body's inline values print, for the record that finds them changed after a
+/// re-trace (resolve::printed).
+fn printed(body: &BodyRef<'_>, substituted: &inline::Substituted) -> Vec<Printed> {
+    substituted
+        .values
+        .iter()
+        .zip(&substituted.sources)
+        .zip(&substituted.ranges)
+        .filter_map(|((value, source), range)| {
+            let value = value.as_ref()?;
+            if matches!(
+                value,
+                inline::Value::Claim(_) | inline::Value::Ref { .. } | inline::Value::Cite { .. }
+            ) {
+                return None;
+            }
+            let at = body.location(range.clone());
+            Some(Printed {
+                file: at.file,
+                line: at.position.line,
+                column: at.position.column,
+                source: source.clone(),
+                text: value.text(),
+            })
+        })
+        .collect()
 }

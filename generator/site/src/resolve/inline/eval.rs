@@ -13,7 +13,7 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::ops::Range;
 use std::rc::Rc;
-use tracebook_claims::{decide, Decoded, Evaluator, Vocabulary};
+use tracebook_claims::{decide, Decoded, Evaluator, ExprKind, Val, Vocabulary};
 use tracebook_tokenizer::Vocab;
 use tracebook_trace::{exact_math, Tensor, Trace};
 
@@ -187,6 +187,17 @@ fn evaluate_as_is(call: &Call, cx: &EvalContext<'_>) -> Result<Option<Value>, Pr
         ),
         Query::Shape { tensor } => Value::Shape(on.tensor(tensor)?.shape),
         Query::Ref | Query::Cite(_) => unreachable!("no prompt: evaluated above"),
+        Query::Expression { expr, .. } => {
+            let vocab = TokenizerVocabulary(cx.tokenizer);
+            let decoded = Rc::clone(
+                cx.decoded
+                    .borrow_mut()
+                    .entry(call.prompt.text.clone())
+                    .or_default(),
+            );
+            let ev = Evaluator::sharing(trace, &call.prompt.text, &vocab, decoded);
+            computed(ev.eval(expr)?, expr)?
+        }
         Query::Claim { expr, source } => {
             let vocab = TokenizerVocabulary(cx.tokenizer);
             let decoded = Rc::clone(
@@ -210,6 +221,34 @@ fn evaluate_as_is(call: &Call, cx: &EvalContext<'_>) -> Result<Option<Value>, Pr
         }
     };
     Ok(Some(value))
+}
+
+/// What a `{{ value PROMPT EXPRESSION }}` prints of the expression's value: a probability
+/// (of `prob` or `top_prob`) as a percentage, another number as a number, a text as a token;
+/// anything else is an error that says how to get one number.
+fn computed(value: Val, expr: &tracebook_claims::Expr) -> Result<Value, Problem> {
+    let probability =
+        matches!(&expr.kind, ExprKind::Call { name, .. } if name == "prob" || name == "top_prob");
+    let one = match &value {
+        Val::Num { value, .. } => Some(*value),
+        Val::Tensor(a) if a.data.len() == 1 => Some(a.data[0]),
+        _ => None,
+    };
+    match (one, value) {
+        (Some(p), _) if probability => Ok(Value::Probability(p)),
+        (Some(x), _) => Ok(Value::Number(x as f32)),
+        (None, Val::Text(text)) => Ok(Value::Token(text)),
+        (None, Val::Bool(_)) => Err(Problem::new(
+            expr.span.clone(),
+            "this is true or false, not a value to print",
+        )
+        .with_hint("a statement the build checks is a claim: {{ claim PROMPT EXPRESSION }}")),
+        (None, other) => Err(Problem::new(
+            expr.span.clone(),
+            format!("this is {}, not one number to print", other.kind()),
+        )
+        .with_hint("index one entry (x[0, -1]) or reduce it: max(x), min(x), sum(x), mean(x); for a token, text(guess(1))")),
+    }
 }
 
 /// `{{ ref ID }}`: "Figure 3" (or the heading's text) linked to its target; on another page

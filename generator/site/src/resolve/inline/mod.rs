@@ -22,6 +22,8 @@ pub struct Substituted {
     pub values: Vec<Option<Value>>,
     /// Each value's directive as written between the braces (`value robots embed[0,1]`).
     pub sources: Vec<String>,
+    /// Each value's `{{ ... }}` in the body.
+    pub ranges: Vec<std::ops::Range<usize>>,
 }
 
 /// Finds, parses and computes every inline value of `text` outside `literal` ranges.
@@ -35,6 +37,7 @@ pub fn substitute(
         text: text.to_string(),
         values: Vec::new(),
         sources: Vec::new(),
+        ranges: Vec::new(),
     };
     for found in parse::find(text, literal) {
         let range = match found {
@@ -53,6 +56,7 @@ pub fn substitute(
         let source = text[range.clone()].trim_matches(['{', '}']).trim();
         out.sources
             .push(source.split_whitespace().collect::<Vec<_>>().join(" "));
+        out.ranges.push(range.clone());
         if let Some(placeholder) = placeholder(out.values.len(), range.len()) {
             out.text.replace_range(range, &placeholder);
         }

@@ -41,6 +41,12 @@ pub enum Query {
     Cite(Vec<Arg>),
     /// `{{ sum PROMPT A[i] B[j] ... }}`: a worked sum of tensor entries.
     Sum(Vec<(Arg, Vec<Index>)>),
+    /// `{{ value PROMPT EXPRESSION }}`: any claims expression that gives a number or a
+    /// token's text (`top_prob(1) - top_prob(2)`, `text(guess(2))`), and its body range.
+    Expression {
+        expr: tracebook_claims::Expr,
+        source: Range<usize>,
+    },
     /// `{{ claim PROMPT EXPRESSION }}`: the expression as parsed and its body range.
     Claim {
         expr: tracebook_claims::Expr,
@@ -88,7 +94,10 @@ pub const FUNCTIONS: &[(&str, &str)] = &[
     ("top", "{{ top PROMPT RANK }}"),
     ("top_prob", "{{ top_prob PROMPT RANK }}"),
     ("prob", "{{ prob PROMPT \" token\" }}"),
-    ("value", "{{ value PROMPT TENSOR[i,j,...] }}"),
+    (
+        "value",
+        "{{ value PROMPT TENSOR[i,j,...] }} or {{ value PROMPT EXPRESSION }}",
+    ),
     ("shape", "{{ shape PROMPT TENSOR }}"),
     ("sum", "{{ sum PROMPT TENSOR[i,...] TENSOR[j,...] ... }}"),
     ("claim", "{{ claim PROMPT EXPRESSION }}"),
@@ -201,6 +210,9 @@ fn parse_inner(text: &str, range: Range<usize>, inner: Range<usize>) -> Result<C
     if name == "claim" {
         return claim(text, range, inner, args, usage);
     }
+    if name == "value" && !(args.len() == 2 && is_entry(&args[1].text)) {
+        return expression(text, range, inner, args, usage);
+    }
     if name == "sum" {
         return sum(range, args, usage);
     }
@@ -282,6 +294,51 @@ fn claim(
         range,
         prompt,
         query: Query::Claim { expr, source },
+        format: None,
+    })
+}
+
+/// `TENSOR[i,j,...]` with whole-number indices: one entry, read as `value` always read it.
+fn is_entry(word: &str) -> bool {
+    let Some((name, rest)) = word.split_once('[') else {
+        return false;
+    };
+    let name_ok = !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.');
+    name_ok
+        && rest
+            .strip_suffix(']')
+            .is_some_and(|inside| inside.split(',').all(|i| i.trim().parse::<i64>().is_ok()))
+}
+
+/// `{{ value PROMPT EXPRESSION }}`: everything after the prompt is a claims expression, which
+/// the claims' evaluator computes (one table of functions for claims and values).
+fn expression(
+    text: &str,
+    range: Range<usize>,
+    inner: Range<usize>,
+    mut args: Vec<Arg>,
+    usage: &str,
+) -> Result<Call, Problem> {
+    if args.len() < 2 {
+        return Err(error(
+            range,
+            "`value` takes a prompt and what to compute from its trace",
+            Some(format!(
+                "write {usage}, e.g. {{{{ value robots blocks.0.attn.pattern[0,-1,2] }}}} or {{{{ value robots top_prob(1) - top_prob(2) | percent }}}}"
+            )),
+        ));
+    }
+    let prompt = unquoted_prompt(args.remove(0), usage)?;
+    let source = args[0].span.start..inner.end;
+    let expr = tracebook_claims::parse(text, source.clone())?;
+    let source = source.start..source.start + text[source].trim_end().len();
+    Ok(Call {
+        range,
+        prompt,
+        query: Query::Expression { expr, source },
         format: None,
     })
 }
@@ -620,10 +677,15 @@ mod tests {
             .hint
             .unwrap()
             .contains("\" tired\""));
-        assert!(call("{{ value p logits.last }}")
-            .unwrap_err()
-            .message
-            .contains("needs indices"));
+        // Not one entry: an expression, whose value must be one number (eval says so).
+        assert!(matches!(
+            call("{{ value p logits.last }}").unwrap().query,
+            Query::Expression { .. }
+        ));
+        assert!(matches!(
+            call("{{ value p logits.last[0,3] }}").unwrap().query,
+            Query::Value { .. }
+        ));
         assert!(call("{{ prob p \"open }}")
             .unwrap_err()
             .message

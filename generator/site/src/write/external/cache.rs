@@ -15,10 +15,6 @@ pub const CACHE_FILE: &str = ".tracebook/external-links.json";
 /// Bumped when the file's meaning changes; a file of another version is ignored.
 const VERSION: u32 = 1;
 
-/// Written beside the cache so git leaves the folder alone without a line in the site's own
-/// .gitignore (CI keeps the cache with actions/cache instead).
-const GITIGNORE: &str = "# tracebook's caches: not for version control\n*\n";
-
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LinkCache {
     version: u32,
@@ -58,26 +54,13 @@ impl LinkCache {
             .retain(|_, at| now.saturating_sub(*at) < max_age.as_secs());
     }
 
-    /// Writes the cache to `path` atomically (a temporary file beside it, then a rename).
+    /// Writes the cache to `path` (base::cache_file: atomically, git-ignored).
     pub fn save(&self, path: &Path) -> io::Result<()> {
-        let dir = path.parent().unwrap_or(Path::new("."));
-        std::fs::create_dir_all(dir)?;
-        let ignore = dir.join(".gitignore");
-        if !ignore.exists() {
-            std::fs::write(ignore, GITIGNORE)?;
-        }
         let file = LinkCache {
             version: VERSION,
             ok: self.ok.clone(),
         };
-        let mut json = serde_json::to_string_pretty(&file).map_err(io::Error::other)?;
-        json.push('\n');
-        let name = path.file_name().unwrap_or_default().to_string_lossy();
-        let temp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-        std::fs::write(&temp, json)?;
-        std::fs::rename(&temp, path).inspect_err(|_| {
-            let _ = std::fs::remove_file(&temp);
-        })
+        crate::base::cache_file::save(path, &file)
     }
 }
 

@@ -364,3 +364,45 @@ fn inspect_into_a_reader_that_stops_early_is_no_error() {
     assert!(!said.contains("panicked"), "{said}");
     assert!(done.status.success(), "{said}");
 }
+
+/// `trace --prompt` outside a site with no `--model` wants GPT-2; offline and without it in the
+/// cache, the error says how to trace with the built-in model instead, and that works.
+#[test]
+fn an_ad_hoc_trace_without_gpt2_says_how_to_use_the_built_in_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("hf");
+    let file = dir.path().join("t.json");
+    let refused = cli::tracebook(dir.path())
+        .env("HF_HOME", &cache)
+        .env("HF_HUB_CACHE", cache.join("hub"))
+        .args([
+            "trace",
+            "--offline",
+            "--prompt",
+            "The cat sat",
+            "--out",
+            file.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert!(!refused.status.success());
+    let said = stderr(&refused);
+    assert!(said.contains("--model tracebook-tiny-en"), "{said}");
+    assert!(!file.exists());
+    let o = run(
+        &[
+            "trace",
+            "--offline",
+            "--model",
+            "tracebook-tiny-en",
+            "--prompt",
+            "The cat sat",
+            "--out",
+            file.to_str().unwrap(),
+        ],
+        dir.path(),
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let written = std::fs::read_to_string(&file).unwrap();
+    assert!(written.contains("tracebook-tiny-en"));
+}

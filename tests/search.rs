@@ -148,3 +148,66 @@ fn code_blocks_are_highlighted_with_classes_only() {
     let code = &page[page.find("<pre>").unwrap()..page.rfind("</pre>").unwrap()];
     assert!(!code.contains("style="), "no inline colours");
 }
+
+/// Every word a figure of the example site draws (legends, axis titles, notes, token labels:
+/// any `<text>` with a letter in it) is in that page's search index, under its figures.
+#[test]
+fn search_finds_every_word_a_figure_draws() {
+    let root = example_root();
+    let temp = tempfile::tempdir().unwrap();
+    let public = temp.path().join("public");
+    build(&root, &public);
+    let (mut checked, mut missing) = (0, Vec::new());
+    for page in index_pages(&public) {
+        let url = page["url"].as_str().unwrap();
+        let indexed: String = page["figures"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f[1].as_str().unwrap().to_string())
+            .collect::<Vec<_>>()
+            .join(" ");
+        let html = std::fs::read_to_string(public.join(url)).unwrap();
+        for figure in html.split("<figure").skip(1) {
+            let figure = figure.split("</figure>").next().unwrap();
+            for text in figure.split("<text").skip(1) {
+                let inner = text.split_once('>').map_or("", |(_, r)| r);
+                let inner = inner.split("</text>").next().unwrap();
+                let mut plain = String::new();
+                let mut in_tag = false;
+                for c in inner.chars() {
+                    match c {
+                        '<' => {
+                            in_tag = true;
+                            plain.push(' ');
+                        }
+                        '>' => in_tag = false,
+                        c if !in_tag => plain.push(c),
+                        _ => {}
+                    }
+                }
+                let plain = plain
+                    .replace("&amp;", "&")
+                    .replace("&lt;", "<")
+                    .replace("&gt;", ">")
+                    .replace("&quot;", "\"")
+                    .replace("&#39;", "'");
+                for word in plain.split_whitespace() {
+                    let word = word.trim_matches(|c: char| !c.is_alphanumeric());
+                    if word.chars().any(char::is_alphabetic) {
+                        checked += 1;
+                        if !indexed.contains(word) {
+                            missing.push(format!("{url}: {word:?}"));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(checked > 200, "only {checked} drawn words found");
+    assert!(
+        missing.is_empty(),
+        "{} of {checked} not indexed: {missing:?}",
+        missing.len()
+    );
+}

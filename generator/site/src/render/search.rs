@@ -1,5 +1,6 @@
 //! The offline search index: every article's title, headings and plain text, and each
-//! figure's caption and token labels (the words drawn in its SVG, which the text leaves out),
+//! figure's caption, token labels and the other words drawn in its SVG (legends, axis titles,
+//! notes), which the text leaves out,
 //! written as a script (`search-index.js` sets `window.TRACEBOOK_SEARCH`) so that it loads from `file://`,
 //! where browsers refuse to fetch JSON; `tracebook-search.js` searches it in the page.
 
@@ -26,7 +27,8 @@ pub struct SearchEntry {
     /// The body's words: tags, figures' SVG and math markup left out, whitespace collapsed.
     pub text: String,
     /// `[id, text]` of every figure with an id: its caption, then the token labels its SVG
-    /// draws (each once, in order), so a search can find a figure by a token it shows.
+    /// draws and the other words it draws (each once, in order), so a search can find a figure
+    /// by a token it shows or a word of its legend.
     pub figures: Vec<(String, String)>,
 }
 
@@ -66,11 +68,11 @@ fn figure_texts(html: &str) -> Vec<(String, String)> {
             .map(|at| plain_text(&figure[at..]))
             .unwrap_or_default();
         let mut words: Vec<String> = Vec::new();
-        for label in token_labels(figure) {
-            for word in label.split_whitespace() {
-                if !words.iter().any(|w| w == word) {
-                    words.push(word.to_string());
-                }
+        let labels = token_labels(figure);
+        let label_words = labels.iter().flat_map(|l| l.split_whitespace());
+        for word in label_words.chain(drawn_words(figure).iter().map(String::as_str)) {
+            if !words.iter().any(|w| w == word) {
+                words.push(word.to_string());
             }
         }
         let text = format!("{caption} {}", words.join(" "));
@@ -104,6 +106,29 @@ fn token_labels(figure: &str) -> Vec<String> {
         rest = &group[end..];
     }
     labels
+}
+
+/// The words of every `<text>` of a figure's SVG that have a letter in them (a legend's
+/// "angles", a note's "hollow"), edge punctuation trimmed; its numbers are left out, since a
+/// search for "0.43" would find every figure.
+fn drawn_words(figure: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut rest = figure;
+    while let Some(start) = rest.find("<text") {
+        let text = &rest[start..];
+        let end = text
+            .find("</text>")
+            .map_or(text.len(), |e| e + "</text>".len());
+        let plain = plain_text(&text[..end].replace("<title>", " <title>"));
+        for word in plain.split_whitespace() {
+            let word = word.trim_matches(|c: char| !c.is_alphanumeric());
+            if word.chars().any(char::is_alphabetic) {
+                words.push(word.to_string());
+            }
+        }
+        rest = &text[end..];
+    }
+    words
 }
 
 /// Where the `<g>` that `group` starts with ends (after its `</g>`), nested groups counted.
@@ -305,6 +330,20 @@ mod tests {
         assert_eq!(
             plain_text(html),
             "Prose. Figure 1. The prompt & its tokens."
+        );
+    }
+
+    #[test]
+    fn a_figure_s_legend_and_note_words_are_indexed() {
+        let html = "<figure id=\"fig-r\"><svg><g class=\"tbf-m\"><text>·bring</text></g>\
+                    <text>angles (radians)</text><text>−0.43</text><text>hollow: negative, bring</text>\
+                    </svg><figcaption>Rotations.</figcaption></figure>";
+        assert_eq!(
+            figure_texts(html),
+            [(
+                "fig-r".to_string(),
+                "Rotations. bring angles radians hollow negative".to_string()
+            )]
         );
     }
 

@@ -188,26 +188,10 @@ fn evaluate_as_is(call: &Call, cx: &EvalContext<'_>) -> Result<Option<Value>, Pr
         Query::Shape { tensor } => Value::Shape(on.tensor(tensor)?.shape),
         Query::Ref | Query::Cite(_) => unreachable!("no prompt: evaluated above"),
         Query::Expression { expr, .. } => {
-            let vocab = TokenizerVocabulary(cx.tokenizer);
-            let decoded = Rc::clone(
-                cx.decoded
-                    .borrow_mut()
-                    .entry(call.prompt.text.clone())
-                    .or_default(),
-            );
-            let ev = Evaluator::sharing(trace, &call.prompt.text, &vocab, decoded);
-            computed(ev.eval(expr)?, expr)?
+            with_evaluator(trace, call, cx, |ev| computed(ev.eval(expr)?, expr))?
         }
         Query::Claim { expr, source } => {
-            let vocab = TokenizerVocabulary(cx.tokenizer);
-            let decoded = Rc::clone(
-                cx.decoded
-                    .borrow_mut()
-                    .entry(call.prompt.text.clone())
-                    .or_default(),
-            );
-            let ev = Evaluator::sharing(trace, &call.prompt.text, &vocab, decoded);
-            let verdict = decide(&ev, expr, cx.body)?;
+            let verdict = with_evaluator(trace, call, cx, |ev| decide(ev, expr, cx.body))?;
             Value::Claim(CheckedClaim {
                 source: cx.text(source),
                 span: source.clone(),
@@ -221,6 +205,25 @@ fn evaluate_as_is(call: &Call, cx: &EvalContext<'_>) -> Result<Option<Value>, Pr
         }
     };
     Ok(Some(value))
+}
+
+/// `f` of the claims' evaluator on the call's prompt, sharing the page's decoded tensors of
+/// that trace with every other claim and expression on it.
+fn with_evaluator<T>(
+    trace: &tracebook_trace::Trace,
+    call: &Call,
+    cx: &EvalContext<'_>,
+    f: impl FnOnce(&Evaluator<'_>) -> Result<T, Problem>,
+) -> Result<T, Problem> {
+    let vocab = TokenizerVocabulary(cx.tokenizer);
+    let decoded = Rc::clone(
+        cx.decoded
+            .borrow_mut()
+            .entry(call.prompt.text.clone())
+            .or_default(),
+    );
+    let ev = Evaluator::sharing(trace, &call.prompt.text, &vocab, decoded);
+    f(&ev)
 }
 
 /// What a `{{ value PROMPT EXPRESSION }}` prints of the expression's value: a probability

@@ -274,28 +274,44 @@ fn claim(
     text: &str,
     range: Range<usize>,
     inner: Range<usize>,
-    mut args: Vec<Arg>,
+    args: Vec<Arg>,
     usage: &str,
 ) -> Result<Call, Problem> {
-    if args.len() < 2 {
-        return Err(error(
-            range,
-            "`claim` takes a prompt and what must hold of its trace",
-            Some(format!(
-                "write {usage}, e.g. {{{{ claim animal argmax(logits.last) == id(3) }}}}"
-            )),
-        ));
-    }
-    let prompt = unquoted_prompt(args.remove(0), usage)?;
-    let source = args[0].span.start..inner.end;
-    let expr = tracebook_claims::parse(text, source.clone())?;
-    let source = source.start..source.start + text[source].trim_end().len();
+    let needs = "`claim` takes a prompt and what must hold of its trace";
+    let example = "{{ claim animal argmax(logits.last) == id(3) }}";
+    let (prompt, expr, source) =
+        prompt_and_expression(text, &range, inner, args, usage, needs, example)?;
     Ok(Call {
         range,
         prompt,
         query: Query::Claim { expr, source },
         format: None,
     })
+}
+
+/// The prompt and the claims expression after it (with its trimmed body range), for `claim` and
+/// an expression `value`; `needs` and `example` say what is missing when there is no expression.
+fn prompt_and_expression(
+    text: &str,
+    range: &Range<usize>,
+    inner: Range<usize>,
+    mut args: Vec<Arg>,
+    usage: &str,
+    needs: &str,
+    example: &str,
+) -> Result<(Arg, tracebook_claims::Expr, Range<usize>), Problem> {
+    if args.len() < 2 {
+        return Err(error(
+            range.clone(),
+            needs,
+            Some(format!("write {usage}, e.g. {example}")),
+        ));
+    }
+    let prompt = unquoted_prompt(args.remove(0), usage)?;
+    let source = args[0].span.start..inner.end;
+    let expr = tracebook_claims::parse(text, source.clone())?;
+    let source = source.start..source.start + text[source].trim_end().len();
+    Ok((prompt, expr, source))
 }
 
 /// `TENSOR[i,j,...]` with whole-number indices: one entry, read as `value` always read it.
@@ -319,22 +335,13 @@ fn expression(
     text: &str,
     range: Range<usize>,
     inner: Range<usize>,
-    mut args: Vec<Arg>,
+    args: Vec<Arg>,
     usage: &str,
 ) -> Result<Call, Problem> {
-    if args.len() < 2 {
-        return Err(error(
-            range,
-            "`value` takes a prompt and what to compute from its trace",
-            Some(format!(
-                "write {usage}, e.g. {{{{ value robots blocks.0.attn.pattern[0,-1,2] }}}} or {{{{ value robots top_prob(1) - top_prob(2) | percent }}}}"
-            )),
-        ));
-    }
-    let prompt = unquoted_prompt(args.remove(0), usage)?;
-    let source = args[0].span.start..inner.end;
-    let expr = tracebook_claims::parse(text, source.clone())?;
-    let source = source.start..source.start + text[source].trim_end().len();
+    let needs = "`value` takes a prompt and what to compute from its trace";
+    let example = "{{ value robots blocks.0.attn.pattern[0,-1,2] }} or {{ value robots top_prob(1) - top_prob(2) | percent }}";
+    let (prompt, expr, source) =
+        prompt_and_expression(text, &range, inner, args, usage, needs, example)?;
     Ok(Call {
         range,
         prompt,

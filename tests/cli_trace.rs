@@ -95,7 +95,7 @@ fn ad_hoc_trace_then_inspect_prints_exact_f32_values() {
     );
     let table = String::from_utf8(o.stdout).unwrap();
     assert!(
-        table.starts_with("blocks.1.attn.pattern  4×4×4 (heads × tokens × tokens)\n"),
+        table.starts_with("blocks.1.attn.pattern  4×4×4 (heads × queries × keys)\n"),
         "{table}"
     );
     assert_eq!(table.matches("\nhead ").count(), 4, "{table}");
@@ -103,21 +103,63 @@ fn ad_hoc_trace_then_inspect_prints_exact_f32_values() {
         table.contains("\n  0 \"The\"           1.000          0"),
         "{table}"
     );
+    assert!(
+        table.contains("keys  "),
+        "the key tokens head the columns: {table}"
+    );
 
-    // Ids print as integers with their token text, one row per position.
+    // Ids print as integers with their token text, a row per position, a column per rank.
     let file = out.to_str().unwrap();
     let o = run(
         &["inspect", file, "--tensor", "logits.topk_ids"],
         dir.path(),
     );
     let rows = String::from_utf8(o.stdout).unwrap();
-    assert_eq!(rows.lines().count(), 4, "{rows}");
-    let first = rows.lines().next().unwrap();
+    let lines: Vec<&str> = rows.lines().collect();
+    assert!(lines[0].contains("(positions × ranks)"), "{rows}");
+    assert_eq!(
+        lines.len(),
+        2 + 4,
+        "a title, the ranks, a row per token: {rows}"
+    );
+    let first = lines[2];
     assert!(
-        first.starts_with("[0] ") && !first.contains(".0"),
+        first.starts_with("  0 \"The\"") && !first.contains(".0"),
         "{first}"
     );
     assert!(first.contains(" \""), "token text beside each id: {first}");
+    assert!(first.ends_with("more (--all-columns)"), "{first}");
+
+    // A 3-D tensor that is not by head is a grid per layer; every column on request.
+    let o = run(
+        &[
+            "inspect",
+            file,
+            "--tensor",
+            "logit_lens.topk_probs",
+            "--all-columns",
+        ],
+        dir.path(),
+    );
+    let grids = String::from_utf8(o.stdout).unwrap();
+    let title = grids.lines().next().unwrap();
+    assert!(title.ends_with("(layers × positions × ranks)"), "{grids}");
+    let ranks: usize = title.split(['×', ' ']).nth(4).unwrap().parse().unwrap();
+    assert!(
+        grids.contains("\nlayer 0\n") && !grids.contains("\nhead "),
+        "{grids}"
+    );
+    assert!(!grids.contains("more"), "every column: {grids}");
+    let row = grids
+        .lines()
+        .find(|l| l.starts_with("  0 \"The\""))
+        .unwrap();
+    let values = row.split_once("\"The\"").unwrap().1;
+    assert_eq!(
+        values.split_whitespace().count(),
+        ranks,
+        "every rank: {row}"
+    );
     let o = run(
         &["inspect", file, "--tensor", "logits.topk_ids", "--json"],
         dir.path(),

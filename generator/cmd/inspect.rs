@@ -1,6 +1,7 @@
 //! `tracebook inspect`: list a trace's tokens (with their positions) and tensors, or print one
-//! as a table labelled with the tokens and heads (`--json`: its numbers for tools). Token ids
-//! (the `*_ids` tensors) print as integers, with each id's token text beside it.
+//! as tables labelled with the tokens, heads, layers and targets (a grid per head of a 3-D
+//! tensor; `--all-columns` for every column; `--json`: its numbers for tools). Token ids (the
+//! `*_ids` tensors) print as integers, with each id's token text beside it.
 
 use std::path::PathBuf;
 use tracebook_trace::{TensorKind, Trace};
@@ -9,10 +10,13 @@ use tracebook_trace::{TensorKind, Trace};
 pub struct Args {
     /// The trace file.
     pub file: PathBuf,
-    /// Print this tensor's values instead of the list: a table, rows labelled with the
-    /// prompt's tokens, a block per head.
+    /// Print this tensor's values instead of the list: a grid, rows labelled with the
+    /// prompt's tokens, one grid per head (layer, target) of a 3-D tensor.
     #[arg(long)]
     pub tensor: Option<String>,
+    /// Print every column of the tensor's rows, not only the first 8.
+    #[arg(long, requires = "tensor")]
+    pub all_columns: bool,
     /// Machine-readable output: the listing, or the tensor, as JSON.
     #[arg(long)]
     pub json: bool,
@@ -38,8 +42,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                     serde_json::json!({ "name": name, "shape": tensor.shape, "data": data })
                         .to_string()
                 }
-                (false, true) => id_rows(&trace, &tensor.shape, &tensor.data),
-                (false, false) => super::inspect_table::table(&trace, name, &tensor),
+                (false, _) => super::inspect_table::table(&trace, name, &tensor, args.all_columns),
             }
         }
         None if args.json => listing_json(&trace).to_string(),
@@ -130,26 +133,4 @@ fn token_texts(trace: &Trace, data: &[f32]) -> serde_json::Map<String, serde_jso
             Some((id.to_string(), serde_json::Value::from(text.as_str())))
         })
         .collect()
-}
-
-/// One line per row of an id tensor: `[position] id "text", ...`, rows along the first axis.
-fn id_rows(trace: &Trace, shape: &[usize], data: &[f32]) -> String {
-    let width = shape.last().copied().unwrap_or(data.len()).max(1);
-    data.chunks(width)
-        .enumerate()
-        .map(|(row, ids)| {
-            let items: Vec<String> = ids
-                .iter()
-                .map(|&v| {
-                    let id = v as u32;
-                    match trace.meta.token_texts.get(&id) {
-                        Some(text) => format!("{id} {text:?}"),
-                        None => id.to_string(),
-                    }
-                })
-                .collect();
-            format!("[{row}] {}", items.join(", "))
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
 }

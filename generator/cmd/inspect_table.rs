@@ -1,153 +1,188 @@
-//! A tensor of a trace as a table a person reads: rows labelled with the prompt's tokens and
-//! their positions, a block per head for the heads' tensors, the key tokens over the columns of
-//! an attention pattern. Which axis is which comes from the trace's shapes: a first axis as long
-//! as the model has heads, then one as long as the prompt, is heads × tokens; a first axis as
-//! long as the prompt is tokens. Wide rows show their first columns and say how many are left.
+//! A tensor of a trace as tables a person reads. What each axis counts comes from the trace's
+//! one description of its tensors ([`tracebook_trace::axis_names`]): the last two axes are a
+//! grid, and every axis before them a block of its own (`layer 2, head 3`), so a 3-D tensor is
+//! a grid per head, per layer or per target. Rows and columns over the prompt's positions are
+//! labelled with its tokens, targets with their text, token ids with theirs. Wide rows show
+//! their first columns and say how many are left, unless every column is asked for.
 
-use tracebook_trace::{Tensor, Trace};
+use tracebook_trace::{NamedToken, Tensor, TensorKind, Trace};
 
-/// Columns shown of a row before the rest is counted.
+/// Columns shown of a row before the rest is counted, unless all are asked for.
 const COLUMNS: usize = 8;
 
-/// What one axis of a tensor runs over.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Axis {
-    Head,
-    Token,
-    Other,
+/// One axis of the tensor being printed.
+struct Axis {
+    /// What it counts (`heads`, `queries`, ...), or `·` where the trace does not say.
+    word: &'static str,
+    /// A label for each index: the prompt's tokens, the targets' texts, or empty for numbers.
+    labels: Vec<String>,
 }
 
-/// The axes of the tensor `name` of `shape` in `trace`.
-fn axes(trace: &Trace, name: &str, shape: &[usize]) -> Vec<Axis> {
-    let tokens = trace.meta.tokens.len();
-    let heads = trace.meta.model.config.n_head;
-    let key_axis = |n: usize| {
-        let attention = name.ends_with(".pattern") || name.ends_with(".scores");
-        if attention && n == tokens {
-            Axis::Token
-        } else {
-            Axis::Other
+impl Axis {
+    fn label(&self, i: usize) -> String {
+        match self.labels.get(i) {
+            Some(label) => format!("{i:>3} {label}"),
+            None if self.word == "·" => format!("{i:>3}"),
+            None => format!("{} {i}", self.singular()),
         }
-    };
-    if trace.is_table(name) {
-        // The experiments' tables are by layer, head, position or target, not by token.
-        return vec![Axis::Other; shape.len()];
     }
-    match shape {
-        [h, t, n] if *h == heads && *t == tokens => vec![Axis::Head, Axis::Token, key_axis(*n)],
-        [t, _] if *t == tokens => vec![Axis::Token, Axis::Other],
-        [t] if *t == tokens => vec![Axis::Token],
-        _ => vec![Axis::Other; shape.len()],
+
+    /// The word for one index of the axis: `head`, `query`, `layer`.
+    fn singular(&self) -> &str {
+        match self.word {
+            "queries" => "query",
+            "vocab" => "token id",
+            word => word.strip_suffix('s').unwrap_or(word),
+        }
     }
 }
 
-/// `name` of `trace` as a labelled table.
-pub fn table(trace: &Trace, name: &str, tensor: &Tensor) -> String {
-    let axes = axes(trace, name, &tensor.shape);
-    let words: Vec<&str> = axes
-        .iter()
-        .zip(&tensor.shape)
-        .map(|(axis, _)| match axis {
-            Axis::Head => "heads",
-            Axis::Token => "tokens",
-            Axis::Other => "·",
+/// The axes of `name`, of `shape`, in `trace`.
+fn axes(trace: &Trace, name: &str, shape: &[usize]) -> Vec<Axis> {
+    let words = tracebook_trace::axis_names(name).filter(|w| w.len() == shape.len());
+    let tokens: Vec<String> = (trace.meta.tokens.iter())
+        .map(|t| format!("{:?}", t.text))
+        .collect();
+    (0..shape.len())
+        .map(|i| {
+            let word = words.as_ref().map_or("·", |w| w[i]);
+            let labels = match word {
+                "positions" | "queries" | "keys" if shape[i] == tokens.len() => tokens.clone(),
+                "targets" => targets(trace, name)
+                    .iter()
+                    .map(|t| format!("{:?}", t.text))
+                    .collect(),
+                _ => Vec::new(),
+            };
+            Axis { word, labels }
         })
-        .collect();
-    let dims: Vec<String> = tensor.shape.iter().map(usize::to_string).collect();
+        .collect()
+}
+
+/// The targets of the experiment whose table `name` is.
+fn targets<'a>(trace: &'a Trace, name: &str) -> &'a [NamedToken] {
+    let meta = &trace.meta;
+    if name.starts_with("ablation.") {
+        meta.ablation.as_ref().map_or(&[], |a| &a.targets)
+    } else {
+        meta.attribution.as_ref().map_or(&[], |a| &a.targets)
+    }
+}
+
+/// `name` of `trace` as labelled tables; every column when `all_columns`.
+pub fn table(trace: &Trace, name: &str, tensor: &Tensor, all_columns: bool) -> String {
+    let shape = &tensor.shape;
+    let axes = axes(trace, name, shape);
+    let dims: Vec<String> = shape.iter().map(usize::to_string).collect();
+    let words: Vec<&str> = axes.iter().map(|a| a.word).collect();
     let mut out = format!("{name}  {} ({})\n", dims.join("×"), words.join(" × "));
-    let labels: Vec<String> = trace
-        .meta
-        .tokens
-        .iter()
-        .enumerate()
-        .map(|(i, t)| format!("{i:>3} {:?}", t.text))
-        .collect();
-    let row_label = |axis: Axis, i: usize| match axis {
-        Axis::Token => labels.get(i).cloned().unwrap_or_else(|| i.to_string()),
-        _ => format!("{i:>3}"),
+    let cell = Cell {
+        trace,
+        ids: TensorKind::of(name) == TensorKind::Index,
+        columns: if all_columns { usize::MAX } else { COLUMNS },
     };
-    let label_width = labels.iter().map(|l| l.chars().count()).max().unwrap_or(3);
-    match (axes.as_slice(), tensor.shape.as_slice()) {
-        ([Axis::Head, rows, columns], [heads, n, m]) => {
-            for head in 0..*heads {
-                out += &format!("\nhead {head}\n");
-                let block = &tensor.data[head * n * m..(head + 1) * n * m];
-                out += &matrix(
-                    block,
-                    *m,
-                    |i| row_label(*rows, i),
-                    *columns,
-                    trace,
-                    label_width,
-                );
+    match shape.len() {
+        0 => out += &format!("{}\n", cell.row(&tensor.data)),
+        1 if axes[0].labels.is_empty() => out += &format!("{}\n", cell.row(&tensor.data)),
+        1 => out += &cell.grid(&tensor.data, 1, &axes[0], None),
+        n => {
+            let (outer, grid) = axes.split_at(n - 2);
+            let size = shape[n - 2] * shape[n - 1];
+            for (b, block) in tensor.data.chunks(size.max(1)).enumerate() {
+                if !outer.is_empty() {
+                    out += &format!("\n{}\n", block_title(outer, &shape[..n - 2], b));
+                }
+                out += &cell.grid(block, shape[n - 1], &grid[0], Some(&grid[1]));
             }
         }
-        ([rows, columns], [_, m]) => {
-            out += &matrix(
-                &tensor.data,
-                *m,
-                |i| row_label(*rows, i),
-                *columns,
-                trace,
-                label_width,
-            );
-        }
-        ([rows], _) => {
-            out += &matrix(
-                &tensor.data,
-                1,
-                |i| row_label(*rows, i),
-                Axis::Other,
-                trace,
-                label_width,
-            );
-        }
-        _ => {
-            out += &format!("{}\n", row(&tensor.data));
-        }
     }
+    out.truncate(out.trim_end().len());
     out
 }
 
-/// Rows of `width` values from `data`, each after its label; a header of the key tokens when
-/// the columns are tokens.
-fn matrix(
-    data: &[f32],
-    width: usize,
-    label: impl Fn(usize) -> String,
-    columns: Axis,
-    trace: &Trace,
-    label_width: usize,
-) -> String {
-    let mut out = String::new();
-    if columns == Axis::Token {
-        let keys: Vec<String> = trace
-            .meta
-            .tokens
-            .iter()
-            .take(COLUMNS)
-            .map(|t| format!("{:>10}", clip(&format!("{:?}", t.text), 10)))
+/// `layer 2, head 3`: the indices of block `b` along the `outer` axes of `shape`.
+fn block_title(outer: &[Axis], shape: &[usize], mut b: usize) -> String {
+    let mut parts = Vec::new();
+    for (axis, &n) in outer.iter().zip(shape).rev() {
+        let i = b % n.max(1);
+        b /= n.max(1);
+        parts.push(match axis.labels.get(i) {
+            Some(label) => format!("{} {i} {label}", axis.singular()),
+            None => format!("{} {i}", axis.singular()),
+        });
+    }
+    parts.reverse();
+    parts.join(", ")
+}
+
+/// How the values print.
+struct Cell<'a> {
+    trace: &'a Trace,
+    /// Token ids: an integer and its text.
+    ids: bool,
+    /// The most columns shown of a row.
+    columns: usize,
+}
+
+impl Cell<'_> {
+    fn width(&self) -> usize {
+        if self.ids {
+            18
+        } else {
+            10
+        }
+    }
+
+    /// A grid of `data`, rows of `width` values: a row per index of `rows`, a column per
+    /// index of `columns` (one column when there is none), with a header naming the columns.
+    fn grid(&self, data: &[f32], width: usize, rows: &Axis, columns: Option<&Axis>) -> String {
+        let count = data.len() / width.max(1);
+        let label_width = (0..count)
+            .map(|i| rows.label(i).chars().count())
+            .max()
+            .unwrap_or(3);
+        let mut out = String::new();
+        if let Some(columns) = columns {
+            let heads: Vec<String> = (0..width.min(self.columns))
+                .map(|j| {
+                    let head = match columns.labels.get(j) {
+                        Some(label) => label.clone(),
+                        None => j.to_string(),
+                    };
+                    format!("{:>w$}", clip(&head, self.width()), w = self.width())
+                })
+                .collect();
+            out += &format!("{:label_width$}  {}\n", columns.word, heads.join(" "));
+        }
+        for (i, values) in data.chunks(width.max(1)).enumerate() {
+            out += &format!("{:label_width$}  {}\n", rows.label(i), self.row(values));
+        }
+        out
+    }
+
+    /// The first columns of `values`, and how many more there are.
+    fn row(&self, values: &[f32]) -> String {
+        let shown: Vec<String> = (values.iter().take(self.columns))
+            .map(|&v| format!("{:>w$}", self.value(v), w = self.width()))
             .collect();
-        out += &format!("{:label_width$}  {}\n", "", keys.join(" "));
+        let mut text = shown.join(" ");
+        if values.len() > self.columns {
+            text += &format!("  … {} more (--all-columns)", values.len() - self.columns);
+        }
+        text
     }
-    for (i, values) in data.chunks(width.max(1)).enumerate() {
-        out += &format!("{:label_width$}  {}\n", label(i), row(values));
-    }
-    out
-}
 
-/// The first [`COLUMNS`] values, 4 significant digits, and how many more there are.
-fn row(values: &[f32]) -> String {
-    let shown: Vec<String> = values
-        .iter()
-        .take(COLUMNS)
-        .map(|&v| format!("{:>10}", number(v)))
-        .collect();
-    let mut text = shown.join(" ");
-    if values.len() > COLUMNS {
-        text += &format!("  … {} more", values.len() - COLUMNS);
+    fn value(&self, v: f32) -> String {
+        if self.ids {
+            let id = v as u32;
+            match self.trace.meta.token_texts.get(&id) {
+                Some(text) => clip(&format!("{id} {text:?}"), self.width()),
+                None => id.to_string(),
+            }
+        } else {
+            number(v)
+        }
     }
-    text
 }
 
 /// `v` with 4 significant digits, as the site prints numbers; very large and very small

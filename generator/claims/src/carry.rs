@@ -108,91 +108,25 @@ pub enum Axis {
 /// (`target(guess(1))`) and its positions by role.
 const AUTHOR_ONLY: &[&str] = &["patching."];
 
-/// The axes of an experiment's table, read off the shape its table list documents
-/// (`[layers, heads, targets]`): `Some(None)` for one that stays with the author's prompt,
-/// `None` for a name that is no experiment's table.
-fn experiment_axes(name: &str) -> Option<Option<Vec<Axis>>> {
-    let (_, shape, _) = (tracebook_trace::EXPERIMENT_TABLES.iter())
-        .chain(tracebook_trace::ATTRIBUTION_TABLES)
-        .find(|t| t.0 == name)?;
-    if AUTHOR_ONLY.iter().any(|prefix| name.starts_with(prefix)) {
-        return Some(None);
-    }
-    let axes = (shape.trim_matches(['[', ']']).split(','))
-        .map(|word| match word.trim() {
-            "targets" => Axis::Target,
-            "positions" => Axis::Position,
-            _ => Axis::Part,
-        })
-        .collect();
-    Some(Some(axes))
-}
-
 /// The axes of the tensor called `name`, for every tensor a trace holds and every
-/// experiment's table; `None` for patching's tables, which pair the prompt with the author's
-/// corrupted text, and for names tracebook does not trace.
+/// experiment's table, read off the trace's one description of them
+/// ([`tracebook_trace::axis_names`]); `None` for patching's tables, which pair the prompt with
+/// the author's corrupted text, and for names tracebook does not trace.
 pub fn axes(name: &str) -> Option<Vec<Axis>> {
-    use Axis::{Part, Position, Vocab};
-    if let Some(experiment) = experiment_axes(name) {
-        return experiment;
+    if AUTHOR_ONLY.iter().any(|prefix| name.starts_with(prefix)) {
+        return None;
     }
-    let exact = match name {
-        "logits.last" => Some(vec![Vocab]),
-        "logits.lse" | "loss.per_token" => Some(vec![Position]),
-        "logits.topk_ids" | "logits.topk_values" => Some(vec![Position, Part]),
-        "logit_lens.lse" => Some(vec![Part, Position]),
-        "logit_lens.topk_ids" | "logit_lens.topk_logits" | "logit_lens.topk_probs" => {
-            Some(vec![Part, Position, Part])
-        }
-        "embed"
-        | "pos_embed"
-        | "encoder.embed"
-        | "encoder.pos_embed"
-        | "decoder.embed"
-        | "decoder.pos_embed"
-        | "ln_final.normalized" => Some(vec![Position, Part]),
-        "ln_final.w" | "ln_final.b" => Some(vec![Part]),
-        _ => None,
-    };
-    if exact.is_some() {
-        return exact;
-    }
-    // blocks.L.PART, encoder.blocks.L.PART, decoder.blocks.L.PART
-    let rest = name.rsplit_once("blocks.")?.1;
-    let (layer, part) = rest.split_once('.')?;
-    layer.parse::<usize>().ok()?;
-    let attention = ["attn.", "self_attn.", "cross_attn."]
-        .iter()
-        .find_map(|p| part.strip_prefix(p));
-    if let Some(what) = attention {
-        return match what {
-            "pattern" | "scores" => Some(vec![Part, Position, Position]),
-            "q" | "k" | "v" | "z" | "q_unrotated" | "k_unrotated" => {
-                Some(vec![Part, Position, Part])
-            }
-            _ => None,
-        };
-    }
-    if part.ends_with(".w") || part.ends_with(".b") {
-        return Some(vec![Part]);
-    }
-    if part.ends_with(".mean") || part.ends_with(".std") || part.ends_with(".rms") {
-        return Some(vec![Position]);
-    }
-    let rows = [
-        "attn_out",
-        "self_attn_out",
-        "cross_attn_out",
-        "mlp_out",
-        "resid_pre",
-        "resid_mid",
-        "resid_post",
-        "resid_cross",
-    ];
-    if rows.contains(&part) || part.ends_with(".normalized") || part.starts_with("mlp.") {
-        return Some(vec![Position, Part]);
-    }
-    None
+    let words = tracebook_trace::axis_names(name)?;
+    Some(
+        (words.into_iter())
+            .map(|word| match word {
+                "positions" | "queries" | "keys" => Axis::Position,
+                "vocab" => Axis::Vocab,
+                "targets" => Axis::Target,
+                _ => Axis::Part,
+            })
+            .collect(),
+    )
 }
 
 /// Whether `claim` can be asked of another prompt.
@@ -437,7 +371,8 @@ impl Found {
 }
 
 pub(crate) fn untraced(name: &str) -> String {
-    if experiment_axes(name).is_some() {
+    let author_only = AUTHOR_ONLY.iter().any(|prefix| name.starts_with(prefix));
+    if author_only && tracebook_trace::axis_names(name).is_some() {
         format!("`{name}` is an experiment on the author's prompt (its corrupted text)")
     } else {
         format!("`{name}` is not a tensor whose axes tracebook knows")

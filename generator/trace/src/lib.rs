@@ -6,6 +6,7 @@
 
 mod atomic;
 mod attribution;
+mod axes;
 mod builtin;
 mod codec;
 mod digest;
@@ -34,6 +35,7 @@ pub mod weights;
 
 pub use atomic::write_atomic;
 pub use attribution::{Attribution, AttributionSpec, Flow, TABLES as ATTRIBUTION_TABLES};
+pub use axes::axis_names;
 pub use builtin::{TINY_MODEL_ID, TINY_MODEL_SHA256};
 pub use codec::exact_math;
 pub use codec::{Derivation, DeriveOp, Encoding};

@@ -86,7 +86,9 @@ fn every_claim_that_carries_over_is_decided_on_the_other_prompts_of_its_model() 
             panic!("no trace for {prompt}")
         };
         let (needs, written) = match tracebook_claims::carry(&expr) {
-            tracebook_claims::Carry::IfPresent { prompt, written } => (prompt, written),
+            tracebook_claims::Carry::IfPresent {
+                prompt, written, ..
+            } => (prompt, written),
             _ => (Vec::new(), Vec::new()),
         };
         for (name, other) in &traces {

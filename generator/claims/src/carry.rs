@@ -18,10 +18,12 @@ pub enum Carry {
     /// By roles only: it can be asked of any prompt.
     Always,
     /// It finds tokens by their text: it can be asked of a prompt that has each of `prompt`
-    /// once (`pos`), and whose translation has each of `written` once (`wrote`).
+    /// once (`pos`), and whose translation has each of `written` once (`wrote`); or it asks
+    /// where a token was said before (`earlier(q)`, `repeats`): of a prompt that says it twice.
     IfPresent {
         prompt: Vec<String>,
         written: Vec<String>,
+        repeats: bool,
     },
     /// About the author's prompt only: the part that ties it there, what kind of tie it is,
     /// and why (in the author's terms).
@@ -68,7 +70,11 @@ impl Carry {
     pub fn why(&self) -> String {
         match self {
             Carry::Always => String::new(),
-            Carry::IfPresent { prompt, written } => {
+            Carry::IfPresent {
+                prompt,
+                written,
+                repeats,
+            } => {
                 let quoted = |texts: &[String]| -> String {
                     let q: Vec<String> = texts.iter().map(|t| format!("{t:?}")).collect();
                     q.join(" and ")
@@ -79,6 +85,9 @@ impl Carry {
                 }
                 if !written.is_empty() {
                     parts.push(format!("the translation has {} once", quoted(written)));
+                }
+                if *repeats {
+                    parts.push("the text says the token earlier(…) asks about twice".to_string());
                 }
                 format!("where {}", parts.join(" and "))
             }
@@ -135,10 +144,13 @@ pub fn carry(claim: &Expr) -> Carry {
     found.expr(claim, Context::Value, &[]);
     match found.author {
         Some((span, tie, why)) => Carry::Author { span, tie, why },
-        None if found.prompt.is_empty() && found.written.is_empty() => Carry::Always,
+        None if found.prompt.is_empty() && found.written.is_empty() && !found.repeats => {
+            Carry::Always
+        }
         None => Carry::IfPresent {
             prompt: found.prompt,
             written: found.written,
+            repeats: found.repeats,
         },
     }
 }
@@ -165,6 +177,8 @@ struct Found {
     /// The texts found by `pos`, and by `wrote`.
     prompt: Vec<String>,
     written: Vec<String>,
+    /// Whether it asks where a token was said before (`earlier`).
+    repeats: bool,
 }
 
 impl Found {
@@ -262,6 +276,11 @@ impl Found {
             "token" | "id" => args
                 .iter()
                 .for_each(|a| self.expr(a, Context::Position, vars)),
+            "earlier" => {
+                self.repeats = true;
+                args.iter()
+                    .for_each(|a| self.expr(a, Context::Position, vars));
+            }
             "prob" | "text" => args.iter().for_each(|a| self.expr(a, Context::Token, vars)),
             // `target(" his")` names a token the author chose; `target(guess(1))` a rule.
             "target" => match args.first().map(|a| &a.kind) {
@@ -386,7 +405,7 @@ fn stands_for(e: &Expr) -> Context {
         Kind::Call { name, args, .. } => match name.as_str() {
             "id" | "guess" => Context::Token,
             "token" => Context::Word,
-            "last" | "first" | "pos" | "wrote" => Context::Position,
+            "last" | "first" | "pos" | "wrote" | "earlier" => Context::Position,
             "argmax" | "argmin" => args
                 .first()
                 .map_or(Context::Value, |x| context_of(result_axis(x))),

@@ -43,16 +43,41 @@ fn a_token_found_by_its_text_carries_where_the_text_has_it() {
         of("argmax(blocks.1.attn.pattern[2, pos(\" it\"), :]) == pos(\" animal\")"),
         Carry::IfPresent {
             prompt: vec![" it".into(), " animal".into()],
-            written: vec![]
+            written: vec![],
+            repeats: false,
         }
     );
     assert_eq!(
         of("decoder.blocks.0.cross_attn.pattern[1, wrote(\" fichier\"), 0] > 0.3"),
         Carry::IfPresent {
             prompt: vec![],
-            written: vec![" fichier".into()]
+            written: vec![" fichier".into()],
+            repeats: false,
         }
     );
+}
+
+#[test]
+fn a_claim_about_an_earlier_occurrence_carries_where_the_text_repeats() {
+    let copying = "argmax(blocks.1.attn.pattern[2, last(), :]) == earlier(last()) + 1";
+    assert_eq!(
+        of(copying),
+        Carry::IfPresent {
+            prompt: vec![],
+            written: vec![],
+            repeats: true,
+        }
+    );
+    assert!(of(copying).why().contains("twice"), "{}", of(copying).why());
+    assert_eq!(
+        of("guess(1) == id(earlier(-1) + 1)"),
+        Carry::IfPresent {
+            prompt: vec![],
+            written: vec![],
+            repeats: true,
+        }
+    );
+    assert_eq!(tie("earlier(7) == 2"), "7");
 }
 
 #[test]

@@ -50,6 +50,10 @@ pub const FUNCTIONS: &[(&str, &str)] = &[
     ),
     ("first", "first(): the position of the prompt's first token, 0"),
     (
+        "earlier",
+        "earlier(q): the latest position before q that holds the same token as q (earlier(last()) + 1 is the token that followed it there: what a copying model guesses next)",
+    ),
+    (
         "guess",
         "guess(k): the id of the model's k-th likeliest next token after the prompt (guess(1) is its top guess)",
     ),
@@ -888,6 +892,7 @@ impl<'a> Evaluator<'a> {
             }
             "pos" => self.position_of(&args[0], false),
             "wrote" => self.position_of(&args[0], true),
+            "earlier" => self.earlier(&args[0]),
             "target" => self.target_of(&args[0]),
             "top" => Ok(Val::Ids(self.likeliest(name, &args[0], span)?)),
             "prob" => {
@@ -951,6 +956,40 @@ impl<'a> Evaluator<'a> {
                 Ok(Val::num((above + 1) as f64))
             }
         }
+    }
+
+    /// `earlier(q)`: the latest position before `q` holding the same token.
+    fn earlier(&self, arg: &Expr) -> Result<Val> {
+        let i = self.integer(arg)?;
+        let tokens = &self.trace.meta.tokens;
+        let at = resolve(i, tokens.len()).ok_or_else(|| {
+            Problem::new(
+                arg.span.clone(),
+                format!(
+                    "position {i} is out of range: prompt `{}` has {} tokens",
+                    self.prompt,
+                    tokens.len()
+                ),
+            )
+        })?;
+        let token = &tokens[at];
+        let before = (0..at).rev().find(|&j| tokens[j].id == token.id);
+        let j = before.ok_or_else(|| {
+            Problem::new(
+                arg.span.clone(),
+                format!(
+                    "{:?} (position {at}) does not occur before position {at} in prompt `{}`",
+                    token.text, self.prompt
+                ),
+            )
+            .with_hint(
+                "earlier(q) needs a prompt that says the token at q twice; repeat a sentence",
+            )
+        })?;
+        Ok(Val::Num {
+            value: j as f64,
+            label: Some(tokens[j].text.clone()),
+        })
     }
 
     /// The index a `rank` asks about: a number, or a token's text for a vector over the vocabulary.

@@ -317,6 +317,23 @@ fn pos_finds_a_token_by_its_text() {
     );
 }
 
+#[test]
+fn earlier_finds_where_a_token_was_said_before() {
+    // "The red car and the blue car. The red car and the blue car.": " car" at 2, 6, 10, 14.
+    let json = include_str!("../../../traces/repeat.json");
+    let holds = |claim: &str| verdict_on(json, "repeat", claim).unwrap().holds;
+    assert!(holds("earlier(10) == 6"));
+    assert!(holds("earlier(9) == 1"));
+    assert!(holds("earlier(last()) == 7"));
+    assert!(holds("token(earlier(last() - 2) + 1) == \" car\""));
+    let once = verdict_on(json, "repeat", "earlier(1) == 0").unwrap_err();
+    assert_eq!(
+        once.message,
+        "\" red\" (position 1) does not occur before position 1 in prompt `repeat`"
+    );
+    assert!(once.hint.unwrap().contains("twice"));
+}
+
 /// The example site's trace with an ablation and a patching (`traces/he_loved.json`: "He was
 /// happy and loved", patched from "She was happy and loved").
 const HE_LOVED: &str = include_str!("../../../traces/he_loved.json");

@@ -17,7 +17,8 @@ pub struct ClaimCheck {
     /// Why it is the author's, for the reader's words (`live_why_*`): `place`, `word`,
     /// `experiment` (what ties the claim to the author's text), `missing` (the reader's text
     /// lacks a token it finds by text: [`ClaimCheck::token`]), `short` (too short for it),
-    /// `other`.
+    /// `repeat` (it asks where a token was said before, and the reader's text says it once:
+    /// [`ClaimCheck::token`]), `other`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub why: Option<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -55,6 +56,12 @@ pub fn check(trace: &Trace, prompt: &str, source: &str) -> ClaimCheck {
             None if problem.message.contains("out of range") => {
                 author("short", problem.message, None)
             }
+            // `earlier(q)` on a text that says the token at q only once.
+            None if problem.message.contains(" does not occur before ") => {
+                let token = (problem.message.split_once(" (position"))
+                    .and_then(|(text, _)| serde_json::from_str::<String>(text).ok());
+                author("repeat", problem.message, token)
+            }
             None => author("other", problem.message, None),
         },
     }
@@ -62,7 +69,10 @@ pub fn check(trace: &Trace, prompt: &str, source: &str) -> ClaimCheck {
 
 /// A token the claim finds by text that `trace` does not have exactly once.
 fn missing(trace: &Trace, carries: &Carry) -> Option<String> {
-    let Carry::IfPresent { prompt, written } = carries else {
+    let Carry::IfPresent {
+        prompt, written, ..
+    } = carries
+    else {
         return None;
     };
     let once =

@@ -57,7 +57,7 @@ struct PageData<'a> {
 }
 
 /// The words the loader shows.
-const WORDS: [&str; 25] = [
+const WORDS: [&str; 26] = [
     "try",
     "prompt",
     "run",
@@ -81,6 +81,7 @@ const WORDS: [&str; 25] = [
     "why_experiment",
     "why_missing",
     "why_short",
+    "why_repeat",
     "why_other",
     "why_prompt",
 ];

@@ -24,16 +24,29 @@ const WORKFLOW: &str = include_str!("init/pages.yml");
 /// Where the workflow goes, relative to the site folder.
 pub const WORKFLOW_PATH: &str = ".github/workflows/pages.yml";
 
-/// Where this tracebook's release binaries are, when its release workflow built it (it sets
-/// `TRACEBOOK_RELEASES` at compile time, e.g. `https://github.com/OWNER/tracebook/releases`).
-const RELEASES: Option<&str> = option_env!("TRACEBOOK_RELEASES");
-
 /// The workflow, installing this very version of tracebook (and its release binary, where
 /// this tracebook knows its releases).
 fn workflow() -> String {
     WORKFLOW
         .replace("@TRACEBOOK_VERSION@", env!("CARGO_PKG_VERSION"))
-        .replace("@TRACEBOOK_RELEASES@", RELEASES.unwrap_or(""))
+        .replace(
+            "@TRACEBOOK_RELEASES@",
+            &releases_of(env!("CARGO_PKG_REPOSITORY")),
+        )
+}
+
+/// Where the release binaries of a tracebook published from `repository` (Cargo.toml's
+/// field, which the release workflow checks is the repository it uploads them to) are:
+/// `https://github.com/OWNER/NAME/releases`; empty where it names no GitHub repository.
+fn releases_of(repository: &str) -> String {
+    let repository = repository.trim().trim_end_matches('/');
+    let repository = repository.strip_suffix(".git").unwrap_or(repository);
+    match repository.strip_prefix("https://github.com/") {
+        Some(path) if path.split('/').filter(|p| !p.is_empty()).count() == 2 => {
+            format!("{repository}/releases")
+        }
+        _ => String::new(),
+    }
 }
 
 pub fn run(ui: &Ui, args: Args) -> anyhow::Result<()> {
@@ -177,5 +190,24 @@ mod tests {
             parsed["prompts"]["robots"].as_str(),
             Some("The robots will bring")
         );
+    }
+
+    #[test]
+    fn the_releases_are_those_of_the_github_repository_the_package_names() {
+        let releases = "https://github.com/owner/tracebook/releases";
+        for repository in [
+            "https://github.com/owner/tracebook",
+            "https://github.com/owner/tracebook/",
+            "https://github.com/owner/tracebook.git",
+        ] {
+            assert_eq!(releases_of(repository), releases, "{repository}");
+        }
+        for elsewhere in [
+            "",
+            "https://gitlab.com/owner/tracebook",
+            "https://github.com/owner",
+        ] {
+            assert_eq!(releases_of(elsewhere), "", "{elsewhere}");
+        }
     }
 }

@@ -39,6 +39,13 @@ before(async () => {
     cpSync(join(work, 'a-public', 'live', file), join(model, file));
   }
   writeFileSync(join(siteB, 'tracebook.toml'), readFileSync(join(siteB, 'tracebook.toml'), 'utf8') + live);
+  // A figure kind of the site's own (the example's figures/neuron.svg): the browser draws it
+  // from the template the page hands over, as the build drew it.
+  mkdirSync(join(siteB, 'figures'));
+  for (const file of ['neuron.svg', 'neuron.toml']) cpSync(join(repo, 'figures', file), join(siteB, 'figures', file));
+  const controls = join(siteB, 'content', 'controls.md');
+  writeFileSync(controls, readFileSync(controls, 'utf8')
+    + '\n```figure neuron\nprompt = "robots"\nlayer = 1\nneuron = 3\ncaption = "One neuron, by a kind of the site\'s own."\n```\n');
   run(['trace', '--root', siteB]);
   out = join(work, 'b-public');
   run(['build', '--root', siteB, '--out', out]);
@@ -119,6 +126,9 @@ test("the author's prompt typed by the reader redraws every figure as the build 
   const redrawn = await svgs(page);
   const live = data.figures.map((f) => f.id);
   assert.ok(live.length >= 3, `${live.length} figures are redrawn`);
+  const own = data.figures.find((f) => f.kind === 'neuron');
+  assert.ok(own && own.own && own.own.template.includes('<svg'), 'the author\'s kind travels with its template');
+  assert.ok(built[own.id].includes('tbf-own-neuron'), 'the build drew the author\'s kind');
   const exact = live.filter((id) => redrawn[id] === built[id]).length;
   t.diagnostic(`${exact} of ${live.length} redrawn figures are byte-identical to the build's`);
   for (const id of live) {

@@ -59,7 +59,7 @@ pub use figure::{Figure, Source};
 pub use format::{percent, thousands};
 pub use live::LiveCache;
 pub use panels::json_string;
-pub use shared::{Domain, PageFigure, SharedScale};
+pub use shared::{Domain, OwnSource, PageFigure, SharedScale};
 pub use svg::unescape_html;
 pub use theme::{Accent, Theme};
 pub use traces::Traces;

@@ -147,4 +147,18 @@ pub struct PageFigure {
     /// (`token: pos(" it")`, `token: -4`: negative positions count from the end).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub picks: Vec<String>,
+    /// For a kind of the author's own (`figures/NAME.svg`), its template and declaration, so
+    /// that the live session draws it as the build did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub own: Option<OwnSource>,
+}
+
+/// An author's figure kind as the site read it: `figures/NAME.svg` and, if there is one,
+/// `figures/NAME.toml`, with the paths messages name.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct OwnSource {
+    pub path: String,
+    pub template: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub declaration: Option<(String, String)>,
 }

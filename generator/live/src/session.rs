@@ -3,7 +3,8 @@
 
 use crate::error::LiveError;
 use std::collections::BTreeMap;
-use tracebook_figures::{Figure, LiveCache, PageFigure, SharedScale, Traces};
+use tracebook_figures::own::OwnKind;
+use tracebook_figures::{Figure, FigureError, LiveCache, PageFigure, SharedScale, Traces};
 use tracebook_model::{AnyModel, ModelBytes, ModelError, TensorRecorder, TraceRequest};
 use tracebook_trace::{PromptSpec, Token, Trace, TraceOptions, TrainingSummary};
 
@@ -191,11 +192,18 @@ impl Session {
             .map(|(figure, prepared)| {
                 let (mut options, mut set_aside) = prepared?;
                 let shared = figure.scale.as_ref().map(|s| &unions[s.name.as_str()]);
-                let draw = |options: &toml::Table| match shared {
-                    Some(shared) => {
+                // An author's kind, read as the site read it (its errors are the build's, so
+                // one here is a page that changed under the reader).
+                let own = (figure.own.as_ref())
+                    .map(|source| OwnKind::from_source(&figure.kind, source))
+                    .transpose()
+                    .map_err(|e| LiveError::Figure(FigureError::new(e.message)))?;
+                let draw = |options: &toml::Table| match (&own, shared) {
+                    (Some(own), _) => own.render(options, self),
+                    (None, Some(shared)) => {
                         tracebook_figures::render_shared(&figure.kind, options, self, shared)
                     }
-                    None => tracebook_figures::render(&figure.kind, options, self),
+                    (None, None) => tracebook_figures::render(&figure.kind, options, self),
                 };
                 loop {
                     match draw(&options) {

@@ -267,6 +267,7 @@ fn a_word_the_readers_prompt_lacks_gives_way_to_a_word_it_has() {
         prompt: NAME.into(),
         scale: None,
         picks: Vec::new(),
+        own: None,
     };
     // The author's word, where the reader's prompt has it, is kept.
     let drawn = session.draw_page(&[figure("robots")]).remove(0).unwrap();
@@ -304,6 +305,7 @@ fn values_that_do_not_fit_a_long_sentence_are_set_aside_not_an_error() {
         prompt: NAME.into(),
         scale: None,
         picks: Vec::new(),
+        own: None,
     };
     // The author's options on the author's short prompt print the values; on this sentence
     // they would not fit, as the figure says when an author asks for them.
@@ -329,6 +331,7 @@ fn a_role_the_readers_text_cannot_answer_is_set_aside_and_said() {
         prompt: NAME.into(),
         scale: None,
         picks: vec![format!("token: {role}")],
+        own: None,
     };
     // Answered: " robots" is token 1, and nothing is set aside.
     let drawn = session
@@ -348,4 +351,55 @@ fn a_role_the_readers_text_cannot_answer_is_set_aside_and_said() {
         .unwrap();
     assert_eq!(drawn.set_aside, ["token"]);
     assert!(drawn.figure.alt.contains("tea"), "{}", drawn.figure.alt);
+}
+
+/// An author's kind (the example site's `figures/neuron.svg`) is drawn by the session from the
+/// template and declaration the page hands it, exactly as the build draws it from the files.
+#[test]
+fn an_author_s_own_kind_is_drawn_from_the_template_the_page_hands_over() {
+    let dir = tiny();
+    let mut session = live(dir.path());
+    session
+        .trace(NAME, &prompt("The robots will bring", 0))
+        .unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let read = |file: &str| std::fs::read_to_string(root.join(file)).unwrap();
+    let source = tracebook_figures::OwnSource {
+        path: "figures/neuron.svg".into(),
+        template: read("figures/neuron.svg"),
+        declaration: Some(("figures/neuron.toml".into(), read("figures/neuron.toml"))),
+    };
+    let options =
+        format!("prompt = \"{NAME}\"\nlayer = 1\nneuron = 3\ncaption = \"One neuron.\"\n");
+    let figure = tracebook_figures::PageFigure {
+        id: "figure-1".into(),
+        kind: "neuron".into(),
+        options: options.clone(),
+        prompt: NAME.into(),
+        scale: None,
+        picks: Vec::new(),
+        own: Some(source.clone()),
+    };
+    let drawn = session.draw_page(&[figure]).remove(0).unwrap();
+    assert!(
+        drawn.figure.svg.contains("tbf-own-neuron"),
+        "{}",
+        drawn.figure.svg
+    );
+    let built = tracebook_figures::own::OwnKind::from_source("neuron", &source)
+        .unwrap()
+        .render(&options.parse().unwrap(), &session)
+        .unwrap();
+    assert_eq!(drawn.figure.svg, built.svg);
+    // A declared option out of range is the build's error, not a panic.
+    let wrong = tracebook_figures::PageFigure {
+        id: "figure-2".into(),
+        kind: "neuron".into(),
+        options: format!("prompt = \"{NAME}\"\nlayer = 1\nneuron = -1\n"),
+        prompt: NAME.into(),
+        scale: None,
+        picks: Vec::new(),
+        own: Some(source),
+    };
+    assert!(session.draw_page(&[wrong]).remove(0).is_err());
 }

@@ -616,3 +616,14 @@ fn the_shipped_llama_gives_the_logits_transformers_gives() {
         &fixture_path("tracebook-tiny-llama-logits.json"),
     );
 }
+
+/// tracebook-mini-en, the example model that copies, loads in `transformers` as a
+/// GPT2LMHeadModel with its own BPE and the same logits (tests/reference/make_model_fixture.py).
+#[test]
+fn the_copying_model_gives_the_logits_transformers_gives() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    check_against_transformers(
+        &root.join("models/tracebook-mini-en"),
+        &fixture_path("tracebook-mini-en-logits.json"),
+    );
+}

@@ -44,6 +44,8 @@ pub struct OwnKind {
     pub path: String,
     pub source: String,
     pub declaration: Declaration,
+    /// The declaration's file and text, as read (`None` for a kind without options).
+    pub declaration_source: Option<(String, String)>,
     /// How long one figure may take to draw ([`MAX_TIME`]).
     pub limit: Duration,
 }
@@ -83,6 +85,7 @@ impl OwnKind {
                 hint: Some("use lowercase letters, digits and `-` (`neuron-strip.svg`)".into()),
             });
         }
+        let declaration_text = declaration;
         let declaration = match declaration {
             None => Declaration::default(),
             Some((file, text)) => {
@@ -104,11 +107,27 @@ impl OwnKind {
             path: path.to_string(),
             source: source.to_string(),
             declaration,
+            declaration_source: declaration_text.map(|(f, t)| (f.to_string(), t.to_string())),
             limit: MAX_TIME,
         };
         kind.engine(&Shared::new(Vec::new()))
             .map_err(|e| kind.template_error(&e))?;
         Ok(kind)
+    }
+
+    /// The kind as the site read it, for a page's live session to draw it again.
+    pub fn source(&self) -> crate::OwnSource {
+        crate::OwnSource {
+            path: self.path.clone(),
+            template: self.source.clone(),
+            declaration: self.declaration_source.clone(),
+        }
+    }
+
+    /// The kind a page's live session was handed, read as the site read it.
+    pub fn from_source(name: &str, source: &crate::OwnSource) -> Result<OwnKind, KindError> {
+        let declaration = (source.declaration.as_ref()).map(|(f, t)| (f.as_str(), t.as_str()));
+        OwnKind::new(name, (&source.path, &source.template), declaration)
     }
 
     /// A tera instance with this template and the functions reading `shared`.

@@ -80,12 +80,13 @@ pub fn read(svg: &str, path: &str) -> Result<Drawing, FigureError> {
         ))
         .with_hint("write <desc>…</desc> inside the <svg>: it is the figure's alt text")
     })?;
+    let rounded = rounded_geometry(&root, svg);
     let mut inner = String::new();
     for child in root.children() {
         if child.has_tag_name("title") || child.has_tag_name("desc") {
             continue;
         }
-        inner.push_str(&svg[child.range()]);
+        inner.push_str(&with(svg, child.range(), &rounded));
     }
     Ok(Drawing {
         width,
@@ -94,6 +95,109 @@ pub fn read(svg: &str, path: &str) -> Result<Drawing, FigureError> {
         desc,
         inner,
     })
+}
+
+/// The attributes that place and size what a figure draws, whose numbers are written with at
+/// most two decimals, as the built-in kinds write theirs: a template's arithmetic on a
+/// tensor's values then draws the same figure from a native and a browser run (whose values
+/// may differ in their last digits), and a figure weighs less.
+const GEOMETRY: &[&str] = &[
+    "x",
+    "y",
+    "x1",
+    "y1",
+    "x2",
+    "y2",
+    "cx",
+    "cy",
+    "r",
+    "rx",
+    "ry",
+    "dx",
+    "dy",
+    "width",
+    "height",
+    "d",
+    "points",
+    "transform",
+    "stroke-width",
+];
+
+/// The geometry attributes' values under `root` (of `svg`) that change when rounded: each
+/// value's byte range and its rounded text, in document order.
+fn rounded_geometry(root: &roxmltree::Node, svg: &str) -> Vec<(std::ops::Range<usize>, String)> {
+    (root.descendants().filter(|n| n.is_element()))
+        .flat_map(|node| node.attributes().collect::<Vec<_>>())
+        .filter(|a| a.namespace().is_none() && GEOMETRY.contains(&a.name()))
+        .filter_map(|a| {
+            let range = a.range_value();
+            let text = round_numbers(&svg[range.clone()]);
+            (text != svg[range.clone()]).then_some((range, text))
+        })
+        .collect()
+}
+
+/// `svg[range]` with the `replacements` inside it made.
+fn with(
+    svg: &str,
+    range: std::ops::Range<usize>,
+    replacements: &[(std::ops::Range<usize>, String)],
+) -> String {
+    let mut out = String::new();
+    let mut at = range.start;
+    for (r, text) in replacements
+        .iter()
+        .filter(|(r, _)| range.contains(&r.start))
+    {
+        out.push_str(&svg[at..r.start]);
+        out.push_str(text);
+        at = r.end;
+    }
+    out.push_str(&svg[at..range.end]);
+    out
+}
+
+/// Every decimal number in `value` with at most two decimals (`67.2278 -> 67.23`,
+/// `1.50 -> 1.5`, `3.001 -> 3`); integers, exponents and everything else as written.
+fn round_numbers(value: &str) -> String {
+    let bytes = value.as_bytes();
+    let digit = |i: usize| bytes.get(i).is_some_and(u8::is_ascii_digit);
+    let mut out = String::new();
+    let (mut i, mut copied) = (0, 0);
+    while i < bytes.len() {
+        if !(digit(i) || (bytes[i] == b'.' && digit(i + 1))) {
+            i += 1;
+            continue;
+        }
+        let begin = i;
+        while digit(i) {
+            i += 1;
+        }
+        let mut decimals = 0;
+        if bytes.get(i) == Some(&b'.') {
+            i += 1;
+            while digit(i) {
+                i += 1;
+                decimals += 1;
+            }
+        }
+        let exponent = matches!(bytes.get(i), Some(b'e' | b'E'));
+        let Ok(v) = value[begin..i].parse::<f64>() else {
+            continue;
+        };
+        if decimals > 2 && !exponent {
+            out.push_str(&value[copied..begin]);
+            let text = format!("{v:.2}");
+            let text = text.trim_end_matches('0').trim_end_matches('.');
+            if text == "0" && out.ends_with('-') {
+                out.pop();
+            }
+            out.push_str(text);
+            copied = i;
+        }
+    }
+    out.push_str(&value[copied..]);
+    out
 }
 
 /// The drawing inside the root every figure has: `kind` as its class (`tbf-own tbf-NAME`).
@@ -179,7 +283,7 @@ fn clip(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{read, Capped, MAX_BYTES};
+    use super::{read, round_numbers, Capped, MAX_BYTES};
     use std::io::Write;
 
     const OK: &str = "<svg viewBox=\"0 0 300 40\"><title>T</title><desc>Bars</desc><rect width=\"3\" height=\"4\"/></svg>";
@@ -225,5 +329,27 @@ mod tests {
         let mut w = Capped::default();
         assert!(w.write(&vec![b'a'; MAX_BYTES]).is_ok());
         assert!(w.write(b"b").is_err());
+    }
+
+    #[test]
+    fn geometry_is_written_with_two_decimals_and_nothing_else_changes() {
+        assert_eq!(round_numbers("67.22780421568207"), "67.23");
+        assert_eq!(
+            round_numbers("M184 22v100.005h-3.14159"),
+            "M184 22v100h-3.14"
+        );
+        assert_eq!(round_numbers("-0.0001"), "0");
+        assert_eq!(
+            round_numbers("1.50 2 .125 1e-7 1.23456e3"),
+            "1.50 2 0.12 1e-7 1.23456e3"
+        );
+        assert_eq!(round_numbers("translate(10.126,é)"), "translate(10.13,é)");
+        let svg = "<svg viewBox=\"0 0 10 10\"><desc>d 1.23456</desc><rect x=\"1.23456\" \
+                   y=\"2\" class=\"c1.23456\"/><text x=\"0.5\">3.14159</text></svg>";
+        let drawing = read(svg, "f").unwrap();
+        assert_eq!(
+            drawing.inner,
+            "<rect x=\"1.23\" y=\"2\" class=\"c1.23456\"/><text x=\"0.5\">3.14159</text>"
+        );
     }
 }

@@ -26,8 +26,8 @@ pub struct LivePage<'a> {
 }
 
 /// A figure of a prompt that is not redrawn for a reader's text: its id, its prompt, and why
-/// (`own`: an author's kind, which the browser module does not draw; `patching`: its
-/// corrupted text is written for the author's prompt). The page says `live_kept_WHY` under it.
+/// (`patching`: its corrupted text is written for the author's prompt). The page says
+/// `live_kept_WHY` under it.
 #[derive(Debug, Clone, Serialize)]
 pub struct Kept {
     pub id: String,
@@ -57,7 +57,7 @@ struct PageData<'a> {
 }
 
 /// The words the loader shows.
-const WORDS: [&str; 26] = [
+const WORDS: [&str; 25] = [
     "try",
     "prompt",
     "run",
@@ -74,7 +74,6 @@ const WORDS: [&str; 26] = [
     "pick",
     "adapted",
     "failed",
-    "kept_own",
     "kept_patching",
     "why_place",
     "why_word",

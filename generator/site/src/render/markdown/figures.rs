@@ -333,10 +333,9 @@ fn render(
                     .push((js, format!("tracebookPanels({name},{panels});\n")));
             }
             let anchor = id.unwrap_or_else(|| format!("figure-{}", stats.count));
-            // An author's kind is not yet drawn in the browser: it keeps the author's prompt.
-            let own = own.is_some();
-            let try_button = !own
-                && follows_the_prompt(kind, figure.source)
+            // An author's kind travels with its template, which the browser draws as the
+            // build did.
+            let try_button = follows_the_prompt(kind, figure.source)
                 && stats.live.as_mut().is_some_and(|live| {
                     let page_figure = PageFigure {
                         id: anchor.clone(),
@@ -345,18 +344,13 @@ fn render(
                         prompt: String::new(),
                         scale: shared.cloned(),
                         picks: Vec::new(),
+                        own: own.map(|k| k.source()),
                     };
                     live.offer(page_figure, &asked) && live.per_figure
                 });
             // Under a figure of one prompt that a reader's run leaves the author's, the page
             // says why.
-            let why = if own {
-                Some("own")
-            } else if kind == "patching" {
-                Some("patching")
-            } else {
-                None
-            };
+            let why = (kind == "patching").then_some("patching");
             if let (Some(why), Some(live), Some(toml::Value::String(prompt))) =
                 (why, stats.live.as_mut(), options.get("prompt"))
             {

@@ -244,3 +244,36 @@ test('long and hostile sentences on every live page: figures adapt and every mes
   assert.ok(runs >= 30 && adapted > 0, `${runs} runs, ${adapted} adapted`);
   await context.close();
 });
+
+// [model] item 3 and [live-claims]: on the induction article (its prompts run on
+// tracebook-mini-en, in the browser too), a reader who says a sentence twice sees the copy
+// (the second copy's loss falls, the sentences that ask where a token was said before are
+// asked of their text and hold), and a reader who says it once is told which token their text
+// does not repeat. A screenshot of the first is kept when TRACEBOOK_SCREENSHOTS names a folder.
+test('the induction article re-checks its copying sentences on a sentence the reader repeats', async () => {
+  const context = await browser.newContext({ viewport: { width: 1200, height: 1400 } });
+  const { page, problems } = await openExample(context, 'induction.html');
+  const copying = () => page.evaluate(() => Array.from(document.querySelectorAll('.tb-claim[data-claim*="earlier(last())"]'))
+    .map((m) => ({ live: m.getAttribute('data-live'), title: m.getAttribute('title'), prompt: m.getAttribute('data-claim-prompt') })));
+  // The figure of the loss on a sentence said twice ("cars").
+  await page.locator('figure:has(.tbf-loss) .tb-try').nth(1).click();
+  assert.equal(await runLive(page, 'My sister bought a new bike. My sister bought a new bike.'), '');
+  await page.waitForFunction(() => document.querySelector('.tb-claim[data-live]'), null, { timeout: 60000 });
+  const repeated = (await copying()).filter((c) => c.prompt === 'cars');
+  assert.ok(repeated.length >= 1, JSON.stringify(repeated));
+  for (const c of repeated) assert.equal(c.live, 'holds', c.title);
+  if (process.env.TRACEBOOK_SCREENSHOTS) {
+    const figure = page.locator('figure:has(.tbf-loss)').nth(1);
+    await figure.scrollIntoViewIfNeeded();
+    await page.screenshot({ path: join(process.env.TRACEBOOK_SCREENSHOTS, 'induction-live-1200.png') });
+  }
+  assert.equal(await runLive(page, 'My sister bought a new bike and rode it to the park'), '');
+  await page.waitForFunction(() => document.querySelector('.tb-claim[data-live="author"][data-claim*="earlier"]'), null, { timeout: 60000 });
+  const once = (await copying()).filter((c) => c.prompt === 'cars');
+  for (const c of once) {
+    assert.equal(c.live, 'author', c.title);
+    assert.equal(c.title, 'About the author’s prompt only: your text does not say “ park” twice', c.title);
+  }
+  assert.deepEqual(problems, []);
+  await context.close();
+});

@@ -4,6 +4,8 @@
 
 #[path = "support/cli.rs"]
 mod cli;
+#[path = "support/files_server.rs"]
+mod files_server;
 #[path = "authoring/yaml.rs"]
 mod yaml;
 
@@ -456,35 +458,6 @@ fn a_build_only_tracebook_builds_the_new_site_as_the_workflow_does() {
     );
 }
 
-/// A one-file HTTP server on 127.0.0.1 that answers `path` with `body`, anything else 404;
-/// returns its address.
-fn serve_one(path: String, body: Vec<u8>) -> String {
-    use std::io::{BufRead, BufReader, Write};
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let url = format!("http://{}", listener.local_addr().unwrap());
-    std::thread::spawn(move || {
-        for mut stream in listener.incoming().flatten() {
-            let mut line = String::new();
-            let mut reader = BufReader::new(stream.try_clone().unwrap());
-            reader.read_line(&mut line).unwrap();
-            while reader.read_line(&mut String::new()).unwrap_or(0) > 2 {}
-            let asked = line.split_whitespace().nth(1).unwrap_or("");
-            let (status, bytes) = if asked == path {
-                ("200 OK", body.as_slice())
-            } else {
-                ("404 Not Found", &b""[..])
-            };
-            let head = format!(
-                "HTTP/1.1 {status}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
-                bytes.len()
-            );
-            let _ = stream.write_all(head.as_bytes());
-            let _ = stream.write_all(bytes);
-        }
-    });
-    url
-}
-
 /// The workflow's install step, run as GitHub runs it (`bash -e`) in a home of its own, with a
 /// `cargo` that logs its arguments and installs this tracebook; returns its stdout.
 fn run_install_step(step: &str, home: &Path, releases: &str) -> String {
@@ -566,13 +539,13 @@ fn the_install_step_compiles_once_then_takes_the_cache_or_the_release_binary() {
         .status()
         .unwrap();
     assert!(packed.success());
-    let releases = serve_one(
+    let releases = files_server::serve(std::collections::HashMap::from([(
         format!(
-            "/download/v{}/tracebook-x86_64-unknown-linux-gnu.tar.gz",
+            "download/v{}/tracebook-x86_64-unknown-linux-gnu.tar.gz",
             env!("CARGO_PKG_VERSION")
         ),
         std::fs::read(&archive).unwrap(),
-    );
+    )]));
     let fresh = temp.path().join("fresh");
     let released = run_install_step(&step, &fresh, &releases);
     assert!(released.contains("the release binary"), "{released}");

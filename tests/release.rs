@@ -3,40 +3,14 @@
 //! `.github/publish.sh` (run here against a stand-in registry index on 127.0.0.1), and uploads
 //! the binaries where every tracebook, and so the Pages workflow `init` writes, looks for them.
 
+#[path = "support/files_server.rs"]
+mod files_server;
 #[path = "authoring/yaml.rs"]
 mod yaml;
 
 use std::collections::HashMap;
 use std::path::Path;
 use std::process::Command;
-
-/// A sparse-index stand-in on 127.0.0.1: `files` (index path -> body), anything else 404;
-/// returns its address.
-fn serve_index(files: HashMap<String, String>) -> String {
-    use std::io::{BufRead, BufReader, Write};
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let url = format!("http://{}", listener.local_addr().unwrap());
-    std::thread::spawn(move || {
-        for mut stream in listener.incoming().flatten() {
-            let mut line = String::new();
-            let mut reader = BufReader::new(stream.try_clone().unwrap());
-            reader.read_line(&mut line).unwrap();
-            while reader.read_line(&mut String::new()).unwrap_or(0) > 2 {}
-            let asked = line.split_whitespace().nth(1).unwrap_or("");
-            let (status, body) = match files.get(asked.trim_start_matches('/')) {
-                Some(body) => ("200 OK", body.as_str()),
-                None => ("404 Not Found", ""),
-            };
-            let head = format!(
-                "HTTP/1.1 {status}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
-                body.len()
-            );
-            let _ = stream.write_all(head.as_bytes());
-            let _ = stream.write_all(body.as_bytes());
-        }
-    });
-    url
-}
 
 /// The workspace's crates and, for each, the workspace crates it depends on by path.
 fn members() -> HashMap<String, Vec<String>> {
@@ -70,9 +44,9 @@ fn publish_sh_publishes_every_crate_after_its_dependencies_and_skips_those_publi
     // the sparse index, at the path crates.io's index gives a name of 5 letters or more.
     let published =
         format!("{{\"name\":\"tracebook-trace\",\"vers\":\"{version}\",\"deps\":[]}}\n");
-    let index = serve_index(HashMap::from([(
+    let index = files_server::serve(HashMap::from([(
         "tr/ac/tracebook-trace".to_string(),
-        published,
+        published.into_bytes(),
     )]));
     // cargo itself for everything but `publish`, which is logged instead of uploading.
     let real = std::env::var("CARGO").unwrap_or("cargo".into());

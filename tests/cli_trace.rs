@@ -429,8 +429,32 @@ fn an_ad_hoc_trace_without_gpt2_says_how_to_use_the_built_in_model() {
         .unwrap();
     assert!(!refused.status.success());
     let said = stderr(&refused);
-    assert!(said.contains("--model tracebook-tiny-en"), "{said}");
+    assert!(said.contains("--model tracebook-mini-en"), "{said}");
     assert!(!file.exists());
+    let o = run(
+        &[
+            "trace",
+            "--offline",
+            "--model",
+            "tracebook-mini-en",
+            "--prompt",
+            "The cat sat",
+            "--out",
+            file.to_str().unwrap(),
+        ],
+        dir.path(),
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let written = std::fs::read_to_string(&file).unwrap();
+    assert!(written.contains("tracebook-mini-en"));
+}
+
+/// A site made when tracebook-tiny-en was the built-in model, naming it with no folder of that
+/// name: `trace` says what replaced it and both ways on, and writes nothing.
+#[test]
+fn the_retired_built_in_model_is_an_error_that_names_its_successor() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("t.json");
     let o = run(
         &[
             "trace",
@@ -444,7 +468,13 @@ fn an_ad_hoc_trace_without_gpt2_says_how_to_use_the_built_in_model() {
         ],
         dir.path(),
     );
-    assert!(o.status.success(), "{}", stderr(&o));
-    let written = std::fs::read_to_string(&file).unwrap();
-    assert!(written.contains("tracebook-tiny-en"));
+    assert!(!o.status.success());
+    let said = stderr(&o);
+    assert!(
+        said.contains("tracebook-tiny-en is no longer built into tracebook")
+            && said.contains("id = \"tracebook-mini-en\"")
+            && said.contains("models/tracebook-tiny-en"),
+        "{said}"
+    );
+    assert!(!file.exists());
 }

@@ -69,7 +69,7 @@ fn site(arch: &str, sets: &[&str]) -> tempfile::TempDir {
     let site = root.join("site");
     let toml = std::fs::read_to_string(site.join("tracebook.toml")).unwrap();
     let toml = toml
-        .replace("id = \"tracebook-tiny-en\"", "id = \"../model\"")
+        .replace("id = \"tracebook-mini-en\"", "id = \"../model\"")
         .replace(
             "robots = \"The robots will bring\"",
             "robots = { text = \"The robots will bring us tea\", generate = 3, beams = 2 }",

@@ -333,7 +333,7 @@ fn the_first_hour_works_offline_from_an_empty_folder() {
     run(&site, &["build"]);
     let page = std::fs::read_to_string(site.join("public/a.html")).unwrap();
     assert!(
-        page.contains("<svg") && page.contains("tracebook-tiny-en"),
+        page.contains("<svg") && page.contains("tracebook-mini-en"),
         "{page}"
     );
 }

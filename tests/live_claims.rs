@@ -28,14 +28,23 @@ fn claims() -> Vec<(String, String, String)> {
         .collect()
 }
 
+/// The example site's model, as its tracebook.toml names it (`[model] id`, a folder here).
+fn site_model(root: &Path) -> String {
+    let config: toml::Table = std::fs::read_to_string(root.join("tracebook.toml"))
+        .unwrap()
+        .parse()
+        .unwrap();
+    config["model"]["id"].as_str().unwrap().to_string()
+}
+
 /// A session over the site's model folder, tracing as the site's `[trace]` says.
-fn session(model: &Path) -> Session {
+fn session(id: &str, model: &Path) -> Session {
     let read = |name: &str| std::fs::read(model.join(name)).unwrap();
     let text = |name: &str| String::from_utf8(read(name)).unwrap();
     let weights = read("model.safetensors");
     let (config, tokenizer) = (text("config.json"), text("tokenizer.json"));
     let bytes = ModelBytes {
-        id: "models/tracebook-tiny-en",
+        id,
         config_json: &config,
         weights: &weights,
         tokenizer_json: Some(&tokenizer),
@@ -51,18 +60,19 @@ fn session(model: &Path) -> Session {
 #[test]
 fn the_session_asks_the_pages_claims_of_a_text_as_the_build_asked_them() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let model = root.join("models/tracebook-tiny-en");
+    let id = site_model(root);
+    let model = root.join(&id);
     let mut by_prompt: BTreeMap<String, Vec<(String, String)>> = BTreeMap::new();
     for (prompt, source, carries) in claims() {
         by_prompt.entry(prompt).or_default().push((source, carries));
     }
-    let mut session = session(&model);
+    let mut session = session(&id, &model);
     let (mut asked, mut decided_for_readers) = (0, 0);
     for (prompt, claims) in &by_prompt {
         let Ok(trace) = Trace::read(&root.join("traces").join(format!("{prompt}.json"))) else {
             continue;
         };
-        if trace.meta.model.id != "models/tracebook-tiny-en" {
+        if trace.meta.model.id != id {
             continue;
         }
         let sources: Vec<String> = claims.iter().map(|(s, _)| s.clone()).collect();

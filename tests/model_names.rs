@@ -159,7 +159,7 @@ fn a_name_without_its_own_model_is_an_error_that_says_where_a_name_goes() {
     let site = dir.path();
     fs::write(
         site.join("tracebook.toml"),
-        "title = \"T\"\n\n[model]\nid = \"tracebook-tiny-en\"\n\n[prompts]\n\
+        "title = \"T\"\n\n[model]\nid = \"tracebook-mini-en\"\n\n[prompts]\n\
          solo = { text = \"Hi\", name = \"Mine\" }\n",
     )
     .unwrap();

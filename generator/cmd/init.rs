@@ -13,7 +13,7 @@ pub struct Args {
     pub dir: PathBuf,
 }
 
-/// A trace of "The robots will bring", recorded by tracebook's own tiny model.
+/// A trace of "The robots will bring", recorded by the model built into tracebook.
 const SAMPLE_TRACE: &str = include_str!("init/robots.json");
 const CONFIG: &str = include_str!("init/tracebook.toml");
 const INDEX: &str = include_str!("init/index.md");

@@ -4,7 +4,7 @@ pub use super::trace_args::Args;
 use super::trace_write::{load_model, shown_name, write_one};
 use indicatif::HumanBytes;
 use std::path::Path;
-use tracebook_trace::{PromptOptions, PromptSpec, TraceOptions, TINY_MODEL_ID};
+use tracebook_trace::{PromptOptions, PromptSpec, TraceOptions, BUILTIN_MODEL_ID};
 
 pub fn run(root: &Path, args: Args) -> anyhow::Result<()> {
     match (&args.prompt, &args.out) {
@@ -22,7 +22,7 @@ fn ad_hoc(root: &Path, args: &Args, text: &str, out: &Path) -> anyhow::Result<()
         // No model named: GPT-2 was only the default, and the built-in one needs no network.
         None => anyhow::anyhow!(
             "{err:#}\n  hint: or trace with tracebook's built-in model, offline and from any folder: \
-             --model {TINY_MODEL_ID} (GPT-2's architecture and tokenizer, not OpenAI's weights; \
+             --model {BUILTIN_MODEL_ID} (GPT-2's architecture and tokenizer, not OpenAI's weights; \
              the trace names it)"
         ),
         Some(_) => err,

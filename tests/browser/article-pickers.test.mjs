@@ -11,9 +11,9 @@ before(async () => { site = buildSite(repo); browser = await launch(); });
 after(async () => { await browser?.close(); site?.remove(); });
 
 const cases = [
-  { page: 'attention.html', figure: '#fig-pattern', start: '1 2', pick: [['head', '0']], then: '1 0' },
-  { page: 'heads.html', figure: 'figure:has([data-tb-panel="3 3"])', start: '3 3', pick: [['layer', '0'], ['head', '1']], then: '0 1' },
-  { page: 'residual.html', figure: '#fig-stream', start: '11', pick: [['token', '8']], then: '8' },
+  { page: 'attention.html', figure: '#fig-pattern', start: '3 2', pick: [['head', '0']], then: '3 0' },
+  { page: 'heads.html', figure: 'figure:has([data-tb-panel="1 2"])', start: '1 2', pick: [['layer', '0'], ['head', '1']], then: '0 1' },
+  { page: 'residual.html', figure: '#fig-stream', start: '12', pick: [['token', '8']], then: '8' },
   { page: 'logit-lens.html', figure: 'figure:has([data-tb-panel])', start: '3', pick: [['layer', '1']], then: '1' },
 ];
 
@@ -48,7 +48,7 @@ test('the residual picker names each token by its text', async () => {
   const { page, context } = await open(browser, site.dir, 'residual.html');
   await page.waitForSelector('#fig-stream[data-tb-ready]');
   const options = await page.locator('#fig-stream select').evaluate((s) => [...s.options].map((o) => o.text));
-  assert.equal(options.length, 12);
+  assert.equal(options.length, 13);
   assert.equal(options[8], '8: ·it');
   await page.locator('#fig-stream select').selectOption('8');
   assert.equal(await page.locator('#fig-stream [aria-live]').textContent(), 'token 8: ·it');

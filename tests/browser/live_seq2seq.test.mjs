@@ -70,7 +70,7 @@ before(async () => {
 description = "A fixture: an encoder-decoder traced in the browser."
 
 [model]
-id = "tracebook-tiny-en"
+id = "tracebook-mini-en"
 
 [live]
 enabled = true
@@ -139,8 +139,8 @@ test('the encoder-decoder runs in the browser beside the site\'s model and redra
     return f && !f.querySelector('.tb-live-run').disabled && !f.querySelector('progress:not([hidden])');
   }, robots, { timeout: 60000 });
   assert.equal(await form.locator('.tb-live-error').textContent(), '');
-  assert.ok((await svgs(page))[robots].includes('paints'), 'the site\'s model traced the reader\'s prompt');
-  assert.match(await page.locator(`#${robots} .tb-live-caption`).textContent(), /traced in your browser by tracebook-tiny-en \(f16 weights\)/);
+  assert.ok((await svgs(page))[robots].includes('house'), 'the site\'s model traced the reader\'s prompt');
+  assert.match(await page.locator(`#${robots} .tb-live-caption`).textContent(), /traced in your browser by tracebook-mini-en \(f16 weights\)/);
   assert.deepEqual(problems, []);
   await context.close();
 });

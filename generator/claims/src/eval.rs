@@ -3,7 +3,7 @@
 
 use super::ast::{Expr, Index, Kind, Op};
 use super::value::{shape_text, Array, Axis, Val};
-use crate::problem::Problem;
+use crate::problem::{Cause, Problem};
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::ops::Range;
@@ -384,6 +384,7 @@ impl<'a> Evaluator<'a> {
                             e.span.clone(),
                             format!("index {i} is out of range for dimension {axis} (size {size})"),
                         )
+                        .with_cause(Cause::OutOfRange)
                         .with_hint(format!(
                             "use 0 to {}, or -{size} to -1 counting from the end",
                             size as i64 - 1
@@ -726,11 +727,20 @@ impl<'a> Evaluator<'a> {
             return Ok(id);
         }
         self.vocab.id(text).ok_or_else(|| {
+            let spaced = format!(" {text}");
+            let hint = if !text.starts_with(' ') && self.vocab.id(&spaced).is_some() {
+                format!("a token's text includes its leading space: {spaced:?} is one token")
+            } else {
+                "a token's text includes its leading space, and a small vocabulary splits many \
+                 words into several tokens: `tracebook inspect traces/PROMPT.json` lists a \
+                 prompt's tokens"
+                    .to_string()
+            };
             Problem::new(
                 span.clone(),
                 format!("{text:?} is not a single token of the model"),
             )
-            .with_hint("most words are one token with their leading space, as in \" tired\"")
+            .with_hint(hint)
         })
     }
 
@@ -843,6 +853,7 @@ impl<'a> Evaluator<'a> {
                             self.prompt
                         ),
                     )
+                    .with_cause(Cause::OutOfRange)
                     .with_hint(format!(
                         "positions go from 0 to {}, or from -{n} to -1 counting from the end",
                         n as i64 - 1
@@ -971,6 +982,7 @@ impl<'a> Evaluator<'a> {
                     tokens.len()
                 ),
             )
+            .with_cause(Cause::OutOfRange)
         })?;
         let token = &tokens[at];
         let before = (0..at).rev().find(|&j| tokens[j].id == token.id);
@@ -982,6 +994,7 @@ impl<'a> Evaluator<'a> {
                     token.text, self.prompt
                 ),
             )
+            .with_cause(Cause::NotRepeated(token.text.clone()))
             .with_hint(
                 "earlier(q) needs a prompt that says the token at q twice; repeat a sentence",
             )

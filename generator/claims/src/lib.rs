@@ -29,7 +29,7 @@ pub use carry::{axes, carry, Axis, Carry, Tie};
 pub use eval::{Decoded, Evaluator, NoVocabulary, Vocabulary};
 pub use format::significant;
 pub use parse::parse;
-pub use problem::Problem;
+pub use problem::{Cause, Problem};
 pub use value::{Array, Val};
 pub use verdict::decide;
 pub use verdict::Verdict;

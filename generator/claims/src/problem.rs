@@ -9,6 +9,18 @@ pub struct Problem {
     pub span: Range<usize>,
     pub message: String,
     pub hint: Option<String>,
+    /// What stopped the evaluation, for a caller that acts on it rather than printing it.
+    pub cause: Option<Cause>,
+}
+
+/// Why a claim could not be asked of a prompt, where another prompt might answer it (live
+/// mode tells a reader which of these kept the sentence from being re-checked on theirs).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Cause {
+    /// A position or index past the end of the prompt, or of one of a tensor's dimensions.
+    OutOfRange,
+    /// `earlier(q)` where the prompt says the token at q only once; the token's text.
+    NotRepeated(String),
 }
 
 impl Problem {
@@ -17,7 +29,13 @@ impl Problem {
             span,
             message: message.into(),
             hint: None,
+            cause: None,
         }
+    }
+
+    pub fn with_cause(mut self, cause: Cause) -> Problem {
+        self.cause = Some(cause);
+        self
     }
 
     pub fn with_hint(mut self, hint: impl Into<String>) -> Problem {

@@ -3,7 +3,7 @@
 //! prompt, evaluated on the reader's trace by the evaluator `tracebook build` uses.
 
 use serde::Serialize;
-use tracebook_claims::{carry, decide, parse, Carry, Evaluator, NoVocabulary};
+use tracebook_claims::{carry, decide, parse, Carry, Cause, Evaluator, NoVocabulary};
 use tracebook_trace::{Token, Trace};
 
 /// What became of one claim on the reader's text.
@@ -51,18 +51,14 @@ pub fn check(trace: &Trace, prompt: &str, source: &str) -> ClaimCheck {
         },
         // A token the reader's text lacks (or holds twice), a position past a short text: the
         // sentence cannot be asked of it.
-        Err(problem) => match missing(trace, &carries) {
-            Some(token) => author("missing", problem.message, Some(token)),
-            None if problem.message.contains("out of range") => {
-                author("short", problem.message, None)
-            }
+        Err(problem) => match (missing(trace, &carries), problem.cause) {
+            (Some(token), _) => author("missing", problem.message, Some(token)),
+            (None, Some(Cause::OutOfRange)) => author("short", problem.message, None),
             // `earlier(q)` on a text that says the token at q only once.
-            None if problem.message.contains(" does not occur before ") => {
-                let token = (problem.message.split_once(" (position"))
-                    .and_then(|(text, _)| serde_json::from_str::<String>(text).ok());
-                author("repeat", problem.message, token)
+            (None, Some(Cause::NotRepeated(token))) => {
+                author("repeat", problem.message, Some(token))
             }
-            None => author("other", problem.message, None),
+            (None, None) => author("other", problem.message, None),
         },
     }
 }

@@ -403,3 +403,24 @@ fn an_author_s_own_kind_is_drawn_from_the_template_the_page_hands_over() {
     };
     assert!(session.draw_page(&[wrong]).remove(0).is_err());
 }
+
+/// A claim a reader's text cannot answer says why, with the token as the text has it (a
+/// control character included), from the evaluator's own cause rather than its wording.
+#[test]
+fn a_claim_the_readers_text_cannot_answer_names_its_token_or_its_length() {
+    let dir = tiny();
+    let mut session = live(dir.path());
+    let claims = [
+        "guess(1) == id(earlier(last()) + 1)".to_string(),
+        "blocks.0.attn.pattern[0, last(), last() - 30] > 0".to_string(),
+    ];
+    for text in ["one two\tthree\u{7}", "a quiet word!"] {
+        let trace = session.trace(NAME, &prompt(text, 0)).unwrap();
+        let last = trace.meta.tokens.last().unwrap().text.clone();
+        let checks = session.check_claims(NAME, &claims);
+        assert_eq!(checks[0].live, "author");
+        assert_eq!(checks[0].why, Some("repeat"), "{}", checks[0].detail);
+        assert_eq!(checks[0].token.as_deref(), Some(last.as_str()), "{text:?}");
+        assert_eq!(checks[1].why, Some("short"), "{}", checks[1].detail);
+    }
+}

@@ -64,7 +64,7 @@ pub fn resolve(spec: &str, base: &Path, allow_download: bool) -> Result<ModelFil
              tracebook: [model] id = \"{}\"",
             dir.display(),
             REQUIRED.join(" and "),
-            tracebook_trace::TINY_MODEL_ID
+            tracebook_trace::BUILTIN_MODEL_ID
         )));
     }
     if let Some(files) = from_cache(spec, &Cache::from_env()) {

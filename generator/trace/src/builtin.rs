@@ -2,10 +2,15 @@
 //! site naming it can tell fresh traces from stale ones without loading it (or having candle).
 
 /// The name a site gives the built-in model in `[model] id` (and `trace --model`): tracebook's
-/// own 7M-parameter GPT-2-architecture model, `models/tracebook-tiny-en` in its repository.
-pub const TINY_MODEL_ID: &str = "tracebook-tiny-en";
+/// own 2.6M-parameter GPT-2-architecture model with a 4,096-token vocabulary of its own,
+/// `models/tracebook-mini-en` in its repository.
+pub const BUILTIN_MODEL_ID: &str = "tracebook-mini-en";
 
 /// The sha256 of the built-in model's `model.safetensors`; the binary's tests check that it is
 /// the digest of the bytes it embeds.
-pub const TINY_MODEL_SHA256: &str =
-    "9264bc24ed9b7e8d985b6bd0c1bfd4d2e80a58867bd2bdcad1bf6afc9d2447bb";
+pub const BUILTIN_MODEL_SHA256: &str =
+    "babb168202453a314a5bc569faf2a13e6d5781341ff60b883c7f09a966a84127";
+
+/// The model built into tracebook before tracebook-mini-en (7.2M parameters, GPT-2's
+/// vocabulary): a site that names it without a folder of that name is told what to do.
+pub const RETIRED_BUILTIN_MODEL_ID: &str = "tracebook-tiny-en";

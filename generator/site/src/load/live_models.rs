@@ -9,7 +9,7 @@
 
 use super::site::Site;
 use std::path::Path;
-use tracebook_trace::{same_model_id, TINY_MODEL_ID};
+use tracebook_trace::{same_model_id, BUILTIN_MODEL_ID};
 
 /// One model the reader's page may run.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -68,7 +68,7 @@ impl Site {
 /// model, or a hub id in the Hugging Face cache) and the browser can read them: an
 /// encoder-decoder needs its tokenizer.json there.
 fn runs_in_browser(root: &Path, id: &str) -> bool {
-    if id == TINY_MODEL_ID {
+    if id == BUILTIN_MODEL_ID {
         return true;
     }
     let folder = root.join(id);
@@ -142,7 +142,7 @@ mod tests {
         assert!(runs("models/mine"));
         assert!(runs("models/gpt"), "GPT-2's own tokenizer is built in");
         assert!(!runs("models/absent"));
-        assert!(runs("tracebook-tiny-en"));
+        assert!(runs(tracebook_trace::BUILTIN_MODEL_ID));
     }
 
     #[test]

@@ -219,8 +219,8 @@ fn broken(text: &str, root: &Path) -> TraceStatus {
 /// sha256 a trace records is trusted.
 fn local_weights_sha256(root: &Path, model_id: &str) -> Option<String> {
     let dir = root.join(model_id);
-    if !dir.is_dir() && model_id == tracebook_trace::TINY_MODEL_ID {
-        return Some(tracebook_trace::TINY_MODEL_SHA256.to_string());
+    if !dir.is_dir() && model_id == tracebook_trace::BUILTIN_MODEL_ID {
+        return Some(tracebook_trace::BUILTIN_MODEL_SHA256.to_string());
     }
     let weights = tracebook_trace::weight_files(&dir).ok()??;
     DigestCache::user().weights_sha256(&weights).ok()
@@ -234,22 +234,21 @@ mod tests {
     #[test]
     fn a_trace_without_its_models_name_takes_the_one_its_weights_recorded_elsewhere() {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../traces");
-        let old = Trace::read(&dir.join("animal.json")).unwrap();
         let named = Trace::read(&dir.join("he_loved.json")).unwrap();
         let other = Trace::read(&dir.join("fichier.json")).unwrap();
-        assert_eq!(
-            old.meta.model.name, None,
-            "written before traces named their model"
-        );
-        assert_eq!(old.meta.model.shown(), "models/tracebook-tiny-en");
+        // As a trace written before traces named their model reads: the same weights, no name.
+        let mut old = Trace::read(&dir.join("animal.json")).unwrap();
+        old.meta.model.name = None;
+        assert_eq!(old.meta.model.shown(), "models/tracebook-mini-en");
+        assert_eq!(old.meta.model.weights_sha256, named.meta.model.weights_sha256);
         let set = TraceSet::from_ready([
             ("animal".to_string(), old),
             ("he_loved".to_string(), named),
             ("fichier".to_string(), other),
         ]);
         let shown = |n: &str| set.ready(n).unwrap().meta.model.shown();
-        assert_eq!(shown("animal"), "tracebook-tiny-en");
-        assert_eq!(shown("he_loved"), "tracebook-tiny-en");
+        assert_eq!(shown("animal"), "tracebook-mini-en");
+        assert_eq!(shown("he_loved"), "tracebook-mini-en");
         assert_eq!(
             shown("fichier"),
             "tracebook-tiny-en-fr",

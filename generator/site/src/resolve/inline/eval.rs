@@ -622,7 +622,7 @@ fn vocab_token(lazy: &LazyTokenizer, text: &str, span: Range<usize>) -> Result<u
         .collect();
     let hint = match vocab.and_then(|v| similar_token(v, text)) {
         Some(token) => format!("did you mean {token:?}? That is one token"),
-        None => "`prob` gives the probability of one next token; most words need their leading space, as in \" tired\"".to_owned(),
+        None => "`prob` gives the probability of one next token: pick one of those pieces (a token's text includes its leading space)".to_owned(),
     };
     Err(Problem::new(
         span,

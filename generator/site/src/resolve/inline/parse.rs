@@ -122,11 +122,11 @@ pub fn find(text: &str, literal: impl Fn(usize) -> bool) -> Vec<Result<Range<usi
                 found.push(Ok(i..end));
                 at = end;
             }
-            None => found.push(Err(Problem {
-                span: i..i + 2,
-                message: "this `{{` is not closed by `}}` on the same line".into(),
-                hint: Some("an inline value reads {{ function prompt args }}; to show `{{` as text, write `\\{{`".into()),
-            })),
+            None => found.push(Err(Problem::new(
+                i..i + 2,
+                "this `{{` is not closed by `}}` on the same line",
+            )
+            .with_hint("an inline value reads {{ function prompt args }}; to show `{{` as text, write `\\{{`"))),
         }
     }
     found
@@ -552,11 +552,7 @@ fn quoted(text: &str, start: usize, end: usize) -> Result<(Arg, usize), Problem>
 }
 
 fn error(span: Range<usize>, message: impl Into<String>, hint: Option<String>) -> Problem {
-    Problem {
-        span,
-        message: message.into(),
-        hint,
-    }
+    Problem::new(span, message).with_optional_hint(hint)
 }
 
 fn usage_list() -> String {

@@ -15,7 +15,7 @@ use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 use tracebook_trace::weights::tensor_values;
 use tracebook_trace::{
-    int4, int8, weight_files, DigestCache, TINY_MODEL_ID, TINY_MODEL_SHA256, WEIGHTS_FILE,
+    int4, int8, weight_files, DigestCache, BUILTIN_MODEL_ID, BUILTIN_MODEL_SHA256, WEIGHTS_FILE,
     WEIGHTS_INDEX,
 };
 
@@ -41,7 +41,7 @@ impl SourceModel {
     /// time, so the files are not read again).
     pub fn weights_sha256(&self) -> std::io::Result<String> {
         match &self.weights {
-            Weights::Builtin => Ok(TINY_MODEL_SHA256.to_string()),
+            Weights::Builtin => Ok(BUILTIN_MODEL_SHA256.to_string()),
             Weights::Files(files) => DigestCache::user().weights_sha256(files),
         }
     }
@@ -63,10 +63,10 @@ pub fn locate(spec: &str, root: &Path) -> Result<SourceModel, Diagnostic> {
     if dir.is_dir() {
         return from_dir(&dir);
     }
-    if spec == TINY_MODEL_ID {
+    if spec == BUILTIN_MODEL_ID {
         let file = |name| super::builtin::file(name).expect("embedded").to_vec();
         return Ok(SourceModel {
-            origin: format!("the built-in model {TINY_MODEL_ID}"),
+            origin: format!("the built-in model {BUILTIN_MODEL_ID}"),
             config_json: file("config.json"),
             weights: Weights::Builtin,
             tokenizer_json: Some(file("tokenizer.json")),

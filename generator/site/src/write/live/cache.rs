@@ -124,7 +124,7 @@ mod tests {
     #[test]
     fn the_conversion_is_the_one_format_names() {
         let source =
-            browser_model::locate(tracebook_trace::TINY_MODEL_ID, Path::new("/nonexistent"))
+            browser_model::locate(tracebook_trace::BUILTIN_MODEL_ID, Path::new("/nonexistent"))
                 .unwrap();
         let digest = |p| sha256_bytes(&browser_model::convert(&source, p).unwrap());
         assert_eq!(FORMAT, 1);

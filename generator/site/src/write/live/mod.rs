@@ -12,7 +12,7 @@
 
 pub mod browser_model;
 /// The model built into tracebook, embedded.
-pub use tracebook_tiny_en as builtin;
+pub use tracebook_mini_en as builtin;
 mod cache;
 
 use crate::base::diagnostic::Diagnostic;

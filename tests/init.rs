@@ -599,7 +599,7 @@ fn after_a_re_trace_the_build_lists_the_values_whose_printed_text_changed() {
     let said = text(&out.stdout) + &text(&out.stderr);
     assert!(
         said.contains("content/tokens.md:")
-            && said.contains("`{{ count robots }}` now prints 7 (it printed 4 before)"),
+            && said.contains("`{{ count robots }}` now prints 8 (it printed 5 before)"),
         "{said}"
     );
     assert!(said.contains("reread the sentence"), "{said}");

@@ -47,10 +47,10 @@ assert 'class="sidebar' in attention and 'id="every-head"' in attention, "mdBook
 assert attention.count("<tracebook-figure>") == 2 and nxt.count("<tracebook-figure>") == 1
 assert attention.count('<template shadowrootmode="open">') == 2
 assert attention.count('<script data-tb-fragment="all">') == 1, "one script per chapter"
-assert 'data-tb-of="value animal blocks.1.attn.scores[2,8,6]">1.831</span>' in attention
+assert 'data-tb-of="value animal blocks.3.attn.scores[2,8,1]">0.2405</span>' in attention
 assert '<abbr class="tb-claim"' in attention, "the claim's marker"
 assert 'href="#ref-vaswani2017"' in attention and "Attention Is All You Need" in attention
-assert 'data-tb-of="count animal">12</span>' in intro
+assert 'data-tb-of="count animal">13</span>' in intro
 assert "{{ value animal blocks.0.ln_1.out[0,0] }}" in intro, "code keeps its braces"
 assert "<tracebook-figure>" not in intro and "data-tb-fragment" not in intro
 # Every figure is whole: the markdown around it read none of it as text or code.

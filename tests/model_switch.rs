@@ -4,9 +4,10 @@
 //! (the attention figure that picks among all 144 heads included, every page but the print
 //! page within 150 KB before a reader picks), `check` fails and names the claims the new model
 //! made false, `check --claims list` lists them all, and the training article still builds
-//! from its prompts pinned to models/tracebook-tiny-en (the only model with a training log).
-//! The site's copy lacks models/tracebook-tiny-llama, as a clone without that folder would:
-//! the article pinned to it keeps its traces, fresh by the model's name.
+//! from its prompts pinned to models/tracebook-mini-en (whose training log it reads). The
+//! site's copy lacks the model folders its pinned prompts name (tracebook-mini-en,
+//! tracebook-tiny-en, tracebook-tiny-llama), as a clone without them would: those prompts
+//! keep their traces, fresh by the model's name.
 
 #[path = "support/cli.rs"]
 mod cli;
@@ -21,23 +22,16 @@ fn switching_models_lists_the_prose_to_revise_and_builds_meanwhile() {
     let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
     let dir = tempfile::tempdir().unwrap();
     let site = dir.path();
-    for part in [
-        "content",
-        "traces",
-        "templates",
-        "static",
-        "figures",
-        "models/tracebook-tiny-en",
-    ] {
+    for part in ["content", "traces", "templates", "static", "figures"] {
         support::copy_dir(&repo.join(part), &site.join(part));
     }
     std::fs::copy(repo.join("references.bib"), site.join("references.bib")).unwrap();
     let config = std::fs::read_to_string(repo.join("tracebook.toml")).unwrap();
-    assert!(config.contains("id = \"models/tracebook-tiny-en\""));
+    assert!(config.contains("id = \"models/tracebook-mini-en\""));
     std::fs::write(
         site.join("tracebook.toml"),
         config.replace(
-            "id = \"models/tracebook-tiny-en\"",
+            "id = \"models/tracebook-mini-en\"",
             "id = \"models/random\"",
         ),
     )
@@ -57,20 +51,26 @@ fn switching_models_lists_the_prose_to_revise_and_builds_meanwhile() {
         "every trace is stale now"
     );
     let traced = ok(&run(site, &["trace", "--offline"]), "trace");
-    // The article pinned to models/tracebook-tiny-llama keeps its traces: that folder was not
-    // copied, and its traces are fresh by the model's name, so nothing needs its weights.
-    assert!(
-        traced.contains(
-            "traces of model models/tracebook-tiny-llama are up to date (its weights are not here"
-        ),
-        "{traced}"
-    );
+    // The prompts pinned to other models keep their traces: those folders were not copied,
+    // and their traces are fresh by the model's name, so nothing needs their weights.
+    for pinned in [
+        "tracebook-mini-en",
+        "tracebook-tiny-en",
+        "tracebook-tiny-llama",
+    ] {
+        assert!(
+            traced.contains(&format!(
+                "traces of model models/{pinned} are up to date (its weights are not here"
+            )),
+            "{traced}"
+        );
+    }
 
     let build = run(site, &["build", "--claims", "warn"]);
     let summary = ok(&build, "build --claims warn");
     let warnings = text(&build.stderr);
     assert!(summary.contains("built"), "{summary}");
-    let false_claims = warnings.matches("warning: this claim is false").count();
+    let false_claims = reported(&warnings, "warning: this claim is false");
     assert!(
         false_claims >= 10,
         "a random model falsifies the prose:\n{warnings}"
@@ -93,13 +93,13 @@ fn switching_models_lists_the_prose_to_revise_and_builds_meanwhile() {
     assert_eq!(panels.matches("data-tb-panel=").count(), 143);
     let training = std::fs::read_to_string(site.join("public/training.html")).unwrap();
     // The training trace names its model as the other traces of the same weights do.
-    assert!(training.contains("From the training log of <code>tracebook-tiny-en</code>"));
+    assert!(training.contains("From the training log of <code>tracebook-mini-en</code>"));
 
     let check = run(site, &["check"]);
     assert!(!check.status.success(), "check fails on false claims");
     let errors = text(&check.stderr);
     assert_eq!(
-        errors.matches("error: this claim is false").count(),
+        reported(&errors, "error: this claim is false"),
         false_claims
     );
     let first = errors
@@ -133,5 +133,72 @@ fn switching_models_lists_the_prose_to_revise_and_builds_meanwhile() {
     assert!(
         listed.contains(&format!("{false_claims} false")),
         "{listed}"
+    );
+}
+
+/// How many claims the lines starting with `what` report: one each, and those a line adds
+/// with "(and N more time(s) in this file" (one message said once per file).
+fn reported(said: &str, what: &str) -> usize {
+    said.lines()
+        .filter(|l| l.contains(what))
+        .map(|l| {
+            1 + l
+                .split_once("(and ")
+                .and_then(|(_, rest)| rest.split_once(" more time"))
+                .and_then(|(n, _)| n.parse::<usize>().ok())
+                .unwrap_or(0)
+        })
+        .sum()
+}
+
+/// Prose that no longer fits a re-traced prompt (a position past its end, a token it no longer
+/// holds, as a model with another vocabulary cuts words differently): an error that says where,
+/// and under `--claims warn` a warning, the page printing "?" for the value meanwhile.
+#[test]
+fn values_and_claims_a_trace_cannot_answer_follow_the_claims_policy() {
+    let dir = tempfile::tempdir().unwrap();
+    let site = dir.path().join("site");
+    let init = cli::command(dir.path())
+        .args(["init", "site", "-q"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    ok(&init, "init");
+    let article = site.join("content/tokens.md");
+    let body = std::fs::read_to_string(&article).unwrap();
+    std::fs::write(
+        &article,
+        format!(
+            "{body}\nThe fortieth token is \"{{{{ token robots 40 }}}}\", and \" nope\" is \
+             second.{{{{ claim robots pos(\" nope\") == 1 }}}}\n"
+        ),
+    )
+    .unwrap();
+    let strict = run(&site, &["build"]);
+    assert!(!strict.status.success());
+    let errors = text(&strict.stderr);
+    assert!(
+        errors.contains("error: position 40 is out of range: prompt `robots`")
+            && errors.contains(
+                "error: this claim is false of the trace of `robots`: no token of prompt \
+                 `robots` is \" nope\""
+            ),
+        "{errors}"
+    );
+    assert!(!site.join("public").exists(), "nothing written");
+
+    let meanwhile = run(&site, &["build", "--claims", "warn"]);
+    ok(&meanwhile, "build --claims warn");
+    let warnings = text(&meanwhile.stderr);
+    assert!(
+        warnings.contains("warning: position 40 is out of range")
+            && warnings.contains("the page prints \"?\" meanwhile"),
+        "{warnings}"
+    );
+    let page = std::fs::read_to_string(site.join("public/tokens.html")).unwrap();
+    assert!(
+        page.contains("data-tb-of=\"token robots 40\">?</span>")
+            && page.contains("class=\"tb-claim tb-claim-false\""),
+        "{page}"
     );
 }

@@ -42,9 +42,10 @@ fn materialize() -> anyhow::Result<PathBuf> {
     let base = user_cache_dir()
         .or_else(|| Some(std::env::temp_dir().join("tracebook")))
         .expect("a temporary folder always exists");
-    let dir = base
-        .join("models")
-        .join(format!("{BUILTIN_MODEL_ID}-{}", &BUILTIN_MODEL_SHA256[..12]));
+    let dir = base.join("models").join(format!(
+        "{BUILTIN_MODEL_ID}-{}",
+        &BUILTIN_MODEL_SHA256[..12]
+    ));
     if files().iter().all(|(name, bytes)| {
         std::fs::metadata(dir.join(name)).is_ok_and(|m| m.len() == bytes.len() as u64)
     }) {

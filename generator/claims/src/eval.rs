@@ -690,6 +690,7 @@ impl<'a> Evaluator<'a> {
                     expr.span.clone(),
                     format!("no token of {what} `{}` is {text:?}", self.prompt),
                 )
+                .with_cause(Cause::NotOnce(text))
                 .with_hint(hint))
             }
             _ => Err(Problem::new(
@@ -703,6 +704,7 @@ impl<'a> Evaluator<'a> {
                     self.prompt
                 ),
             )
+            .with_cause(Cause::NotOnce(text))
             .with_hint("write the position you mean as a number")),
         }
     }

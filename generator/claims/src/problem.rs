@@ -21,6 +21,20 @@ pub enum Cause {
     OutOfRange,
     /// `earlier(q)` where the prompt says the token at q only once; the token's text.
     NotRepeated(String),
+    /// `pos(text)` or `wrote(text)` where the prompt (or translation) holds that token's text
+    /// not at all, or more than once; the text.
+    NotOnce(String),
+}
+
+impl Problem {
+    /// The message with its hint, as one line: what a claim's verdict says when the prompt
+    /// cannot answer it.
+    pub fn with_hint_inline(&self) -> String {
+        match &self.hint {
+            Some(hint) => format!("{}; {hint}", self.message),
+            None => self.message.clone(),
+        }
+    }
 }
 
 impl Problem {

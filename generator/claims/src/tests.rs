@@ -1,5 +1,6 @@
 //! The claim language on a real trace of the example site (`traces/robots.json`: "The
-//! robots will bring", traced with models/tracebook-tiny-en). Expected values are read from
+//! robots will bring", traced with models/tracebook-mini-en, whose vocabulary cuts " robots" into
+//! " rob" + "ots"). Expected values are read from
 //! the trace by hand here, not written down, so the tests hold for any re-trace.
 
 use super::{decide, parse, Evaluator, NoVocabulary, Verdict};
@@ -42,7 +43,9 @@ fn tokens_ids_and_counts() {
     let trace = trace();
     let n = trace.meta.tokens.len();
     assert!(holds(&format!("count() == {n}")));
-    assert!(holds("token(1) == \" robots\" and token(-1) == \" bring\""));
+    assert!(holds(
+        "token(1) == \" rob\" and token(2) == \"ots\" and token(-1) == \" bring\""
+    ));
     assert!(holds(&format!("id(0) == {}", trace.meta.tokens[0].id)));
     assert!(!holds("token(0) == \"the\""));
     assert!(holds("len(logits.last) > 1000"));
@@ -158,7 +161,7 @@ fn false_claims_say_what_the_values_were() {
     let v = verdict("token(1) == \" cats\" or token(2) == \" cats\"").unwrap();
     assert_eq!(
         v.detail,
-        "`token(1)` is \" robots\", not \" cats\"; `token(2)` is \" will\", not \" cats\""
+        "`token(1)` is \" rob\", not \" cats\"; `token(2)` is \"ots\", not \" cats\""
     );
     let v = verdict("blocks.0.attn.pattern[0, 0, 0] > 0.5").unwrap();
     assert_eq!((v.holds, v.detail.as_str()), (true, "1 > 0.5"));
@@ -301,11 +304,11 @@ fn share_counts_the_values_a_comparison_holds_for() {
 
 #[test]
 fn pos_finds_a_token_by_its_text() {
-    // "The robots will bring": " will" is token 2.
-    assert!(holds("pos(\" will\") == 2"));
-    assert!(holds("token(pos(\" robots\")) == \" robots\""));
+    // "The robots will bring", " robots" cut in two: " will" is token 3.
+    assert!(holds("pos(\" will\") == 3"));
+    assert!(holds("token(pos(\"ots\")) == \"ots\""));
     assert!(holds("blocks.0.attn.pattern[0, pos(\" will\"), 0] > 0"));
-    let absent = error("pos(\"will\") == 2");
+    let absent = error("pos(\"will\") == 3");
     assert_eq!(absent.message, "no token of prompt `robots` is \"will\"");
     assert!(
         absent

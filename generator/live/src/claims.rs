@@ -58,6 +58,7 @@ pub fn check(trace: &Trace, prompt: &str, source: &str) -> ClaimCheck {
             (None, Some(Cause::NotRepeated(token))) => {
                 author("repeat", problem.message, Some(token))
             }
+            (None, Some(Cause::NotOnce(token))) => author("missing", problem.message, Some(token)),
             (None, None) => author("other", problem.message, None),
         },
     }

@@ -249,6 +249,9 @@ fn render_timed(
         || assemble::live_files(&site, &traces),
     );
     out.extend(problems);
+    let mut warnings = Diagnostics::new();
+    let policy = overrides.claims.unwrap_or(site.config.check.claims);
+    claim_report::report_unfit(&rendered.unfit, policy, &mut out, &mut warnings);
     assemble::assemble(&site, &mut rendered, live, &mut out);
     timings.lap("render");
     if rendered.incomplete {
@@ -258,8 +261,6 @@ fn render_timed(
     linkcheck::check_article_links(&index, &rendered.links, &mut out);
     linkcheck::check_template_links(&index, &rendered, &mut out);
     timings.lap("links");
-    let mut warnings = Diagnostics::new();
-    let policy = overrides.claims.unwrap_or(site.config.check.claims);
     claim_report::report(&rendered.claims, policy, &mut out, &mut warnings);
     out.into_result(()).map_err(Diagnostics::finish)?;
     description_warnings(&site, &mut warnings);

@@ -240,7 +240,10 @@ mod tests {
         let mut old = Trace::read(&dir.join("animal.json")).unwrap();
         old.meta.model.name = None;
         assert_eq!(old.meta.model.shown(), "models/tracebook-mini-en");
-        assert_eq!(old.meta.model.weights_sha256, named.meta.model.weights_sha256);
+        assert_eq!(
+            old.meta.model.weights_sha256,
+            named.meta.model.weights_sha256
+        );
         let set = TraceSet::from_ready([
             ("animal".to_string(), old),
             ("he_loved".to_string(), named),

@@ -68,6 +68,9 @@ pub struct RenderedSite {
     pub incomplete: bool,
     /// Every claim of every page, in series order.
     pub claims: Vec<ClaimRecord>,
+    /// Every page's inline values the trace cannot answer (errors or warnings by the claims
+    /// policy, as false claims are).
+    pub unfit: Vec<crate::base::diagnostic::Diagnostic>,
     /// What every page's inline values printed, page by page.
     pub printed: Vec<crate::resolve::printed::Printed>,
     /// Each article's searchable text, in series order.
@@ -131,6 +134,7 @@ pub fn render(
         rendered.values += page.values;
         rendered.links.extend(page.links);
         rendered.claims.extend(page.claims);
+        rendered.unfit.extend(page.unfit);
         rendered.printed.extend(page.printed);
         rendered
             .sources

@@ -33,6 +33,8 @@ pub struct PageOutput {
     pub figure_files: Vec<(String, String)>,
     /// The page's claims with their verdicts.
     pub claims: Vec<ClaimRecord>,
+    /// Its inline values the trace cannot answer (errors or warnings by the claims policy).
+    pub unfit: Vec<Diagnostic>,
     /// What its inline values printed.
     pub printed: Vec<crate::resolve::printed::Printed>,
     /// Binary files the page brings (its link-preview PNG): (output path, bytes).
@@ -337,6 +339,7 @@ fn body(env: &RenderEnv<'_>, page: &Page) -> (RenderedMarkdown, PageOutput) {
         links: std::mem::take(&mut rendered.links),
         figure_files: std::mem::take(&mut rendered.figure_files),
         claims: std::mem::take(&mut rendered.claims),
+        unfit: std::mem::take(&mut rendered.unfit),
         printed: std::mem::take(&mut rendered.printed),
         used: scope.into_used(),
         figures: rendered.figures,

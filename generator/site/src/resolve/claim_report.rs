@@ -73,6 +73,30 @@ pub fn report(
     }
 }
 
+/// Inline values the trace cannot answer, as errors, or as warnings under
+/// [`ClaimPolicy::Warn`]: prose that no longer fits a re-traced prompt, like a false claim.
+pub fn report_unfit(
+    unfit: &[Diagnostic],
+    policy: ClaimPolicy,
+    errors: &mut Diagnostics,
+    warnings: &mut Diagnostics,
+) {
+    for diagnostic in unfit {
+        match policy {
+            ClaimPolicy::Error => errors.push(diagnostic.clone()),
+            ClaimPolicy::Warn => {
+                let mut warning = diagnostic.clone().as_warning();
+                let meanwhile = "the page prints \"?\" meanwhile: revise the sentence";
+                warning.hint = Some(match warning.hint.take() {
+                    Some(hint) => format!("{hint}; {meanwhile}"),
+                    None => meanwhile.to_string(),
+                });
+                warnings.push(warning);
+            }
+        }
+    }
+}
+
 /// How `check --claims list` prints the list.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum ListFormat {

@@ -54,6 +54,9 @@ pub fn chapter(input: &ChapterInput<'_>) -> (RenderedChapter, Vec<Diagnostic>) {
     let mut cx = EvalContext::new(input.scope, input.tokenizer, body.text);
     cx.citations = Some(input.citations);
     let mut substituted = inline::substitute(body.text, |i| scan.is_literal(i), &cx, &mut problems);
+    // In a book, values its traces cannot answer stay errors whatever the claims policy: mdBook
+    // shows a preprocessor's warnings only in its log, and the "?" would reach readers.
+    problems.append(&mut substituted.unfit);
     let references = references::place(&mut substituted.values, input.citations);
     let text = substituted.text.as_str();
     let events: Vec<Spanned<'_>> = Parser::new_ext(text, options())

@@ -85,6 +85,9 @@ pub struct RenderedMarkdown {
     pub live: Option<String>,
     /// What each inline value printed (not claims, references or citations), in order.
     pub printed: Vec<Printed>,
+    /// Inline values the trace cannot answer ([`inline::Substituted::unfit`]), placed in the
+    /// file: errors or warnings by the claims policy.
+    pub unfit: Vec<Diagnostic>,
 }
 
 /// Renders a body; problems are returned as diagnostics placed in the file.
@@ -168,6 +171,12 @@ pub fn render(input: &MarkdownInput<'_>) -> (RenderedMarkdown, Vec<Diagnostic>) 
         })
         .count();
     out.printed = printed(&body, &substituted);
+    out.unfit = (substituted.unfit.iter())
+        .map(|p| {
+            body.error(p.span.clone(), p.message.clone())
+                .with_optional_hint(p.hint.clone())
+        })
+        .collect();
     out.claims = substituted
         .values
         .iter()

@@ -13,7 +13,7 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::ops::Range;
 use std::rc::Rc;
-use tracebook_claims::{decide, Decoded, Evaluator, ExprKind, Val, Vocabulary};
+use tracebook_claims::{decide, Cause, Decoded, Evaluator, ExprKind, Val, Vocabulary};
 use tracebook_tokenizer::Vocab;
 use tracebook_trace::{exact_math, Tensor, Trace};
 
@@ -191,16 +191,22 @@ fn evaluate_as_is(call: &Call, cx: &EvalContext<'_>) -> Result<Option<Value>, Pr
             with_evaluator(trace, call, cx, |ev| computed(ev.eval(expr)?, expr))?
         }
         Query::Claim { expr, source } => {
-            let verdict = with_evaluator(trace, call, cx, |ev| decide(ev, expr, cx.body))?;
+            // A claim the trace cannot answer (a token it names is not in the prompt, a
+            // position past its end) is not true of it: after a re-trace on another text or
+            // model, a sentence to revise like any false claim (so `--claims warn` builds).
+            let outcome = match with_evaluator(trace, call, cx, |ev| decide(ev, expr, cx.body)) {
+                Ok(verdict) if verdict.holds => Outcome::Holds(verdict.detail),
+                Ok(verdict) => Outcome::Fails(verdict.detail),
+                Err(problem) if problem.cause.is_some() => {
+                    Outcome::Fails(problem.with_hint_inline())
+                }
+                Err(problem) => return Err(problem),
+            };
             Value::Claim(CheckedClaim {
                 source: cx.text(source),
                 span: source.clone(),
                 prompt: call.prompt.text.clone(),
-                outcome: if verdict.holds {
-                    Outcome::Holds(verdict.detail)
-                } else {
-                    Outcome::Fails(verdict.detail)
-                },
+                outcome,
             })
         }
     };
@@ -414,6 +420,7 @@ impl On<'_> {
                     index.value, self.name
                 ),
             )
+            .with_cause(Cause::OutOfRange)
             .with_hint(format!(
                 "positions go from 0 to {}, or from -{n} to -1 counting from the end",
                 n as i64 - 1
@@ -431,6 +438,7 @@ impl On<'_> {
                     index.value, self.name
                 ),
             )
+            .with_cause(Cause::OutOfRange)
             .with_hint(format!(
                 "positions go from 0 to {}, or from -{n} to -1 counting from the end",
                 n as i64 - 1
@@ -531,6 +539,7 @@ impl On<'_> {
                         index.value, tensor.text
                     ),
                 )
+                .with_cause(Cause::OutOfRange)
                 .with_hint(format!(
                     "use 0 to {}, or -{size} to -1 counting from the end",
                     size as i64 - 1

@@ -24,6 +24,10 @@ pub struct Substituted {
     pub sources: Vec<String>,
     /// Each value's `{{ ... }}` in the body.
     pub ranges: Vec<std::ops::Range<usize>>,
+    /// Values the trace cannot answer (a token they name by text is not in the prompt, a
+    /// position past its end), printed as "?": prose that no longer fits a re-traced prompt,
+    /// which the site's claims policy makes errors or warnings, as it does false claims.
+    pub unfit: Vec<Problem>,
 }
 
 /// Finds, parses and computes every inline value of `text` outside `literal` ranges.
@@ -38,6 +42,7 @@ pub fn substitute(
         values: Vec::new(),
         sources: Vec::new(),
         ranges: Vec::new(),
+        unfit: Vec::new(),
     };
     for found in parse::find(text, literal) {
         let range = match found {
@@ -47,12 +52,18 @@ pub fn substitute(
                 continue;
             }
         };
-        let value = parse::parse(text, range.clone())
-            .and_then(|call| eval::evaluate(&call, cx))
-            .unwrap_or_else(|problem| {
-                problems.push(problem);
-                None
-            });
+        let value =
+            match parse::parse(text, range.clone()).and_then(|call| eval::evaluate(&call, cx)) {
+                Ok(value) => value,
+                Err(problem) if problem.cause.is_some() => {
+                    out.unfit.push(problem);
+                    Some(Value::Text("?".to_string()))
+                }
+                Err(problem) => {
+                    problems.push(problem);
+                    None
+                }
+            };
         let source = text[range.clone()].trim_matches(['{', '}']).trim();
         out.sources
             .push(source.split_whitespace().collect::<Vec<_>>().join(" "));

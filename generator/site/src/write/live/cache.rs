@@ -130,11 +130,11 @@ mod tests {
         assert_eq!(FORMAT, 1);
         assert_eq!(
             digest(LivePrecision::Int8),
-            "4092800f6291bfbf45031f4da37365e6658440ed40eb050538d00311065d0f79"
+            "96be9795c63e3af5ddfedec8281b13b8cb255bb5e7abe395d9c789423c9a3ee2"
         );
         assert_eq!(
             digest(LivePrecision::F16),
-            "8fa4bd0018c92235cd77746330effa978fd0e401f5d4942fe240fa2755c6ed5f"
+            "5388323348301caabc060f552004741266bc994a55ce55b46926bf838852dcf0"
         );
     }
 

@@ -8,7 +8,7 @@
 //! by text must be decided wherever they are there once.
 
 use std::path::Path;
-use tracebook_claims::{decide, parse, Evaluator, NoVocabulary};
+use tracebook_claims::{decide, parse, Cause, Evaluator, NoVocabulary};
 use tracebook_trace::Trace;
 
 #[path = "support/claims_list.rs"]
@@ -113,7 +113,12 @@ fn every_claim_that_carries_over_is_decided_on_the_other_prompts_of_its_model() 
                 other.meta.tokens.len() < own.meta.tokens.len() || written(other) < written(own);
             match decide(&ev, &expr, source) {
                 // A text too short for the range it reads (`q in -8:-1` on 3 tokens).
-                Err(problem) if shorter && problem.message.contains("out of range") => {
+                Err(problem) if shorter && problem.cause == Some(Cause::OutOfRange) => {
+                    skipped += 1;
+                    continue;
+                }
+                // `earlier(q)` on a text that says the token at q once: asked only of repeats.
+                Err(problem) if matches!(problem.cause, Some(Cause::NotRepeated(_))) => {
                     skipped += 1;
                     continue;
                 }

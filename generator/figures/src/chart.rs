@@ -61,17 +61,98 @@ pub fn tick_decimals(ticks: &[f64]) -> usize {
     }
 }
 
-/// A horizontal axis at `y`: a baseline, tick marks with labels below, and a title.
-pub fn x_axis(axis: &Axis, y: f64, tick_values: &[f64], title: &str) -> Element {
+/// The labels an axis prints for `tick_values`: each with the decimals that tell them
+/// apart, negative ones with a minus sign.
+pub fn tick_labels(tick_values: &[f64]) -> Vec<String> {
     let decimals = tick_decimals(tick_values);
+    tick_values.iter().map(|&v| signed(v, decimals)).collect()
+}
+
+/// Tick labels' size (`tbf-s`).
+const TICK_SIZE: f64 = 12.0;
+/// From a value axis to the right end of its labels.
+const Y_LABEL_GAP: f64 = 6.0;
+
+/// The widest of `labels` at the tick labels' size, with room for a wide system font.
+fn widest_label(labels: &[String]) -> f64 {
+    labels
+        .iter()
+        .map(|l| wide_width(l, Font::Sans, TICK_SIZE))
+        .fold(0.0, f64::max)
+}
+
+/// The room [`y_axis`]'s labels for `tick_values` take left of the axis, their gap to it
+/// included, in a wide system font too: an axis at least this far from the figure's left
+/// edge shows every label whole, a minus sign included.
+pub fn y_label_room(tick_values: &[f64]) -> f64 {
+    (widest_label(&tick_labels(tick_values)) + Y_LABEL_GAP).ceil()
+}
+
+/// A vertical value axis `y` at `x.start`: a baseline, its tick labels right-aligned left of
+/// it (they need [`y_label_room`]) and faint grid lines across to `x.end`.
+pub fn y_axis(x: &Axis, y: &Axis, tick_values: &[f64]) -> Element {
+    let mut group = Element::new("g").class("tbf-s tbf-dim");
+    group.push(line("tbf-ax", x.start, y.start, x.start, y.end));
+    let mut labels = Element::new("g").attr("text-anchor", "end");
+    for (&value, label) in tick_values.iter().zip(tick_labels(tick_values)) {
+        let at = y.at(value);
+        group.push(line("tbf-grid", x.start, at, x.end, at));
+        labels.push(text(x.start - Y_LABEL_GAP, at + 4.0).text(label));
+    }
+    group.push(labels);
+    group
+}
+
+/// `axis` with its ends drawn in just enough that [`x_axis`]'s labels for `tick_values`,
+/// each centred on its tick, stay between `left` and `right` in a wide system font too (a
+/// label at the end of the axis reaches half its width past it).
+pub fn fit_x_labels(axis: Axis, tick_values: &[f64], left: f64, right: f64) -> Axis {
+    // Each tick at its share `t` of the axis, with its label's half width.
+    let span = axis.hi - axis.lo;
+    let ticks: Vec<(f64, f64)> = tick_values
+        .iter()
+        .zip(tick_labels(tick_values))
+        .map(|(&v, l)| {
+            let t = if span > 0.0 {
+                ((v - axis.lo) / span).clamp(0.0, 1.0)
+            } else {
+                0.0
+            };
+            (t, wide_width(&l, Font::Sans, TICK_SIZE) / 2.0)
+        })
+        .collect();
+    let mut fitted = axis;
+    // A tick sits at (1 − t)·start + t·end: each end in turn goes where the tightest label
+    // just fits; moving one end moves the ticks near the other end little, so a few rounds
+    // settle both.
+    for _ in 0..4 {
+        let (start, end) = (fitted.start, fitted.end);
+        fitted.end = ticks
+            .iter()
+            .filter(|(t, _)| *t > 0.0)
+            .map(|(t, half)| start + (right - half - start) / t)
+            .fold(end, f64::min);
+        let end = fitted.end;
+        fitted.start = ticks
+            .iter()
+            .filter(|(t, _)| *t < 1.0)
+            .map(|(t, half)| (left + half - t * end) / (1.0 - t))
+            .fold(start, f64::max);
+    }
+    fitted
+}
+
+/// A horizontal axis at `y`: a baseline, tick marks with labels below, and a title. Its
+/// labels reach half their width past the axis's ends (see [`fit_x_labels`]).
+pub fn x_axis(axis: &Axis, y: f64, tick_values: &[f64], title: &str) -> Element {
     let mut group = Element::new("g").class("tbf-s tbf-dim");
     group.push(line("tbf-ax", axis.start, y, axis.end, y));
     let mut labels = Element::new("g").attr("text-anchor", "middle");
     let mut marks = String::new();
-    for &value in tick_values {
+    for (&value, label) in tick_values.iter().zip(tick_labels(tick_values)) {
         let x = axis.at(value);
         marks.push_str(&format!("M{} {}v4", number(x, 1), number(y, 1)));
-        labels.push(text(x, y + 15.0).text(signed(value, decimals)));
+        labels.push(text(x, y + 15.0).text(label));
     }
     group.push(Element::new("path").class("tbf-ax").attr("d", marks));
     group.push(labels);

@@ -143,3 +143,113 @@ pub fn cell_values(svg: &str, panel: Option<&str>) -> Vec<String> {
     out.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)));
     out.into_iter().map(|v| v.2).collect()
 }
+
+/// Where one line of a `<text>` is drawn across the page, by the layout's width estimate
+/// ([`crate::svg::text_width`]) in its font and size.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TextSpan {
+    pub text: String,
+    pub left: f64,
+    pub right: f64,
+}
+
+/// The attribute `name` of `node` or of its nearest ancestor that has one.
+fn inherited<'a>(node: Node<'a, '_>, name: &str) -> Option<&'a str> {
+    node.ancestors().find_map(|a| a.attribute(name))
+}
+
+fn has_class(node: Node<'_, '_>, class: &str) -> bool {
+    node.ancestors()
+        .any(|a| a.attribute("class").is_some_and(|c| c.split(' ').any(|c| c == class)))
+}
+
+/// How far glyphs reach above their baseline and below it, in ems (DejaVu's capitals and
+/// descenders).
+const GLYPH_ASCENT: f64 = 0.73;
+const GLYPH_DESCENT: f64 = 0.24;
+
+/// How far across every line of text reaches: each `<text>` (and each `<tspan>` of it that
+/// starts a line of its own, with its own `x`), from its anchor by its estimated width, in
+/// monospace under `tbf-m`, at its `font-size` (12 under `tbf-s`, else the sheet's 14),
+/// turned by its `rotate(…)` (its glyphs' height too) and squeezed to its `textLength`.
+pub fn text_spans(svg: &str) -> Vec<TextSpan> {
+    use crate::svg::{text_width, Font};
+    let doc = parse(svg);
+    let mut out = Vec::new();
+    for node in doc.descendants().filter(|n| n.has_tag_name("text")) {
+        let font = if has_class(node, "tbf-m") {
+            Font::Mono
+        } else {
+            Font::Sans
+        };
+        let size = inherited(node, "font-size")
+            .map(|s| s.parse::<f64>().unwrap())
+            .unwrap_or(if has_class(node, "tbf-s") { 12.0 } else { 14.0 });
+        let number = |n: Node<'_, '_>, name: &str| -> Option<f64> {
+            n.attribute(name).map(|v| v.parse().unwrap())
+        };
+        let x = number(node, "x").unwrap_or(0.0);
+        let lines: Vec<(f64, String)> = if node
+            .children()
+            .any(|c| c.has_tag_name("tspan") && c.attribute("x").is_some())
+        {
+            node.children()
+                .filter(|c| c.has_tag_name("tspan"))
+                .map(|c| (number(c, "x").unwrap_or(x), text_of(c)))
+                .collect()
+        } else {
+            vec![(x, text_of(node))]
+        };
+        // rotate(angle cx cy) about the text's own anchor, the only turn figures draw.
+        let angle = node
+            .attribute("transform")
+            .and_then(|t| t.strip_prefix("rotate("))
+            .and_then(|t| t.split([' ', ')']).next())
+            .map_or(0.0, |a| a.parse::<f64>().unwrap());
+        let (cos, sin) = (angle.to_radians().cos(), angle.to_radians().sin());
+        let anchor = inherited(node, "text-anchor").unwrap_or("start");
+        for (x, line) in lines {
+            let line = line.trim_end().to_string();
+            if line.is_empty() {
+                continue;
+            }
+            let width = number(node, "textLength").unwrap_or_else(|| text_width(&line, font, size));
+            let (from, to) = match anchor {
+                "end" => (-width, 0.0),
+                "middle" => (-width / 2.0, width / 2.0),
+                _ => (0.0, width),
+            };
+            // The glyphs' box, from above the capitals to below the descenders, turned.
+            let across: Vec<f64> = [from, to]
+                .into_iter()
+                .flat_map(|along| {
+                    [-GLYPH_ASCENT, GLYPH_DESCENT].map(|up| x + along * cos - up * size * sin)
+                })
+                .collect();
+            out.push(TextSpan {
+                text: line,
+                left: across.iter().copied().fold(f64::INFINITY, f64::min),
+                right: across.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+            });
+        }
+    }
+    out
+}
+
+/// The lines of text (see [`text_spans`]) that reach past the left or right edge of the
+/// drawing's viewBox.
+pub fn texts_outside(svg: &str) -> Vec<TextSpan> {
+    let doc = parse(svg);
+    let view_box: Vec<f64> = doc
+        .root_element()
+        .attribute("viewBox")
+        .unwrap()
+        .split(' ')
+        .map(|v| v.parse().unwrap())
+        .collect();
+    let (left, right) = (view_box[0], view_box[0] + view_box[2]);
+    text_spans(svg)
+        .into_iter()
+        .filter(|s| s.left < left - 0.05 || s.right > right + 0.05)
+        .collect()
+}

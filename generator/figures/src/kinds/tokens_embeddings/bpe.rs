@@ -17,7 +17,7 @@ use crate::kinds::strips::WIDTH;
 use crate::options::Block;
 use crate::prompt::Prompt;
 use crate::relations::Relation;
-use crate::svg::{text_width, Canvas, Css, Element, Font};
+use crate::svg::{text_width, wide_width, Canvas, Css, Element, Font};
 use crate::token_text::{one_line, Shown, SPACE};
 use crate::Traces;
 use serde::Deserialize;
@@ -36,6 +36,9 @@ const TOP: f64 = 22.0;
 /// The step column on the left and the rank column on the right.
 const STEP_WIDTH: f64 = 44.0;
 const RANK_WIDTH: f64 = 46.0;
+/// Between two ids under the last row, and from one line of them to the next.
+const ID_GAP: f64 = 4.0;
+const ID_PITCH: f64 = 14.0;
 
 /// The options of `bpe`.
 #[derive(Deserialize)]
@@ -260,12 +263,14 @@ fn draw(bytes: &[u8], rows: &[Row], ids: &[u32]) -> (Vec<Element>, f64, f64) {
     }
     let mut body = vec![heads(rank_x), boxes, made, texts, steps, ranks];
     let bottom = TOP + rows.len() as f64 * PITCH;
-    body.push(token_ids(
+    let (labels, lines) = token_ids(
         bytes,
         &rows[last],
         ids,
         bottom - PITCH + BOX_HEIGHT + 14.0,
-    ));
+    );
+    body.push(labels);
+    let bottom = bottom + (lines - 1) as f64 * ID_PITCH;
     let (note, last) = wrapped_note(&notes(bytes, rows, ids), 0.0, bottom + 24.0, width, 15.0);
     body.push(note);
     (body, width, last + 15.0)
@@ -297,18 +302,52 @@ fn heads(rank_x: f64) -> Element {
         .child(text(rank_x, 12.0).attr("text-anchor", "end").text("rank"))
 }
 
-/// The vocabulary id under each box of the last row: the tokens the model receives.
-fn token_ids(bytes: &[u8], row: &Row, ids: &[u32], y: f64) -> Element {
+/// The vocabulary id under each box of the last row, the tokens the model receives, from
+/// the baseline `y`; with the number of lines they take. Each is centred under its box, on
+/// one line while they clear each other; where tokens are narrower than their ids, an id
+/// that would touch the one before it goes down to the first line where it clears the
+/// last id there (see [`stagger`]).
+fn token_ids(bytes: &[u8], row: &Row, ids: &[u32], y: f64) -> (Element, usize) {
     let mut group = Element::new("g")
         .class("tbf-s tbf-b")
         .attr("text-anchor", "middle");
     let mut x = STEP_WIDTH;
+    let mut labels = Vec::new();
     for (part, id) in row.parts.iter().zip(ids) {
         let w = box_width(&part_text(&bytes[part.clone()]));
-        group.push(text(x + w / 2.0, y).text(format!("id {id}")));
+        let label = format!("id {id}");
+        let span = wide_width(&label, Font::Sans, 12.0);
+        labels.push((x + w / 2.0, span, label));
         x += w + GAP;
     }
-    group
+    let spans: Vec<(f64, f64)> = labels.iter().map(|(c, w, _)| (*c, *w)).collect();
+    let lines = stagger(&spans);
+    for ((centre, _, label), line) in labels.into_iter().zip(&lines) {
+        group.push(text(centre, y + *line as f64 * ID_PITCH).text(label));
+    }
+    (group, lines.iter().max().map_or(1, |l| l + 1))
+}
+
+/// The line (0 the first) of each of a row of labels, `(centre, width)` from left to right:
+/// the first line on which it clears the last label put there by [`ID_GAP`].
+fn stagger(labels: &[(f64, f64)]) -> Vec<usize> {
+    // The right end of the last label on each line so far.
+    let mut ends: Vec<f64> = Vec::new();
+    labels
+        .iter()
+        .map(|&(centre, width)| {
+            let left = centre - width / 2.0;
+            let line = ends
+                .iter()
+                .position(|&end| end + ID_GAP <= left)
+                .unwrap_or(ends.len());
+            if line == ends.len() {
+                ends.push(0.0);
+            }
+            ends[line] = centre + width / 2.0;
+            line
+        })
+        .collect()
 }
 
 /// What the rows mean, in this word's numbers.

@@ -11,8 +11,8 @@
 //! Options: `prompt` (any prompt traced with the model), `caption`.
 
 use super::training_chart::{path, recorded_run};
-use crate::chart::{tick_decimals, ticks, x_axis, Axis};
-use crate::draw::{line, text, wrapped_notes};
+use crate::chart::{fit_x_labels, tick_labels, ticks, x_axis, y_axis, y_label_room, Axis};
+use crate::draw::{text, wrapped_notes};
 use crate::error::FigureError;
 use crate::figure::{Figure, Source};
 use crate::format::{count, signed};
@@ -26,7 +26,9 @@ use tracebook_trace::TrainingSummary;
 
 pub const KIND: &str = "descent";
 
+/// The least room left of the value axes; wider tick labels take more.
 const LEFT: f64 = 56.0;
+/// The right end of the step axis, unless its last label needs more room.
 const RIGHT: f64 = WIDTH - 12.0;
 const PANEL: f64 = 64.0;
 /// From one panel's bottom to the next one's top (its title sits in between).
@@ -51,12 +53,8 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
     let run = recorded_run(&prompt)?;
     let series = series(run);
     let last_step = run.loss.last().map_or(1, |p| p.0).max(1);
-    let x = Axis {
-        lo: 0.0,
-        hi: last_step as f64,
-        start: LEFT,
-        end: RIGHT,
-    };
+    let step_ticks = ticks(0.0, last_step as f64, 5);
+    let x = step_axis(&series, last_step, &step_ticks);
     let mut body = Vec::new();
     let mut top = 18.0;
     for s in &series {
@@ -64,7 +62,7 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
         top += PANEL + GAP;
     }
     let bottom = top - GAP;
-    body.push(x_axis(&x, bottom, &ticks(0.0, x.hi, 5), "optimiser steps"));
+    body.push(x_axis(&x, bottom, &step_ticks, "optimiser steps"));
     let (lines, last) = wrapped_notes(&notes(run), 0.0, bottom + 50.0, WIDTH, 15.0);
     body.extend(lines);
     let canvas = Canvas {
@@ -86,13 +84,9 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
 fn relations(run: &TrainingSummary, series: &[Series<'_>]) -> Vec<Relation> {
     let mut out: Vec<Relation> = series
         .iter()
-        .map(|s| {
-            let ticks = value_ticks(s).2;
-            let decimals = tick_decimals(&ticks);
-            Relation::Order {
-                values: ticks.iter().map(|&v| signed(v, decimals)).collect(),
-                descending: false,
-            }
+        .map(|s| Relation::Order {
+            values: tick_labels(&value_ticks(s).2),
+            descending: false,
         })
         .collect();
     for (points, why) in [
@@ -170,6 +164,22 @@ fn series(run: &TrainingSummary) -> Vec<Series<'_>> {
     out
 }
 
+/// The step axis all panels share: from where every panel's value labels leave room (a
+/// minus sign included) to where its own last label still fits the figure.
+fn step_axis(series: &[Series], last_step: usize, step_ticks: &[f64]) -> Axis {
+    let left = series
+        .iter()
+        .map(|s| y_label_room(&value_ticks(s).2))
+        .fold(LEFT, f64::max);
+    let x = Axis {
+        lo: 0.0,
+        hi: last_step as f64,
+        start: left,
+        end: RIGHT,
+    };
+    fit_x_labels(x, step_ticks, 0.0, WIDTH)
+}
+
 /// A panel at `top`: its title, a value axis with three or so ticks and grid lines, and the
 /// series as a line.
 fn panel(s: &Series, x: &Axis, top: f64) -> Vec<Element> {
@@ -180,16 +190,7 @@ fn panel(s: &Series, x: &Axis, top: f64) -> Vec<Element> {
         start: top + PANEL,
         end: top,
     };
-    let decimals = tick_decimals(&tick_values);
-    let mut axis = Element::new("g").class("tbf-s tbf-dim");
-    axis.push(line("tbf-ax", LEFT, top, LEFT, top + PANEL));
-    let mut labels = Element::new("g").attr("text-anchor", "end");
-    for &v in &tick_values {
-        let at = y.at(v);
-        axis.push(line("tbf-grid", LEFT, at, RIGHT, at));
-        labels.push(text(LEFT - 6.0, at + 4.0).text(signed(v, decimals)));
-    }
-    axis.push(labels);
+    let axis = y_axis(x, &y, &tick_values);
     vec![
         Element::new("g")
             .class("tbf-s tbf-b")

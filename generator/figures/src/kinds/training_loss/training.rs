@@ -8,9 +8,9 @@
 //! | "tokens" (training tokens seen on the horizontal axis), `other` (a prompt traced with
 //! another trained model: both runs' validation losses on one chart, `training_pair.rs`).
 
-use super::training_chart::{as_printed, path, recorded_run, y_axis, HEIGHT, LEFT, RIGHT, TOP};
+use super::training_chart::{as_printed, path, recorded_run, x_axis_for, HEIGHT, TOP};
 use super::training_pair;
-use crate::chart::{ticks, x_axis, Axis};
+use crate::chart::{ticks, x_axis, y_axis, Axis};
 use crate::draw::{line, note, text, wrapped_notes};
 use crate::error::FigureError;
 use crate::figure::{Figure, Source};
@@ -61,7 +61,7 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
     let run = recorded_run(&prompt)?;
     let axes = Axes::of(run, by_tokens);
     let mut body = vec![note("loss (nats per token)", 0.0, 14.0)];
-    body.push(y_axis(&axes.y, &ticks(axes.y.lo, axes.y.hi, 5)));
+    body.push(y_axis(&axes.x, &axes.y, &ticks(axes.y.lo, axes.y.hi, 5)));
     let title = if by_tokens {
         "training tokens seen"
     } else {
@@ -151,12 +151,6 @@ impl Axes {
             1.0
         };
         let last_step = run.loss.last().map_or(1, |p| p.0).max(1);
-        let x = Axis {
-            lo: 0.0,
-            hi: last_step as f64 * per_step,
-            start: LEFT,
-            end: RIGHT,
-        };
         let values = run
             .loss
             .iter()
@@ -174,6 +168,8 @@ impl Axes {
             start: TOP + HEIGHT,
             end: TOP,
         };
+        let hi = last_step as f64 * per_step;
+        let x = x_axis_for(hi, &ticks(0.0, hi, 5), &ticks(y.lo, y.hi, 5));
         Axes { x, y, per_step }
     }
 
@@ -187,13 +183,13 @@ impl Axes {
 /// it room: at the left above the line, else below, else at the right (see [`label_place`]).
 fn baseline(run: &TrainingSummary, bigram: f64, axes: &Axes) -> [Element; 2] {
     let at = axes.y.at(bigram);
-    let dashed = line("tbf-o", LEFT, at, RIGHT, at).attr("stroke-dasharray", "4 3");
+    let dashed = line("tbf-o", axes.x.start, at, axes.x.end, at).attr("stroke-dasharray", "4 3");
     let label = format!("bigram baseline {}", nats(bigram));
     let width = text_width(&label, Font::Sans, 12.0) * LABEL_SLACK;
     let line_points: Vec<(f64, f64)> = run.loss.iter().map(|&(s, l)| axes.point(s, l)).collect();
     let mut curves = along(&line_points);
     curves.extend(run.val_loss.iter().map(|&(s, l)| axes.point(s, l)));
-    let (x, y) = label_place(at, &curves, width);
+    let (x, y) = label_place(at, &curves, width, &axes.x);
     let label = text(x, y).class("tbf-s tbf-dim").text(label);
     [dashed, label]
 }
@@ -250,16 +246,16 @@ fn legend(top: f64) -> Element {
 const LABEL_SLACK: f64 = 1.25;
 
 /// Where the baseline's label (`width` wide) goes, its left end and text baseline, for a
-/// line at `at`: the first of left above the line, left below, right above and right below
+/// line at `at` across the chart's step axis `x`: the first of left above the line, left below, right above and right below
 /// that none of the drawn points (`curves`, in drawing coordinates, with a line's or a dot's
 /// thickness around them) fall in; where every place has some, the one with fewest.
-fn label_place(at: f64, curves: &[(f64, f64)], width: f64) -> (f64, f64) {
+fn label_place(at: f64, curves: &[(f64, f64)], width: f64, x: &Axis) -> (f64, f64) {
     // The text's band over its baseline, and the points' half thickness.
     const ABOVE: f64 = 11.0;
     const BELOW: f64 = 3.0;
     const THICK: f64 = 3.0;
-    let left = LEFT + 6.0;
-    let right = (RIGHT - 6.0 - width).max(left);
+    let left = x.start + 6.0;
+    let right = (x.end - 6.0 - width).max(left);
     let places = [
         (left, at - 5.0),
         (left, at + 14.0),

@@ -2,15 +2,14 @@
 //! through points, and the training run a trace records (`training.rs` for one run,
 //! `training_pair.rs` for two; `descent.rs` reads runs too).
 
-use crate::chart::{tick_decimals, Axis};
-use crate::draw::{line, text};
+use crate::chart::{fit_x_labels, y_label_room, Axis};
 use crate::error::FigureError;
-use crate::format::signed;
 use crate::kinds::strips::WIDTH;
 use crate::prompt::Prompt;
 use crate::svg::{number, Element};
 use tracebook_trace::TrainingSummary;
 
+/// The chart's left and right ends, unless its tick labels need more room.
 pub(super) const LEFT: f64 = 44.0;
 pub(super) const RIGHT: f64 = WIDTH - 24.0;
 pub(super) const TOP: f64 = 40.0;
@@ -43,19 +42,17 @@ pub(super) fn recorded_run<'p>(prompt: &'p Prompt<'_>) -> Result<&'p TrainingSum
     Ok(run)
 }
 
-/// The vertical axis: a baseline, tick labels and faint grid lines.
-pub(super) fn y_axis(y: &Axis, tick_values: &[f64]) -> Element {
-    let mut group = Element::new("g").class("tbf-s tbf-dim");
-    group.push(line("tbf-ax", LEFT, y.start, LEFT, y.end));
-    let mut labels = Element::new("g").attr("text-anchor", "end");
-    let decimals = tick_decimals(tick_values);
-    for &value in tick_values {
-        let at = y.at(value);
-        group.push(line("tbf-grid", LEFT, at, RIGHT, at));
-        labels.push(text(LEFT - 6.0, at + 4.0).text(signed(value, decimals)));
-    }
-    group.push(labels);
-    group
+/// The chart's step axis (`hi` the last step, or tokens seen, with `x_ticks`) for a loss
+/// axis with `y_ticks`: from [`LEFT`], or further in where the loss labels need the room, to
+/// [`RIGHT`], or less where the last step's label needs it.
+pub(super) fn x_axis_for(hi: f64, x_ticks: &[f64], y_ticks: &[f64]) -> Axis {
+    let x = Axis {
+        lo: 0.0,
+        hi,
+        start: LEFT.max(y_label_room(y_ticks)),
+        end: RIGHT,
+    };
+    fit_x_labels(x, x_ticks, 0.0, WIDTH)
 }
 
 /// The name of one model's gap between its final validation loss and the bigram baseline, a

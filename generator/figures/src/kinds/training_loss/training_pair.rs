@@ -4,10 +4,8 @@
 //! when both runs measured the same one (the same training split); and the final validation
 //! losses with their difference.
 
-use super::training_chart::{
-    as_printed as printed, path, recorded_run, y_axis, HEIGHT, LEFT, RIGHT, TOP,
-};
-use crate::chart::{ticks, x_axis, Axis};
+use super::training_chart::{as_printed as printed, path, recorded_run, x_axis_for, HEIGHT, TOP};
+use crate::chart::{ticks, x_axis, y_axis, Axis};
 use crate::draw::{line, note, text, wrapped_notes};
 use crate::error::FigureError;
 use crate::figure::{Figure, Source};
@@ -30,7 +28,7 @@ pub fn render(
     let models = [a, b].map(|p| p.trace.meta.model.shown());
     let (x, y) = axes(&runs);
     let mut body = vec![note("validation loss (nats per token)", 0.0, 14.0)];
-    body.push(y_axis(&y, &ticks(y.lo, y.hi, 5)));
+    body.push(y_axis(&x, &y, &ticks(y.lo, y.hi, 5)));
     body.push(x_axis(
         &x,
         TOP + HEIGHT,
@@ -40,7 +38,7 @@ pub fn render(
     let bigram = shared_bigram(&runs);
     if let Some(bigram) = bigram {
         let at = y.at(bigram);
-        body.push(line("tbf-o", LEFT, at, RIGHT, at).attr("stroke-dasharray", "4 3"));
+        body.push(line("tbf-o", x.start, at, x.end, at).attr("stroke-dasharray", "4 3"));
     }
     for (i, run) in runs.iter().enumerate() {
         body.push(curve(run, i, &x, &y));
@@ -127,18 +125,14 @@ fn axes(runs: &[&TrainingSummary; 2]) -> (Axis, Axis) {
         (lo.min(v), hi.max(v))
     });
     let pad = 0.05 * (hi - lo).max(0.1);
-    let x = Axis {
-        lo: 0.0,
-        hi: last as f64,
-        start: LEFT,
-        end: RIGHT,
-    };
     let y = Axis {
         lo: lo - pad,
         hi: hi + pad,
         start: TOP + HEIGHT,
         end: TOP,
     };
+    let hi = last as f64;
+    let x = x_axis_for(hi, &ticks(0.0, hi, 5), &ticks(y.lo, y.hi, 5));
     (x, y)
 }
 

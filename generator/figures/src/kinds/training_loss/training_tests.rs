@@ -103,18 +103,25 @@ fn a_model_without_a_training_log_is_a_clear_error() {
 #[test]
 fn the_baseline_label_goes_where_the_curves_leave_it_room() {
     use super::{along, label_place};
+    use crate::chart::Axis;
     use crate::kinds::training_loss::training_chart::{LEFT, RIGHT};
+    let x = Axis {
+        lo: 0.0,
+        hi: 1.0,
+        start: LEFT,
+        end: RIGHT,
+    };
     let width = 100.0;
     let (left, right) = (LEFT + 6.0, RIGHT - 6.0 - width);
     // Drawing coordinates: smaller y is higher. The line is at y = 100.
     let far_above = [(60.0, 20.0), (80.0, 30.0), (200.0, 99.0)];
-    assert_eq!(label_place(100.0, &far_above, width), (left, 95.0));
+    assert_eq!(label_place(100.0, &far_above, width, &x), (left, 95.0));
     let just_above = [(60.0, 92.0), (80.0, 95.0), (120.0, 90.0)];
-    assert_eq!(label_place(100.0, &just_above, width), (left, 114.0));
+    assert_eq!(label_place(100.0, &just_above, width, &x), (left, 114.0));
     // A line crossing the left end both above and below: the label goes right, and its
     // segments count, not only its corners.
     let crossing = along(&[(LEFT, 80.0), (LEFT + 150.0, 120.0)]);
-    assert_eq!(label_place(100.0, &crossing, width), (right, 95.0));
+    assert_eq!(label_place(100.0, &crossing, width, &x), (right, 95.0));
 }
 
 #[test]

@@ -324,7 +324,8 @@ pub fn token_label_column(
 
 #[cfg(test)]
 mod tests {
-    use super::{histogram, tick_decimals, ticks, Axis};
+    use super::{fit_x_labels, histogram, tick_decimals, tick_labels, ticks, y_label_room, Axis};
+    use crate::svg::{wide_width, Font};
 
     #[test]
     fn ticks_are_round_and_inside_the_range() {
@@ -355,5 +356,46 @@ mod tests {
         };
         assert_eq!(axis.at(0.0), 200.0);
         assert_eq!(axis.at(5.0), 300.0);
+    }
+
+    #[test]
+    fn a_value_axis_leaves_room_for_its_widest_label_minus_sign_included() {
+        let values = ticks(-0.00006, 0.00007, 3);
+        let labels = tick_labels(&values);
+        assert_eq!(labels, ["−0.00005", "0.00000", "0.00005"]);
+        let room = y_label_room(&values);
+        assert!(
+            room >= wide_width("−0.00005", Font::Sans, 12.0) + 6.0,
+            "{room}"
+        );
+        assert!(room > y_label_room(&ticks(0.0, 0.0001, 2)));
+    }
+
+    #[test]
+    fn fitted_x_axes_keep_every_label_between_the_edges() {
+        let axis = Axis {
+            lo: 0.0,
+            hi: 10_000.0,
+            start: 56.0,
+            end: 364.0,
+        };
+        let values = ticks(0.0, 10_000.0, 5);
+        let fitted = fit_x_labels(axis, &values, 0.0, 376.0);
+        let half = wide_width("10000", Font::Sans, 12.0) / 2.0;
+        assert!((fitted.end + half - 376.0).abs() < 1e-9, "{fitted:?}");
+        assert_eq!(fitted.start, 56.0);
+        // Labels that already fit leave the axis as it was.
+        assert_eq!(fit_x_labels(axis, &values, 0.0, 400.0), axis);
+        // The last label short of the axis's end: the end pulled in until that label fits.
+        let wide = [0.0, 9_000.0];
+        let fitted = fit_x_labels(Axis { end: 400.0, ..axis }, &wide, 0.0, 376.0);
+        let right = fitted.at(9_000.0) + wide_width("9000", Font::Sans, 12.0) / 2.0;
+        assert!(
+            (right - 376.0).abs() < 1e-9 && fitted.end > 376.0,
+            "{fitted:?}"
+        );
+        // And at the left, a label centred on the start.
+        let fitted = fit_x_labels(Axis { start: 4.0, ..axis }, &values, 0.0, 376.0);
+        assert!(fitted.start - wide_width("0", Font::Sans, 12.0) / 2.0 >= -1e-9);
     }
 }

@@ -84,6 +84,12 @@ pub const LABEL_SIZE: f64 = 12.0;
 const MAX_CELL: f64 = 34.0;
 /// Column labels are drawn at this slant; sin = cos for 45°.
 const SLANT: f64 = std::f64::consts::FRAC_1_SQRT_2;
+/// A column label's anchor sits this share of its size right of the column's middle, so
+/// that the turned text's glyphs centre on the column.
+const LABEL_SHIFT: f64 = 0.3;
+/// How far glyphs reach below the baseline, as a share of their size (DejaVu Sans Mono's
+/// descenders).
+const DESCENT: f64 = 0.25;
 /// Narrower cells than this would crowd slanted labels into each other.
 const MIN_SLANTED_CELL: f64 = 18.0;
 /// Numbers printed in cells are drawn at the smallest legible size (a figure is never shown
@@ -103,19 +109,19 @@ pub fn draw(grid: &Grid<'_>, width: f64, top: f64) -> Placed {
     } else {
         4.0
     };
-    let fit = |lean: f64| {
-        ((width - left - lean - 4.0) / n_cols)
+    let fit = |upright: bool| {
+        ((width - left - col_reach(col_label, upright)) / n_cols)
             .floor()
             .clamp(4.0, MAX_CELL)
             .max(smallest)
     };
     // Slanted column labels lean out to the right of the grid and need room between
     // them; when cells get narrow, labels stand upright instead.
-    let slanted = fit(col_label * SLANT);
+    let slanted = fit(false);
     let (cell, upright) = if slanted >= MIN_SLANTED_CELL {
         (slanted, false)
     } else {
-        (fit(0.0), true)
+        (fit(true), true)
     };
     let rise = if upright {
         col_label
@@ -133,14 +139,41 @@ pub fn draw(grid: &Grid<'_>, width: f64, top: f64) -> Placed {
         let n = grid.rows.len();
         elements.push(grid_marker(prompt, first, n, (left, grid_top), cell));
     }
-    let lean = if upright { 0.0 } else { col_label * SLANT };
     Placed {
         elements,
         left,
         width: cell * n_cols,
         bottom: grid_top + cell * grid.rows.len() as f64,
-        right: left + cell * (n_cols - 0.5) + lean + 4.0,
+        right: cols_right(grid.cols, left, cell, upright),
     }
+}
+
+/// The right edge of the cells `cell` wide from `left` and of the column labels over them,
+/// each reaching [`col_reach`] past its column's middle.
+fn cols_right(cols: &[Shown], left: f64, cell: f64, upright: bool) -> f64 {
+    cols.iter()
+        .enumerate()
+        .map(|(i, label)| {
+            let width = text_width(&label.text(), Font::Mono, LABEL_SIZE);
+            left + (i as f64 + 0.5) * cell + col_reach(width, upright)
+        })
+        .fold(left + cell * cols.len().max(1) as f64, f64::max)
+}
+
+/// How far past the middle of its column a column label `col_label` wide (at
+/// [`LABEL_SIZE`]; a smaller size reaches less) reaches to the right: its anchor sits right
+/// of the middle (see [`col_labels`]), then a slanted label leans its length and its
+/// descenders' depth out along the slant, an upright one its descenders' depth alone; and
+/// a little room after it.
+fn col_reach(col_label: f64, upright: bool) -> f64 {
+    let shift = LABEL_SIZE * LABEL_SHIFT;
+    let depth = LABEL_SIZE * DESCENT;
+    let lean = if upright {
+        depth
+    } else {
+        (col_label + depth) * SLANT
+    };
+    shift + lean + 2.0
 }
 
 /// Left edge of the cells: room for the row labels and the corner.
@@ -160,12 +193,8 @@ fn left_of(grid: &Grid<'_>) -> f64 {
 /// cells are wide enough for that, upright otherwise): for a figure that widens rather
 /// than shrink its cells below legible.
 pub fn width_for(grid: &Grid<'_>, cell: f64) -> f64 {
-    let lean = if cell >= MIN_SLANTED_CELL {
-        label_width(grid.cols) * SLANT
-    } else {
-        0.0
-    };
-    (left_of(grid) + lean + 4.0 + cell * grid.cols.len().max(1) as f64).ceil()
+    let reach = col_reach(label_width(grid.cols), cell < MIN_SLANTED_CELL);
+    (left_of(grid) + reach + cell * grid.cols.len().max(1) as f64).ceil()
 }
 
 /// The widest of `labels` at the labels' size.
@@ -214,7 +243,7 @@ fn col_labels(
     let angle = if upright { -90 } else { -45 };
     let mut group = Element::new("g").class("tbf-m").attr("font-size", size);
     for (i, label) in grid.cols.iter().enumerate() {
-        let x = left + (i as f64 + 0.5) * cell + size * 0.3;
+        let x = left + (i as f64 + 0.5) * cell + size * LABEL_SHIFT;
         let y = grid_top - 5.0;
         let rotate = format!("rotate({angle} {} {})", number(x, 1), number(y, 1));
         let at = tagged(text(x, y).attr("transform", rotate), grid, i);

@@ -107,12 +107,3 @@ fn every_kind_draws_text_at_the_legible_size_or_larger() {
         }
     }
 }
-
-#[test]
-fn zz_explore_texts_outside() {
-    for (case, figure) in rendered() {
-        for s in crate::testing::test_svg::texts_outside(&figure.svg) {
-            println!("OUT {case}: {s:?}");
-        }
-    }
-}

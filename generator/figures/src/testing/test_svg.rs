@@ -151,6 +151,8 @@ pub struct TextSpan {
     pub text: String,
     pub left: f64,
     pub right: f64,
+    /// The line's baseline, before any turn.
+    pub y: f64,
 }
 
 /// The attribute `name` of `node` or of its nearest ancestor that has one.
@@ -159,8 +161,10 @@ fn inherited<'a>(node: Node<'a, '_>, name: &str) -> Option<&'a str> {
 }
 
 fn has_class(node: Node<'_, '_>, class: &str) -> bool {
-    node.ancestors()
-        .any(|a| a.attribute("class").is_some_and(|c| c.split(' ').any(|c| c == class)))
+    node.ancestors().any(|a| {
+        a.attribute("class")
+            .is_some_and(|c| c.split(' ').any(|c| c == class))
+    })
 }
 
 /// How far glyphs reach above their baseline and below it, in ems (DejaVu's capitals and
@@ -188,17 +192,24 @@ pub fn text_spans(svg: &str) -> Vec<TextSpan> {
         let number = |n: Node<'_, '_>, name: &str| -> Option<f64> {
             n.attribute(name).map(|v| v.parse().unwrap())
         };
-        let x = number(node, "x").unwrap_or(0.0);
-        let lines: Vec<(f64, String)> = if node
+        let (x, y) = (
+            number(node, "x").unwrap_or(0.0),
+            number(node, "y").unwrap_or(0.0),
+        );
+        let lines: Vec<(f64, f64, String)> = if node
             .children()
             .any(|c| c.has_tag_name("tspan") && c.attribute("x").is_some())
         {
+            let mut baseline = y;
             node.children()
                 .filter(|c| c.has_tag_name("tspan"))
-                .map(|c| (number(c, "x").unwrap_or(x), text_of(c)))
+                .map(|c| {
+                    baseline += number(c, "dy").unwrap_or(0.0);
+                    (number(c, "x").unwrap_or(x), baseline, text_of(c))
+                })
                 .collect()
         } else {
-            vec![(x, text_of(node))]
+            vec![(x, y, text_of(node))]
         };
         // rotate(angle cx cy) about the text's own anchor, the only turn figures draw.
         let angle = node
@@ -208,7 +219,7 @@ pub fn text_spans(svg: &str) -> Vec<TextSpan> {
             .map_or(0.0, |a| a.parse::<f64>().unwrap());
         let (cos, sin) = (angle.to_radians().cos(), angle.to_radians().sin());
         let anchor = inherited(node, "text-anchor").unwrap_or("start");
-        for (x, line) in lines {
+        for (x, y, line) in lines {
             let line = line.trim_end().to_string();
             if line.is_empty() {
                 continue;
@@ -230,6 +241,7 @@ pub fn text_spans(svg: &str) -> Vec<TextSpan> {
                 text: line,
                 left: across.iter().copied().fold(f64::INFINITY, f64::min),
                 right: across.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+                y,
             });
         }
     }

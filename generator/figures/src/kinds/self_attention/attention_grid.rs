@@ -126,7 +126,8 @@ pub fn render(
     let height = legend_and_notes(&grid, &ramp, lines, &mut body);
     let canvas = Canvas {
         kind: KIND,
-        width: WIDTH,
+        // Wider only where the last key label, turned upright, reaches past the tiles.
+        width: WIDTH.max(axes::keys_right(&grid).ceil()),
         height,
         title: title(&grid, &view, layer),
         desc: describe::describe(&view, &grid),

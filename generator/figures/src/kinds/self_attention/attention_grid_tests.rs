@@ -2,7 +2,7 @@
 
 use super::render;
 use crate::svg::Ramp;
-use crate::testing::test_svg::{cells, groups_texts, texts_in};
+use crate::testing::test_svg::{cells, groups_texts, texts_in, texts_outside};
 use crate::testing::test_traces::{options, pattern_row, trace_of, TestTraces};
 use crate::{Figure, FigureError};
 
@@ -177,6 +177,18 @@ fn thin_cells_label_every_few_tokens_counting_back_from_the_last() {
     let tokens = trace_of(&ids).meta.tokens;
     let last = crate::token_text::visible(&tokens[29].text);
     assert_eq!(labels[0].last(), Some(&last));
+}
+
+#[test]
+fn the_last_key_label_turned_upright_is_inside_the_drawing() {
+    // Thin cells for any token count: the last key's label, set right of its column's
+    // middle, reaches past the tile; the figure makes room for it.
+    let ids: Vec<u32> = (0..30).collect();
+    for tokens in 12..=24 {
+        let figure = draw(&ids, &format!("layer = 0\ntokens = {tokens}")).unwrap();
+        let outside = texts_outside(&figure.svg);
+        assert_eq!(outside, [], "tokens = {tokens}");
+    }
 }
 
 #[test]

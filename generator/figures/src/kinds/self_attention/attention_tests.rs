@@ -182,6 +182,25 @@ fn output_is_byte_identical_across_renders() {
 }
 
 #[test]
+fn the_last_columns_slanted_label_is_inside_the_drawing() {
+    // Thirteen tokens with their scores printed: the cells cannot shrink below a printed
+    // number's width, so the grid and the last key's slanted label, " change", need more than
+    // a phone-wide figure.
+    let ids = [10, 11, 12, 13, 0, 1, 2, 3, 4, 5, 6, 7, 8];
+    let figure = draw(
+        &ids,
+        "layer = 0\nhead = 0\nstage = \"scores\"\nvalues = true",
+    )
+    .unwrap();
+    assert_eq!(printed(&figure).len(), 13 * 13);
+    let outside = crate::testing::test_svg::texts_outside(&figure.svg);
+    assert_eq!(outside, [], "{}", figure.svg);
+    // A small grid's figure, as narrow as its labels allow, holds them too.
+    let figure = draw(&ROBOTS, "layer = 1\nhead = 1").unwrap();
+    assert_eq!(crate::testing::test_svg::texts_outside(&figure.svg), []);
+}
+
+#[test]
 fn snapshot() {
     insta::assert_snapshot!(draw(&ROBOTS, "layer = 1\nhead = 1").unwrap().svg);
 }

@@ -263,12 +263,7 @@ fn draw(bytes: &[u8], rows: &[Row], ids: &[u32]) -> (Vec<Element>, f64, f64) {
     }
     let mut body = vec![heads(rank_x), boxes, made, texts, steps, ranks];
     let bottom = TOP + rows.len() as f64 * PITCH;
-    let (labels, lines) = token_ids(
-        bytes,
-        &rows[last],
-        ids,
-        bottom - PITCH + BOX_HEIGHT + 14.0,
-    );
+    let (labels, lines) = token_ids(bytes, &rows[last], ids, bottom - PITCH + BOX_HEIGHT + 14.0);
     body.push(labels);
     let bottom = bottom + (lines - 1) as f64 * ID_PITCH;
     let (note, last) = wrapped_note(&notes(bytes, rows, ids), 0.0, bottom + 24.0, width, 15.0);
@@ -303,26 +298,39 @@ fn heads(rank_x: f64) -> Element {
 }
 
 /// The vocabulary id under each box of the last row, the tokens the model receives, from
-/// the baseline `y`; with the number of lines they take. Each is centred under its box, on
-/// one line while they clear each other; where tokens are narrower than their ids, an id
-/// that would touch the one before it goes down to the first line where it clears the
-/// last id there (see [`stagger`]).
+/// the baseline `y`; with the number of lines they take. Each is centred under its box, as
+/// "id N" on one line while they clear each other. Where tokens are narrower than their
+/// ids, only the first says "id" and an id that would touch the one before it goes down to
+/// the first line where it clears the last id there (see [`stagger`]).
 fn token_ids(bytes: &[u8], row: &Row, ids: &[u32], y: f64) -> (Element, usize) {
     let mut group = Element::new("g")
         .class("tbf-s tbf-b")
         .attr("text-anchor", "middle");
     let mut x = STEP_WIDTH;
-    let mut labels = Vec::new();
-    for (part, id) in row.parts.iter().zip(ids) {
+    let mut centres = Vec::new();
+    for part in &row.parts {
         let w = box_width(&part_text(&bytes[part.clone()]));
-        let label = format!("id {id}");
-        let span = wide_width(&label, Font::Sans, 12.0);
-        labels.push((x + w / 2.0, span, label));
+        centres.push(x + w / 2.0);
         x += w + GAP;
     }
-    let spans: Vec<(f64, f64)> = labels.iter().map(|(c, w, _)| (*c, *w)).collect();
-    let lines = stagger(&spans);
-    for ((centre, _, label), line) in labels.into_iter().zip(&lines) {
+    let place = |labels: &[String]| {
+        let spans: Vec<(f64, f64)> = centres
+            .iter()
+            .zip(labels)
+            .map(|(&c, l)| (c, wide_width(l, Font::Sans, 12.0)))
+            .collect();
+        stagger(&spans)
+    };
+    let mut labels: Vec<String> = ids.iter().map(|id| format!("id {id}")).collect();
+    let mut lines = place(&labels);
+    if lines.iter().any(|&line| line > 0) {
+        labels = ids.iter().map(|id| id.to_string()).collect();
+        if let (Some(first), Some(id)) = (labels.first_mut(), ids.first()) {
+            *first = format!("id {id}");
+        }
+        lines = place(&labels);
+    }
+    for ((centre, label), line) in centres.into_iter().zip(labels).zip(&lines) {
         group.push(text(centre, y + *line as f64 * ID_PITCH).text(label));
     }
     (group, lines.iter().max().map_or(1, |l| l + 1))

@@ -1,7 +1,7 @@
 //! Tests of `figure bpe` on synthetic traces whose merges are known (`toy_merges`).
 
 use super::render;
-use crate::testing::test_svg::groups_texts;
+use crate::testing::test_svg::{groups_texts, text_spans, TextSpan};
 use crate::testing::test_traces::{options, trace_of, TestTraces};
 use crate::{Figure, FigureError};
 use tracebook_trace::{Merge, WordMerges};
@@ -109,6 +109,72 @@ fn errors_name_the_word_and_the_missing_merges() {
         "{}",
         error.message
     );
+}
+
+/// The id labels under the last row (its bold small text), where they are drawn: those
+/// whose text is the group's, below the rows of boxes.
+fn id_spans(figure: &Figure) -> Vec<TextSpan> {
+    let ids = groups_texts(&figure.svg, "tbf-s tbf-b").concat();
+    let spans = text_spans(&figure.svg);
+    let first = spans.iter().find(|s| s.text == ids[0]).unwrap().y;
+    spans
+        .into_iter()
+        .filter(|s| s.y >= first && ids.contains(&s.text))
+        .collect()
+}
+
+/// Whether two labels on one line touch.
+fn touch(a: &TextSpan, b: &TextSpan) -> bool {
+    a.y == b.y && a.left < b.right && b.left < a.right
+}
+
+#[test]
+fn ids_wider_than_their_tokens_move_to_lines_of_their_own_and_never_overlap() {
+    // " unbelievable" left as its bytes but for " u": twelve one-character tokens under
+    // four-digit ids, each id far wider than its box.
+    let mut trace = trace_of(&[10, 14, 15, 16]);
+    let word = &mut trace.meta.merges[1];
+    word.bytes = (0..13).map(|i| 3100 + 7 * i).collect();
+    word.merges = vec![Merge {
+        at: 0,
+        id: 3110,
+        rank: 1,
+    }];
+    let traces = TestTraces::with("robots", trace);
+    let figure = render(&options("prompt = \"robots\""), &traces).unwrap();
+    let ids = id_spans(&figure);
+    assert_eq!(ids.len(), 12);
+    // The first says what the numbers are; the rest are the bare ids, each whole.
+    assert_eq!(ids[0].text, "id 3110");
+    let rest: Vec<String> = (2..13).map(|i| (3100 + 7 * i).to_string()).collect();
+    assert_eq!(
+        ids[1..].iter().map(|s| &s.text).collect::<Vec<_>>(),
+        rest.iter().collect::<Vec<_>>()
+    );
+    for (i, a) in ids.iter().enumerate() {
+        for b in &ids[i + 1..] {
+            assert!(!touch(a, b), "{a:?} overlaps {b:?}");
+        }
+    }
+    // Each id stays centred under its own box, left to right.
+    let centres: Vec<f64> = ids.iter().map(|s| (s.left + s.right) / 2.0).collect();
+    assert!(centres.windows(2).all(|w| w[0] < w[1]), "{centres:?}");
+    // The note goes below the lowest line of ids.
+    let lowest = ids.iter().map(|s| s.y).fold(0.0, f64::max);
+    assert!(lowest > ids[0].y, "the ids take more than one line");
+    let note = text_spans(&figure.svg)
+        .into_iter()
+        .find(|s| s.text.starts_with("13 bytes"))
+        .unwrap();
+    assert!(note.y > lowest + 12.0, "{note:?} under {lowest}");
+}
+
+#[test]
+fn ids_that_fit_under_their_tokens_stay_on_one_line() {
+    let ids = id_spans(&draw("").unwrap());
+    let texts: Vec<&str> = ids.iter().map(|s| s.text.as_str()).collect();
+    assert_eq!(texts, ["id 14", "id 15", "id 16"]);
+    assert!(ids.iter().all(|s| s.y == ids[0].y), "{ids:?}");
 }
 
 #[test]

@@ -1,7 +1,7 @@
 //! Tests of `figure descent` on synthetic training summaries.
 
 use super::render;
-use crate::testing::test_svg::{groups_texts, parse};
+use crate::testing::test_svg::{groups_texts, parse, texts_outside};
 use crate::testing::test_traces::{options, tiny_trace, training_run, TestTraces};
 use crate::{Figure, FigureError};
 use tracebook_trace::{TrainingSummary, WeightHistory};
@@ -113,6 +113,35 @@ fn every_value_axis_has_two_ticks_or_more_with_the_decimals_that_tell_them_apart
         .collect();
     let figure = draw(Some(run)).unwrap();
     assert!(figure.svg.contains(">0.0010</text>") && figure.svg.contains(">0.0015</text>"));
+}
+
+/// The site's run: 10,000 steps, and a gradient of a few hundred-thousandths either side of
+/// zero, whose lowest tick, −0.00005, is the widest label of any panel.
+fn long_run_with_tiny_gradients() -> TrainingSummary {
+    let mut run = with_weight();
+    run.steps = 10_000;
+    for points in [&mut run.loss, &mut run.lr, &mut run.grad_norm] {
+        points.iter_mut().for_each(|p| p.0 *= 10);
+    }
+    let weight = run.weight.as_mut().unwrap();
+    weight.values.iter_mut().for_each(|p| p.0 *= 10);
+    weight.grads = (1..=100)
+        .map(|i| (i * 100, if i % 2 == 0 { 7e-5 } else { -6e-5 }))
+        .collect();
+    run
+}
+
+#[test]
+fn every_tick_label_is_drawn_whole_a_minus_sign_and_the_last_step_included() {
+    let figure = draw(Some(long_run_with_tiny_gradients())).unwrap();
+    // A minus sign cut off at the left edge would print −0.00005 as 0.00005, and the last
+    // step's label cut at the right 10000 as 1000.
+    assert!(figure.svg.contains(">−0.00005</text>"), "{}", figure.svg);
+    assert!(figure.svg.contains(">10000</text>"), "{}", figure.svg);
+    assert_eq!(texts_outside(&figure.svg), []);
+    // The panels still share one step axis: each line ends at the same x.
+    let ends: Vec<f64> = lines(&figure).iter().map(|l| l.last().unwrap().0).collect();
+    assert!(ends.windows(2).all(|w| w[0] == w[1]), "{ends:?}");
 }
 
 #[test]

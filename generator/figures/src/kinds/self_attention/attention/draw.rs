@@ -85,7 +85,7 @@ pub(in crate::kinds) fn draw(axes: &Axes, matrix: &Matrix, scale: &Scale, values
     for line in scale.note.as_deref().into_iter().chain(rounding) {
         let (note, last) = wrapped_note(line, placed.left, next, WIDTH, 15.0);
         body.push(note);
-        right = WIDTH;
+        right = right.max(WIDTH);
         bottom = last + 8.0;
         next = last + 15.0;
     }
@@ -102,7 +102,9 @@ pub(in crate::kinds) fn draw(axes: &Axes, matrix: &Matrix, scale: &Scale, values
     }
     Drawn {
         body,
-        width: right.min(WIDTH).ceil(),
+        // Past the phone-wide width where the grid and its slanted labels need more (a
+        // grid of printed values with long tokens): clipped, the last label would be cut.
+        width: right.ceil(),
         height: bottom,
         relations,
     }

@@ -41,6 +41,23 @@ pub(super) fn keys_bottom(grid: &Grid) -> f64 {
         .fold(0.0, f64::max)
 }
 
+/// A key label's baseline sits this share of its size right of its column's middle, and
+/// its descenders reach this share further (turned upright, they point right).
+const KEY_SHIFT: f64 = 0.35;
+const DESCENT: f64 = 0.25;
+
+/// The right edge of the key labels under the lowest tiles: the last column's label, turned
+/// upright, reaches a little past its tile where cells are narrower than its text is tall.
+pub(super) fn keys_right(grid: &Grid) -> f64 {
+    if grid.labels.is_empty() {
+        return 0.0;
+    }
+    let last = grid.labels.len() as f64 - 0.5;
+    lowest_tiles(grid)
+        .map(|(x, _)| x + last * grid.cell + MIN_TEXT_SIZE * (KEY_SHIFT + DESCENT))
+        .fold(0.0, f64::max)
+}
+
 /// Query labels left of each row of tiles, key labels under the lowest tile of each column,
 /// each tagged for the page's highlighting of the prompt `highlight`'s tokens (untagged
 /// without one).
@@ -78,7 +95,7 @@ pub(super) fn tokens(grid: &Grid, highlight: Option<&str>) -> Vec<Element> {
     for (x, y) in lowest_tiles(grid) {
         for i in labelled() {
             let (x, y) = (
-                x + (i as f64 + 0.5) * grid.cell + size * 0.35,
+                x + (i as f64 + 0.5) * grid.cell + size * KEY_SHIFT,
                 y + grid.tile + 4.0,
             );
             let turn = format!("rotate(-90 {} {})", number(x, 1), number(y, 1));

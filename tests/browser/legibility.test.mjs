@@ -69,6 +69,10 @@ for (const width of WIDTHS) {
 const WIDE = new Map([
   ['sampling.html#fig-beam', 'four steps of a beam tree, each a column of kept boxes and their edges'],
   ['encoder-decoder.html#figure-5', 'four steps of the translation\'s beam tree, a column of boxes each'],
+  // 13 tokens with their scores printed: 13 cells at the legible 24 units, the row labels
+  // cut to their shortest and the last column's slanted label need 392 units, past a phone.
+  ['attention.html#figure-1', 'the scores of 13 tokens printed in their cells'],
+  ['attention.html#figure-2', 'the masked scores of 13 tokens printed in their cells'],
 ]);
 
 /**

@@ -6,7 +6,8 @@
 //!
 //! Options: `prompt`, `caption`, `layer` (default 0; the trace's q and k of that layer give
 //! the shapes, and every layer shares alike), `context` (tokens the cache is sized for,
-//! default 1,024).
+//! default the model's own context length: a 128-token model's cache is never sized for
+//! 1,024).
 //!
 //! A GPT-2 trace (every head its own key and value) draws the degenerate case, H_kv = H: one
 //! query head to a group and a ratio of 1. That is drawn rather than refused because it is
@@ -40,8 +41,7 @@ const FAN: f64 = 22.0;
 #[serde(deny_unknown_fields)]
 pub(in crate::kinds) struct Opts {
     layer: Option<LayerKey>,
-    #[serde(default)]
-    context: Int<1, 10_000_000, 1024>,
+    context: Option<Int<1, 10_000_000, 1024>>,
 }
 
 /// Who shares what, and the sizes the cache is made of.
@@ -69,8 +69,9 @@ impl Sharing {
 pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, FigureError> {
     let block = Block::<Opts>::read(KIND, table, traces)?;
     let layer = block.layer_or_all(block.options.layer)?.unwrap_or(Layer(0));
-    let context = block.options.context.get();
     let (prompt, caption) = (block.prompt, block.caption);
+    let context =
+        (block.options.context.map(Int::get)).unwrap_or(prompt.trace.meta.model.config.n_positions);
     let sharing = read(&prompt, layer)?;
     let mut body = Vec::new();
     let top = header(&sharing, &mut body);

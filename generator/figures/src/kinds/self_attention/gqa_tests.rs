@@ -46,7 +46,7 @@ fn query_heads_are_drawn_over_the_key_value_head_they_share() {
 
 #[test]
 fn the_cache_is_counted_with_and_without_sharing() {
-    let figure = draw(llama_trace(), "").unwrap();
+    let figure = draw(llama_trace(), "context = 1024").unwrap();
     let texts = all_texts(&figure.svg).join("\n");
     // 2 × 2 layers × 2 k/v heads × 8 = 64 numbers a token, 128 bytes at f16.
     assert!(
@@ -70,7 +70,7 @@ fn the_cache_is_counted_with_and_without_sharing() {
 
 #[test]
 fn llama_3_2_1b_fits_a_phone_with_every_head() {
-    let figure = draw(one_b(), "").unwrap();
+    let figure = draw(one_b(), "context = 1024").unwrap();
     let texts = all_texts(&figure.svg);
     let heads: Vec<String> = (0..32).map(|h| h.to_string()).collect();
     for h in &heads {
@@ -127,6 +127,17 @@ fn a_trace_whose_keys_are_not_grouped_as_its_config_says_is_an_error() {
     );
     let error = draw(llama_trace(), "layer = 2").unwrap_err();
     assert_eq!(error.key.as_deref(), Some("layer"));
+}
+
+/// Without `context`, the cache is sized for the model's own context length (the test
+/// trace's 64 tokens), not for a length the model never reads.
+#[test]
+fn the_cache_is_sized_for_the_model_s_context_unless_told() {
+    let trace = llama_trace();
+    assert_eq!(trace.meta.model.config.n_positions, 64);
+    let texts = all_texts(&draw(trace, "").unwrap().svg).join("\n");
+    assert!(texts.contains("at 64 tokens"), "{texts}");
+    assert!(!texts.contains("1,024"), "{texts}");
 }
 
 #[test]

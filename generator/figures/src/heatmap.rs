@@ -4,7 +4,7 @@
 //! as thick as a cell is tall (`M x y h w`, about 12 bytes a cell), so a 24×24 grid
 //! stays a few KB.
 
-use crate::svg::{number, text_width, wide_width, Element, Font, Ramp};
+use crate::svg::{number, text_width, wide_width, Element, Font, Ramp, DESCENT};
 use crate::token_text::Shown;
 
 /// One cell of the grid.
@@ -87,9 +87,6 @@ const SLANT: f64 = std::f64::consts::FRAC_1_SQRT_2;
 /// A column label's anchor sits this share of its size right of the column's middle, so
 /// that the turned text's glyphs centre on the column.
 const LABEL_SHIFT: f64 = 0.3;
-/// How far glyphs reach below the baseline, as a share of their size (DejaVu Sans Mono's
-/// descenders).
-const DESCENT: f64 = 0.25;
 /// Narrower cells than this would crowd slanted labels into each other.
 const MIN_SLANTED_CELL: f64 = 18.0;
 /// Numbers printed in cells are drawn at the smallest legible size (a figure is never shown

@@ -15,4 +15,4 @@ pub use escape::unescape_html;
 pub use number::number;
 pub use palette::{Css, Ramp};
 pub use style::{ACCENT_DARK, ACCENT_LIGHT, CATEGORY_COUNT};
-pub use text_width::{text_width, wide_width, wrap, Font, WIDE_FONT};
+pub use text_width::{text_width, wide_width, wrap, Font, DESCENT, WIDE_FONT};

@@ -17,6 +17,10 @@ pub enum Font {
 /// included) may set text: layouts that must not run off the figure leave that much room.
 pub const WIDE_FONT: f64 = 1.3;
 
+/// How far glyphs reach below the baseline, as a share of their size (DejaVu's descenders):
+/// a turned label's descenders reach this far sideways.
+pub const DESCENT: f64 = 0.25;
+
 /// The room to leave for `text` so that it fits in a wide system font too: its estimated
 /// width times [`WIDE_FONT`].
 pub fn wide_width(text: &str, font: Font, size: f64) -> f64 {

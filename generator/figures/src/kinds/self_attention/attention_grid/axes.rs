@@ -6,7 +6,7 @@
 use super::Grid;
 use crate::draw::text;
 use crate::heatmap::token_key;
-use crate::svg::{number, text_width, Element, Font, MIN_TEXT_SIZE};
+use crate::svg::{number, text_width, Element, Font, DESCENT, MIN_TEXT_SIZE};
 use crate::token_text::Shown;
 use tracebook_trace::Token;
 
@@ -41,10 +41,9 @@ pub(super) fn keys_bottom(grid: &Grid) -> f64 {
         .fold(0.0, f64::max)
 }
 
-/// A key label's baseline sits this share of its size right of its column's middle, and
-/// its descenders reach this share further (turned upright, they point right).
+/// A key label's baseline sits this share of its size right of its column's middle; its
+/// descenders reach [`DESCENT`] further (turned upright, they point right).
 const KEY_SHIFT: f64 = 0.35;
-const DESCENT: f64 = 0.25;
 
 /// The right edge of the key labels under the lowest tiles: the last column's label, turned
 /// upright, reaches a little past its tile where cells are narrower than its text is tall.

@@ -14,8 +14,16 @@ dependency:
     t.names()                       # every tensor name, as `tracebook inspect` lists them
     t.tensor("blocks.0.attn.pattern")  # float32 array, shape (heads, tokens, tokens)
     t.tensor("ablation.heads.prob")    # an experiment's table, where the meta has one
+
+Built with its compiled part (pip install ./python), it also draws every figure kind with the
+Rust code tracebook's site uses, and traces prompts in-process:
+
+    fig = tracebook_trace.figure("attention", t, layer=1)   # shows in Jupyter
+    fig.save("attention.svg")                               # or .html, with its controls
+    t2 = tracebook_trace.trace("The cat sat on the mat. The cat", generate=3)
 """
 
+from ._figures import Figure, figure, trace
 from ._ops import exp64
 from ._tables import TABLES
 from ._trace import (
@@ -33,6 +41,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "FORMAT",
+    "Figure",
     "TABLES",
     "VERSIONS",
     "Token",
@@ -40,6 +49,8 @@ __all__ = [
     "TraceError",
     "UnknownTensorError",
     "exp64",
+    "figure",
     "load",
     "loads",
+    "trace",
 ]

@@ -72,6 +72,10 @@ class Trace:
         """Check a parsed trace document (`json.load` of a trace file). `origin` names the
         file in errors. Raises `TraceError` for anything but a trace of versions 1 to 3."""
         self.origin = origin
+        self._document = document
+        # The file's own text, when it was read from one (`loads`): handed unchanged to the
+        # figures' Rust code, which reads it as `tracebook figure` reads the file.
+        self._text: Optional[str] = None
         if not isinstance(document, Mapping):
             raise TraceError(f"{origin}: not a tracebook trace: the file is not a JSON object")
         fmt = document.get("format")
@@ -322,7 +326,9 @@ def loads(text: Union[str, bytes], origin: str = "<trace>") -> Trace:
         raise TraceError(
             f"{origin}: not a tracebook trace: not JSON (line {e.lineno}, column {e.colno}: {e.msg})"
         ) from None
-    return Trace(document, origin)
+    trace = Trace(document, origin)
+    trace._text = text
+    return trace
 
 
 def load(source: PathOrFile) -> Trace:

@@ -58,7 +58,7 @@ pub use load::prompt_name::{InvalidPromptName, PromptName};
 pub use load::prompts::{NamedPrompt, PromptScope};
 pub use load::site::{collect_prompts, SitePrompts};
 pub use load::templates::DEFAULTS as DEFAULT_TEMPLATES;
-pub use lone::{figure, LoneFigure};
+pub use lone::{figure, figure_of_traces, LoneFigure};
 pub use render::GENERATOR;
 pub use resolve::claim_report::{
     list as claims_list, list_as as claims_list_as, ClaimRecord, ListFormat as ClaimsListFormat,

@@ -65,13 +65,105 @@ pub fn figure(
             ..p.clone()
         })
         .collect();
-    let scope = PromptScopeView::new(&prompts, &traces, name);
+    draw(
+        &source,
+        &block,
+        (&prompts, &traces),
+        &site.config,
+        &templates,
+        number,
+    )
+    .map(|drawn| drawn.with_theme(&theme_css(root)))
+}
+
+/// Draws a figure of kind `kind` with `body` (the block's TOML) from traces in memory, named
+/// as the body names them (`prompt = "NAME"`), each taken as up to date, with the default
+/// theme, templates and words: a figure outside any site (a notebook's). Errors point into
+/// the block `KIND` + newline + `body`, called `name`.
+pub fn figure_of_traces(
+    traces: Vec<(String, tracebook_trace::Trace)>,
+    name: &str,
+    kind: &str,
+    body: &str,
+    number: usize,
+) -> Result<LoneFigure, Diagnostics> {
+    let text = format!("{kind}\n{body}");
+    let source = SourceFile::from_text(name, &text);
+    let Some(block) = find_block(&text) else {
+        let mut out = Diagnostics::new();
+        out.push(source.error(0..0, format!("`{kind}` is not a figure kind")));
+        return Err(out);
+    };
+    // The model the traces name (figures show each trace's own); a site must name one.
+    let model = traces
+        .first()
+        .map_or(tracebook_trace::BUILTIN_MODEL_ID, |(_, t)| {
+            t.meta.model.id.as_str()
+        });
+    let mut config = format!(
+        "title = \"Figures\"\n[model]\nid = {}\n[prompts]\n",
+        toml::Value::from(model)
+    );
+    for (name, trace) in &traces {
+        // The prompt as its trace recorded it (text and options), as a site would declare it.
+        let spec = toml::Value::try_from(&trace.meta.prompt).map_err(|e| {
+            let mut out = Diagnostics::new();
+            out.push(source.error(
+                0..0,
+                format!("the trace `{name}` has a prompt tracebook cannot write back: {e}"),
+            ));
+            out
+        })?;
+        config.push_str(&format!("{} = {spec}\n", toml::Value::from(name.as_str())));
+    }
+    let (site, prompts) = crate::load::config::parse(&SourceFile::from_text(
+        crate::load::config::CONFIG_FILE,
+        &config,
+    ))?;
+    // A path that is never a folder: the built-in templates and theme only.
+    let nowhere = Path::new("/dev/null/tracebook-figure");
+    let templates = Templates::load(nowhere)?;
+    let traces = TraceSet::from_ready(traces);
+    draw(
+        &source,
+        &block,
+        (&prompts, &traces),
+        &site,
+        &templates,
+        number,
+    )
+    .map(|drawn| drawn.with_theme(&theme_css(nowhere)))
+}
+
+/// A figure drawn, before its HTML is wrapped in a fragment with the theme.
+struct Drawn(LoneFigure);
+
+impl Drawn {
+    fn with_theme(self, css: &str) -> LoneFigure {
+        LoneFigure {
+            html: fragment(&self.0.html, css),
+            ..self.0
+        }
+    }
+}
+
+/// Draws the block found in `source` from the prompts' traces, as figure `number`.
+fn draw(
+    source: &SourceFile,
+    block: &Found,
+    (prompts, traces): (&[NamedPrompt], &TraceSet),
+    config: &crate::load::config::SiteConfig,
+    templates: &Templates,
+    number: usize,
+) -> Result<Drawn, Diagnostics> {
+    let text = &source.text;
+    let scope = PromptScopeView::new(prompts, traces, &source.name);
     let drawn = lone(
         (&block.info, block.info_span.clone()),
         (&text[block.body.clone()], block.body.start),
         &scope,
-        (&site.config.words, &templates),
-        &site.config.theme,
+        (&config.words, templates),
+        &config.theme,
         number,
     );
     let drawn = drawn.map_err(|e| {
@@ -88,11 +180,11 @@ pub fn figure(
         });
         out
     })?;
-    Ok(LoneFigure {
+    Ok(Drawn(LoneFigure {
         svg: drawn.svg,
-        html: fragment(&drawn.html, &theme_css(root)),
+        html: drawn.html,
         relations: drawn.relations,
-    })
+    }))
 }
 
 /// The block: its info string (`figure attention`) with where it is, and where its body is.

@@ -36,7 +36,9 @@ pub mod weights;
 pub use atomic::write_atomic;
 pub use attribution::{Attribution, AttributionSpec, Flow, TABLES as ATTRIBUTION_TABLES};
 pub use axes::axis_names;
-pub use builtin::{BUILTIN_MODEL_ID, BUILTIN_MODEL_SHA256, RETIRED_BUILTIN_MODEL_ID};
+pub use builtin::{
+    retired_builtin_model_message, BUILTIN_MODEL_ID, BUILTIN_MODEL_SHA256, RETIRED_BUILTIN_MODEL_ID,
+};
 pub use codec::exact_math;
 pub use codec::{Derivation, DeriveOp, Encoding};
 pub use digest::{

@@ -4,6 +4,9 @@
 //! user's cache to trace with. A crate of its own so that the site crate packages for
 //! crates.io without files outside it (and under its size limit: the four files are 8.2 MB).
 
+use std::path::{Path, PathBuf};
+use tracebook_trace::{user_cache_dir, BUILTIN_MODEL_ID, BUILTIN_MODEL_SHA256};
+
 /// The names of the model folder's files, in the order [`files`] gives them.
 pub const NAMES: [&str; 4] = [
     "config.json",
@@ -28,6 +31,48 @@ pub fn file(name: &str) -> Option<&'static [u8]> {
         .into_iter()
         .find(|(n, _)| *n == name)
         .map(|(_, b)| b)
+}
+
+/// The built-in model's folder in the user's cache (else the temporary folder), written
+/// atomically once per version of the weights if it is not there yet, for code that loads a
+/// model from a folder (the binary's `trace`, the Python package's `trace()`).
+pub fn materialize() -> std::io::Result<PathBuf> {
+    let base = user_cache_dir().unwrap_or_else(|| std::env::temp_dir().join("tracebook"));
+    let dir = base.join("models").join(format!(
+        "{BUILTIN_MODEL_ID}-{}",
+        &BUILTIN_MODEL_SHA256[..12]
+    ));
+    if files().iter().all(|(name, bytes)| {
+        std::fs::metadata(dir.join(name)).is_ok_and(|m| m.len() == bytes.len() as u64)
+    }) {
+        return Ok(dir);
+    }
+    let parent = dir.parent().expect("a models folder");
+    let context = |what: &str, path: &Path| {
+        let what = format!("cannot {what} {}", path.display());
+        move |e: std::io::Error| std::io::Error::new(e.kind(), format!("{what}: {e}"))
+    };
+    std::fs::create_dir_all(parent).map_err(context("create the folder", parent))?;
+    let staging = tempfile::Builder::new()
+        .prefix(".tracebook-builtin-")
+        .tempdir_in(parent)
+        .map_err(context("write into", parent))?;
+    for (name, bytes) in files() {
+        let path = staging.path().join(name);
+        std::fs::write(&path, bytes).map_err(context("write", &path))?;
+    }
+    let staged = staging.keep();
+    if std::fs::rename(&staged, &dir).is_err() {
+        // Another process wrote it first (or a broken copy is in the way): keep a whole one.
+        let _ = std::fs::remove_dir_all(&dir);
+        if let Err(e) = std::fs::rename(&staged, &dir) {
+            let _ = std::fs::remove_dir_all(&staged);
+            if !dir.join("model.safetensors").is_file() {
+                return Err(context("write", &dir)(e));
+            }
+        }
+    }
+    Ok(dir)
 }
 
 #[cfg(test)]

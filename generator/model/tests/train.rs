@@ -627,3 +627,14 @@ fn the_copying_model_gives_the_logits_transformers_gives() {
         &fixture_path("tracebook-mini-en-logits.json"),
     );
 }
+
+/// tracebook-mini-llama, tracebook-mini-en's twin trained by `tracebook train --arch llama`,
+/// loads in `transformers` as a LlamaForCausalLM with the same logits.
+#[test]
+fn the_copying_llama_gives_the_logits_transformers_gives() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    check_against_transformers(
+        &root.join("models/tracebook-mini-llama"),
+        &fixture_path("tracebook-mini-llama-logits.json"),
+    );
+}

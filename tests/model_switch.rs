@@ -6,7 +6,7 @@
 //! made false, `check --claims list` lists them all, and the training article still builds
 //! from its prompts pinned to models/tracebook-mini-en (whose training log it reads). The
 //! site's copy lacks the model folders its pinned prompts name (tracebook-mini-en,
-//! tracebook-tiny-en, tracebook-tiny-llama), as a clone without them would: those prompts
+//! tracebook-tiny-en, tracebook-mini-llama), as a clone without them would: those prompts
 //! keep their traces, fresh by the model's name.
 
 #[path = "support/cli.rs"]
@@ -56,7 +56,7 @@ fn switching_models_lists_the_prose_to_revise_and_builds_meanwhile() {
     for pinned in [
         "tracebook-mini-en",
         "tracebook-tiny-en",
-        "tracebook-tiny-llama",
+        "tracebook-mini-llama",
     ] {
         assert!(
             traced.contains(&format!(

@@ -40,17 +40,14 @@ export XDG_CACHE_HOME="$work/cache" PIP_DISABLE_PIP_VERSION_CHECK=1
 # Run a command, showing its output only when it fails.
 quiet() { "$@" >"$work/log" 2>&1 || { cat "$work/log" >&2; return 1; }; }
 
-# Install from a copy of the package's sources, so no build/ or *.egg-info of an earlier
-# `pip install ./python` ends up in the wheel and nothing is written into the repository.
-mkdir "$work/src"
-cp -r "$repo/python/pyproject.toml" "$repo/python/README.md" "$repo/python/tracebook_trace" "$work/src/"
-find "$work/src" -name __pycache__ -prune -exec rm -rf {} +
 if ! "$python" -c 'import sys, venv, ensurepip; assert sys.version_info >= (3, 9)' 2>/dev/null; then
   echo "$python is not Python 3.9 or later with venv and ensurepip (Debian: apt-get install python3-venv)" >&2
   exit 1
 fi
 "$python" -m venv "$work/venv"
-"$work/venv/bin/pip" install --quiet "$work/src"
+# From the repository's folder: maturin builds the package's compiled part (figures, tracer)
+# with cargo in this workspace, reusing target/, and writes nothing into python/.
+"$work/venv/bin/pip" install --quiet "$repo/python"
 venv_python="$work/venv/bin/python"
 (cd "$work" && "$venv_python" - <<'PY'
 import importlib.metadata as md, tracebook_trace

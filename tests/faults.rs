@@ -1,7 +1,8 @@
 //! Fault tests: what a killed, doubled or starved `tracebook` leaves behind. A build killed
 //! at any moment leaves the previous `public/` complete; a trace killed mid-write leaves no
 //! partial trace; two builds at once both finish with a correct `public/`; a read-only or
-//! full output file system gives a clear error and keeps the previous output.
+//! full output file system gives a clear error and keeps the previous output; a closed pipe
+//! (`tracebook figures | head`) ends a command quietly.
 
 #[path = "../generator/site/tests/support/mod.rs"]
 mod support;
@@ -316,4 +317,32 @@ fn a_full_disk_is_a_clear_error_that_keeps_the_previous_output() {
         beside.iter().all(|n| !n.starts_with(".public")),
         "the half-written temporary is removed: {beside:?}"
     );
+}
+
+/// `tracebook figures | head` where head has already gone: the command ends as `ls | head`
+/// does, by SIGPIPE, with nothing on stderr (a `println!` into the closed pipe used to panic).
+#[cfg(unix)]
+#[test]
+fn a_closed_pipe_ends_a_command_quietly() {
+    use std::os::unix::process::ExitStatusExt;
+    let home = tempfile::tempdir().unwrap();
+    for args in [&["figures"][..], &["figures", "attention"][..]] {
+        let mut child = tracebook(home.path())
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // The reader goes away before the command writes a line.
+        drop(child.stdout.take());
+        let output = child.wait_with_output().unwrap();
+        let stderr = text(&output.stderr);
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+        assert_eq!(
+            output.status.signal(),
+            Some(libc::SIGPIPE),
+            "{args:?}: {:?} {stderr}",
+            output.status
+        );
+    }
 }

@@ -2,8 +2,9 @@
 //! the code the command line runs, so that a notebook's figure is the one `tracebook figure`
 //! draws and a notebook's trace the one `tracebook trace` writes:
 //!
-//! - `figure(kind, traces, options, number)`: the figure of kind `kind` drawn from traces (their
-//!   JSON text, by name) with the block body the options make (JSON, written out as TOML);
+//! - `figure(kind, traces, options, number, site)`: the figure of kind `kind` drawn from traces
+//!   (their JSON text, by name) with the block body the options make (JSON, written out as
+//!   TOML), as `site` (a site's folder: its theme, templates and own kinds) would draw it;
 //!   returns the standalone SVG and the HTML fragment (`tracebook_site::figure_of_traces`).
 //! - `trace(prompt, model, options, precision, top_k, offline)` (feature `trace`): one
 //!   prompt run through a model (the built-in one, a folder, or a hub id) with its options
@@ -12,6 +13,10 @@
 //!
 //! The Python side (`tracebook_trace/_figures.py`) turns keyword arguments into those JSON
 //! strings and wraps the results for Jupyter. Work runs with the GIL released.
+//!
+//! PyO3 and maturin rather than a C ABI behind ctypes: strings and errors cross as Python
+//! objects with no hand-written marshalling or freeing, one abi3 wheel serves every CPython
+//! from 3.9, and maturin packs the extension beside the pure-Python reader in one wheel.
 
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -43,12 +48,14 @@ fn toml_key(key: &str) -> String {
 /// Draws a figure; returns `(svg, html)`. Raises ValueError with tracebook's message (the
 /// option at fault and the fix) when the figure cannot be drawn.
 #[pyfunction]
+#[pyo3(signature = (kind, traces, options, number, site=None))]
 fn figure(
     py: Python<'_>,
     kind: &str,
     traces: Vec<(String, String)>,
     options: &str,
     number: usize,
+    site: Option<std::path::PathBuf>,
 ) -> PyResult<(String, String)> {
     let body = body_of(options).map_err(PyValueError::new_err)?;
     py.detach(|| {
@@ -58,9 +65,9 @@ fn figure(
                 .map_err(|e| PyValueError::new_err(format!("the trace `{name}`: {e}")))?;
             read.push((name, trace));
         }
-        let drawn =
-            tracebook_site::figure_of_traces(read, "<figure options>", kind, &body, number.max(1))
-                .map_err(|d| PyValueError::new_err(d.to_string().trim_end().to_string()))?;
+        let block = ("<figure options>", kind, body.as_str());
+        let drawn = tracebook_site::figure_of_traces(read, block, number.max(1), site.as_deref())
+            .map_err(|d| PyValueError::new_err(d.to_string().trim_end().to_string()))?;
         Ok((drawn.svg, drawn.html))
     })
 }

@@ -3,8 +3,9 @@
     python test_figures.py --tracebook BIN --site ROOT --work DIR
 
 - figure(): for the first ```figure block of every kind in ROOT's articles (content/**/*.md),
-  `tracebook figure BLOCK --svg --html --root ROOT` against `figure(kind, traces, **body)` with
-  ROOT's traces by name; the SVG and the HTML fragment must be the same bytes. Every kind `tracebook figures` lists must be met in ROOT, or named in
+  `tracebook figure BLOCK --svg --html --root ROOT` against `figure(kind, traces, site=ROOT,
+  **body)` with ROOT's traces by name; the SVG and the HTML fragment must be the same bytes.
+  Kinds of the site's own (figures/NAME.svg) are among them, and need `site=`. Every kind `tracebook figures` lists must be met in ROOT, or named in
   NOT_IN_SITE with the reason.
 - figure(): a wrong option raises ValueError with tracebook's message (the option, line and
   column, "did you mean").
@@ -30,8 +31,9 @@ NOT_IN_SITE: dict = {}
 FENCE = re.compile(r"^```figure[ \t]+([a-z0-9-]+)[^\n]*\n(.*?)^```", re.M | re.S)
 
 
-def kinds(bin_: str) -> list:
-    out = subprocess.run([bin_, "figures"], check=True, capture_output=True, text=True).stdout
+def kinds(bin_: str, site: str) -> list:
+    """Every kind `tracebook figures` lists for the site: the built-in ones and its own."""
+    out = subprocess.run([bin_, "--root", site, "figures"], check=True, capture_output=True, text=True).stdout
     return [line.split()[0] for line in out.splitlines()[2:] if line.startswith("  ") and line.strip()]
 
 
@@ -54,7 +56,7 @@ def site_traces(site: str) -> dict:
 
 
 def check_figures(bin_: str, site: str, work: str) -> None:
-    listed = kinds(bin_)
+    listed = kinds(bin_, site)
     assert len(listed) >= 30, f"`tracebook figures` lists only {listed}"
     found = blocks(site)
     missing = [k for k in listed if k not in found and k not in NOT_IN_SITE]
@@ -72,7 +74,7 @@ def check_figures(bin_: str, site: str, work: str) -> None:
         svg, html = os.path.join(work, f"{kind}.svg"), os.path.join(work, f"{kind}.html")
         subprocess.run([bin_, "--root", site, "figure", block, "--svg", svg, "--html", html],
                        check=True, capture_output=True)
-        fig = tb.figure(kind, traces, number=1, **body)
+        fig = tb.figure(kind, traces, number=1, site=site, **body)
         for mine, theirs, what in ((fig.svg, svg, "SVG"), (fig.html, html, "HTML")):
             expected = open(theirs, encoding="utf-8", newline="").read()
             assert mine == expected, (
@@ -84,7 +86,16 @@ def check_figures(bin_: str, site: str, work: str) -> None:
         fig.save(saved)
         assert open(saved, encoding="utf-8", newline="").read() == fig.svg
         compared += 1
-    print(f"figure(): {compared} kinds drawn, SVG and HTML equal to `tracebook figure`'s byte for byte")
+    own = [k for k in listed if os.path.isfile(os.path.join(site, "figures", k + ".svg"))]
+    assert own, f"{site} has no kind of its own to draw (figures/NAME.svg)"
+    try:
+        tb.figure(own[0], traces, **tomllib.loads(found[own[0]][1]))
+    except ValueError as e:
+        assert own[0] in str(e), str(e)
+    else:
+        raise AssertionError(f"{own[0]}, a kind of {site}'s own, was drawn without site=")
+    print(f"figure(): {compared} kinds drawn ({len(own)} of the site's own), SVG and HTML equal to "
+          "`tracebook figure`'s byte for byte")
 
     t = tb.load(os.path.join(site, "traces", "animal.json"))
     try:

@@ -96,7 +96,14 @@ def _text(trace: Trace) -> str:
 _drawn = 0
 
 
-def figure(kind: str, traces: Traces, *, number: Optional[int] = None, **options: Any) -> Figure:
+def figure(
+    kind: str,
+    traces: Traces,
+    *,
+    number: Optional[int] = None,
+    site: Optional[Union[str, "os.PathLike[str]"]] = None,
+    **options: Any,
+) -> Figure:
     """Draw a figure of kind `kind` (any kind `tracebook figure` draws) from `traces`:
 
     - one trace (a `Trace`, or a path to a trace file): it is called "trace", and `prompt`
@@ -109,7 +116,9 @@ def figure(kind: str, traces: Traces, *, number: Optional[int] = None, **options
     `options` are the figure block's TOML keys (`layer=1`, `head=2`, `caption="..."`, lists as
     lists). `number` is the figure's number ("Figure N.", the anchor `figure-N`); by default
     figures are numbered in the order they are drawn, 1, 2, 3..., as matplotlib numbers its
-    figures. Raises ValueError with tracebook's message when an option is wrong."""
+    figures. `site` (a tracebook site's folder) draws as that site does: its theme, its
+    templates, and its own figure kinds (`figures/NAME.svg`). Raises ValueError with
+    tracebook's message when an option is wrong."""
     global _drawn
     native = _need_native()
     named = _named(traces)
@@ -122,6 +131,7 @@ def figure(kind: str, traces: Traces, *, number: Optional[int] = None, **options
         [(name, _text(t)) for name, t in named],
         json.dumps(options),
         int(number) if number is not None else _drawn + 1,
+        os.fspath(site) if site is not None else None,
     )
     if number is None:
         _drawn += 1

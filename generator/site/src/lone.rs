@@ -77,15 +77,15 @@ pub fn figure(
 }
 
 /// Draws a figure of kind `kind` with `body` (the block's TOML) from traces in memory, named
-/// as the body names them (`prompt = "NAME"`), each taken as up to date, with the default
-/// theme, templates and words: a figure outside any site (a notebook's). Errors point into
-/// the block `KIND` + newline + `body`, called `name`.
+/// as the body names them (`prompt = "NAME"`), each taken as up to date: a figure outside any
+/// site (a notebook's), with the default theme, templates and words; or, given `site` (a site's
+/// root), with that site's theme, templates and own kinds (`figures/NAME.svg`). Errors point
+/// into the block `KIND` + newline + `body`, called `name`.
 pub fn figure_of_traces(
     traces: Vec<(String, tracebook_trace::Trace)>,
-    name: &str,
-    kind: &str,
-    body: &str,
+    (name, kind, body): (&str, &str, &str),
     number: usize,
+    site: Option<&Path>,
 ) -> Result<LoneFigure, Diagnostics> {
     let text = format!("{kind}\n{body}");
     let source = SourceFile::from_text(name, &text);
@@ -116,23 +116,28 @@ pub fn figure_of_traces(
         })?;
         config.push_str(&format!("{} = {spec}\n", toml::Value::from(name.as_str())));
     }
-    let (site, prompts) = crate::load::config::parse(&SourceFile::from_text(
+    let (config, prompts) = crate::load::config::parse(&SourceFile::from_text(
         crate::load::config::CONFIG_FILE,
         &config,
     ))?;
-    // A path that is never a folder: the built-in templates and theme only.
-    let nowhere = Path::new("/dev/null/tracebook-figure");
-    let templates = Templates::load(nowhere)?;
-    let traces = TraceSet::from_ready(traces);
+    // Without a site, a path that is never a folder: the built-in templates and theme only.
+    let root = site.unwrap_or(Path::new("/dev/null/tracebook-figure"));
+    let templates = Templates::load(root)?;
+    let mut traces = TraceSet::from_ready(traces);
+    let (own, problems) = crate::load::own_kinds::of_site(root);
+    if !problems.is_empty() {
+        return Err(problems);
+    }
+    traces.own_kinds = own;
     draw(
         &source,
         &block,
         (&prompts, &traces),
-        &site,
+        &config,
         &templates,
         number,
     )
-    .map(|drawn| drawn.with_theme(&theme_css(nowhere)))
+    .map(|drawn| drawn.with_theme(&theme_css(root)))
 }
 
 /// A figure drawn, before its HTML is wrapped in a fragment with the theme.

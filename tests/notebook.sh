@@ -20,24 +20,14 @@
 # PYTHON picks the interpreter (3.11 or later: the tests read TOML with tomllib); TRACEBOOK the
 # binary (default target/release/tracebook).
 set -euo pipefail
-repo=$(cd "$(dirname "$0")/.." && pwd)
-bin=${TRACEBOOK:-"$repo/target/release/tracebook"}
-python=${PYTHON:-python3}
+# shellcheck source=support/script.sh
+source "$(dirname "$0")/support/script.sh"
 shots=${1:-}
-if [ ! -x "$bin" ]; then
-  echo "no tracebook binary at $bin: run cargo build --release first (or set TRACEBOOK)" >&2
-  exit 1
-fi
 if [ ! -d "$repo/tests/browser/node_modules/playwright-core" ]; then
   echo "no playwright-core in tests/browser: run (cd tests/browser && npm ci) first" >&2
   exit 1
 fi
-start=$(date +%s)
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-# The built-in model is written into this cache, not the user's.
-export XDG_CACHE_HOME="$work/cache" PIP_DISABLE_PIP_VERSION_CHECK=1 JUPYTER_PLATFORM_DIRS=1
-quiet() { "$@" >"$work/log" 2>&1 || { cat "$work/log" >&2; return 1; }; }
+export JUPYTER_PLATFORM_DIRS=1
 
 "$python" -m venv "$work/venv"
 venv="$work/venv/bin"

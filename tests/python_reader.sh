@@ -25,20 +25,9 @@
 # target/release/tracebook); SHAPE the test model's size (default tiny; `SHAPE=small` for
 # GPT-2-small's, slower).
 set -euo pipefail
-repo=$(cd "$(dirname "$0")/.." && pwd)
-bin=${TRACEBOOK:-"$repo/target/release/tracebook"}
-python=${PYTHON:-python3}
 shape=${SHAPE:-tiny}
-if [ ! -x "$bin" ]; then
-  echo "no tracebook binary at $bin: run cargo build --release first (or set TRACEBOOK)" >&2
-  exit 1
-fi
-start=$(date +%s)
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-export XDG_CACHE_HOME="$work/cache" PIP_DISABLE_PIP_VERSION_CHECK=1
-# Run a command, showing its output only when it fails.
-quiet() { "$@" >"$work/log" 2>&1 || { cat "$work/log" >&2; return 1; }; }
+# shellcheck source=support/script.sh
+source "$(dirname "$0")/support/script.sh"
 
 if ! "$python" -c 'import sys, venv, ensurepip; assert sys.version_info >= (3, 9)' 2>/dev/null; then
   echo "$python is not Python 3.9 or later with venv and ensurepip (Debian: apt-get install python3-venv)" >&2

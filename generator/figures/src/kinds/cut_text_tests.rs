@@ -1,12 +1,13 @@
 //! No text is cut silently: with a token and a prompt too long for any label, every drawn
-//! text that ends in "…" carries a `<title>` with the whole of it, in every kind.
+//! text that ends in "…" carries a `<title>` with the whole of it, in every kind; and no text,
+//! cut or not, reaches past the figure's edges.
 
 use super::tests::{EXAMPLES, LLAMA_ONLY, SEQ2SEQ_ONLY};
 use crate::render;
 use crate::testing::test_interventions::with_experiments;
 use crate::testing::test_llama::llama_trace;
 use crate::testing::test_seq2seq::seq2seq_trace;
-use crate::testing::test_svg::{parse, text_of};
+use crate::testing::test_svg::{parse, text_of, texts_outside};
 use crate::testing::test_traces::{options, tiny_trace, training_run, TestTraces};
 use crate::token_text::visible;
 use tracebook_trace::Trace;
@@ -87,4 +88,30 @@ fn a_cut_token_label_names_the_whole_token() {
         titles,
         [Some(visible(LONG_TOKEN)), Some(visible(LONG_TOKEN))]
     );
+}
+
+#[test]
+fn no_text_leaves_its_figure_with_long_tokens_and_prompts() {
+    let (gpt2, llama) = (traces(), lengthened(llama_trace()));
+    let mut marian = seq2seq_trace();
+    marian.meta.generation[1].text = LONG_TOKEN.to_string();
+    let marian = lengthened(marian);
+    let mut outside = Vec::new();
+    for (kind, body) in EXAMPLES {
+        let options = options(&format!("prompt = \"robots\"\n{body}"));
+        let traces = if LLAMA_ONLY.contains(kind) {
+            &llama
+        } else if SEQ2SEQ_ONLY.contains(kind) {
+            &marian
+        } else {
+            &gpt2
+        };
+        let figure = render(kind, &options, traces).unwrap_or_else(|e| panic!("{kind}: {e:?}"));
+        outside.extend(
+            texts_outside(&figure.svg)
+                .into_iter()
+                .map(|s| format!("{kind}: {:?} spans {:.1}..{:.1}", s.text, s.left, s.right)),
+        );
+    }
+    assert!(outside.is_empty(), "{outside:#?}");
 }

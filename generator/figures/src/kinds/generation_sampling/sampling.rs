@@ -24,7 +24,7 @@ use crate::options::{capped, Block, Probability, Temperature, TopK, TopKRule};
 use crate::relations::{printed, Relation};
 use crate::sampler::{sample, Rules};
 use crate::svg::{Canvas, Css, Element, Font};
-use crate::token_text::{one_line, Shown};
+use crate::token_text::Shown;
 use crate::Traces;
 use serde::Deserialize;
 use tracebook_trace::PromptOptions;
@@ -72,12 +72,8 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
             texts.get(id).cloned().unwrap_or_default()
         })
         .collect();
-    let context = format!(
-        "next token after “{}”",
-        one_line(&prompt.trace.meta.prompt.text)
-    );
     let mut body = vec![
-        text(0.0, 14.0).class("tbf-s").text(context),
+        super::after_line(&prompt.trace.meta.prompt.text, WIDTH, 14.0),
         text(0.0, 31.0)
             .class("tbf-s tbf-b")
             .attr("data-tb-rules", 0)

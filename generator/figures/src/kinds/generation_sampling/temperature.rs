@@ -62,9 +62,7 @@ pub fn render(table: &toml::Table, traces: &dyn Traces) -> Result<Figure, Figure
         .collect();
     let layout = Layout::of(&labels, &columns, k);
     let text_prompt = one_line(&prompt.trace.meta.prompt.text);
-    let mut body = vec![text(0.0, 14.0)
-        .class("tbf-s")
-        .text(format!("next token after “{text_prompt}”"))];
+    let mut body = vec![super::after_line(&text_prompt, WIDTH, 14.0)];
     body.push(label_column(&labels, layout.left - 6.0, TOP, PITCH, 12.0));
     for (i, c) in columns.iter().enumerate() {
         body.extend(layout.column(i, c));

@@ -1,18 +1,22 @@
 //! The `tracebook` command line: parses arguments and hands each command to its module.
 
+/// `println!` for a command's output: a reader that went away (`tracebook figures | head`) is
+/// no error, the command goes on without printing (`println!` would panic on the closed pipe).
+macro_rules! outln {
+    () => {
+        $crate::cmd::ui::out_line(format_args!(""))
+    };
+    ($($arg:tt)*) => {
+        $crate::cmd::ui::out_line(format_args!($($arg)*))
+    };
+}
+
 mod cmd;
 
 use clap::Parser;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    // Rust ignores SIGPIPE, so a `println!` into a closed pipe (`tracebook figures | head`)
-    // would panic; a command-line tool ends quietly instead, as `ls | head` does.
-    #[cfg(unix)]
-    // SAFETY: setting a signal's disposition to its default, before any thread starts.
-    unsafe {
-        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
-    }
     let cli = cmd::Cli::parse();
     let ui = cmd::ui::Ui::new(cli.quiet, cli.verbose);
     match cmd::run(cli, &ui) {

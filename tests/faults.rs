@@ -2,7 +2,7 @@
 //! at any moment leaves the previous `public/` complete; a trace killed mid-write leaves no
 //! partial trace; two builds at once both finish with a correct `public/`; a read-only or
 //! full output file system gives a clear error and keeps the previous output; a closed pipe
-//! (`tracebook figures | head`) ends a command quietly.
+//! (`tracebook figures | head`) is no error.
 
 #[path = "../generator/site/tests/support/mod.rs"]
 mod support;
@@ -319,12 +319,10 @@ fn a_full_disk_is_a_clear_error_that_keeps_the_previous_output() {
     );
 }
 
-/// `tracebook figures | head` where head has already gone: the command ends as `ls | head`
-/// does, by SIGPIPE, with nothing on stderr (a `println!` into the closed pipe used to panic).
-#[cfg(unix)]
+/// `tracebook figures | head` where head has already gone: no error and no panic, as for
+/// `inspect` (tests/cli_trace.rs); every command prints its output through `outln!`.
 #[test]
-fn a_closed_pipe_ends_a_command_quietly() {
-    use std::os::unix::process::ExitStatusExt;
+fn a_closed_pipe_is_no_error() {
     let home = tempfile::tempdir().unwrap();
     for args in [&["figures"][..], &["figures", "attention"][..]] {
         let mut child = tracebook(home.path())
@@ -338,9 +336,8 @@ fn a_closed_pipe_ends_a_command_quietly() {
         let output = child.wait_with_output().unwrap();
         let stderr = text(&output.stderr);
         assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
-        assert_eq!(
-            output.status.signal(),
-            Some(libc::SIGPIPE),
+        assert!(
+            output.status.success(),
             "{args:?}: {:?} {stderr}",
             output.status
         );

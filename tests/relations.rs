@@ -310,7 +310,9 @@ fn check_steps(texts: &[Text], place: &str, report: &mut Report) {
                 rows.entry(t.group_id).or_default().push(p);
             }
         }
-        folded |= t.text.ends_with(" others");
+        // The row of folded keys: "N more" (attention_steps.rs).
+        folded |= (t.text.split_once(' '))
+            .is_some_and(|(n, word)| word == "more" && n.parse::<usize>().is_ok());
     }
     let rows: Vec<Vec<Printed>> = rows.into_values().filter(|r| r.len() >= 4).collect();
     let Some(columns) = rows.first().map(Vec::len) else {

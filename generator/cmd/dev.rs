@@ -115,7 +115,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 spec.seed = seed;
             }
             write_test_model(&dir, &spec)?;
-            println!("wrote a {shape} test model to {}", dir.display());
+            outln!("wrote a {shape} test model to {}", dir.display());
             Ok(())
         }
         DevCommand::BenchForward {
@@ -152,7 +152,7 @@ fn seq2seq_test_model(
     }
     let seed = seed.unwrap_or(TestModelSpec::tiny().seed);
     tracebook_model::seq2seq::testmodel::write(dir, &config, seed, dtype)?;
-    println!(
+    outln!(
         "wrote a tiny {} test model to {}",
         kind.model_type(),
         dir.display()
@@ -184,7 +184,7 @@ fn bench_forward(dir: &Path, tokens: usize, runs: usize) -> anyhow::Result<()> {
     let traced = time(true)?;
     let plain = time(false)?;
     let threads = candle_core::utils::get_num_threads();
-    println!(
+    outln!(
         "{tokens} tokens, median of {runs}: traced forward {traced:.1} ms, plain forward {plain:.1} ms ({threads} threads)"
     );
     Ok(())

@@ -25,21 +25,21 @@ pub fn run(root: &Path, args: Args) -> anyhow::Result<()> {
         None => {
             let refs = kind_references();
             let width = refs.iter().map(|r| r.kind.len()).max().unwrap_or(0);
-            println!(
+            outln!(
                 "{} figure kinds (`tracebook figures KIND` for one in full):\n",
                 refs.len()
             );
             for r in refs {
-                println!("  {:width$}  {}", r.kind, first_clause(&r.draws));
+                outln!("  {:width$}  {}", r.kind, first_clause(&r.draws));
             }
             if !own.is_empty() {
-                println!(
+                outln!(
                     "\nthis site's own kinds ({}/NAME.svg):\n",
                     tracebook_site::FIGURES_DIR
                 );
                 let width = own.iter().map(|o| o.name.len()).max().unwrap_or(0);
                 for o in &own {
-                    println!("  {:width$}  {}", o.name, o.declaration.description);
+                    outln!("  {:width$}  {}", o.name, o.declaration.description);
                 }
             }
             Ok(())
@@ -52,10 +52,10 @@ pub fn run(root: &Path, args: Args) -> anyhow::Result<()> {
                     names.join(", ")
                 );
             };
-            println!("figure {}: {}\n", r.kind, r.draws);
-            println!("options: {}\n", r.options);
-            println!("{}\n", SHARED_OPTIONS.replace('`', ""));
-            println!("example:\n\n{}", example(&r.kind, &r.options));
+            outln!("figure {}: {}\n", r.kind, r.draws);
+            outln!("options: {}\n", r.options);
+            outln!("{}\n", SHARED_OPTIONS.replace('`', ""));
+            outln!("example:\n\n{}", example(&r.kind, &r.options));
             Ok(())
         }
     }
@@ -65,17 +65,17 @@ pub fn run(root: &Path, args: Args) -> anyhow::Result<()> {
 /// block that draws it.
 fn describe_own(kind: &OwnKind) {
     let d = &kind.declaration;
-    println!("figure {} ({}): {}\n", kind.name, kind.path, d.description);
+    outln!("figure {} ({}): {}\n", kind.name, kind.path, d.description);
     let prompt = match d.prompts {
         tracebook_figures::own::Prompts::One => "prompt = \"NAME\"",
         tracebook_figures::own::Prompts::Several => "prompts = [\"A\", \"B\"]",
     };
-    println!("options: {prompt}, caption");
+    outln!("options: {prompt}, caption");
     for (name, o) in &d.options {
-        println!("  {name}: {}", option_line(o));
+        outln!("  {name}: {}", option_line(o));
     }
-    println!("\nexample:\n\n```figure {}", kind.name);
-    println!(
+    outln!("\nexample:\n\n```figure {}", kind.name);
+    outln!(
         "{}",
         prompt
             .replace("NAME", "robots")
@@ -93,9 +93,9 @@ fn describe_own(kind: &OwnKind) {
             tracebook_figures::own::Type::Boolean => "true".into(),
             _ => format!("{}", o.min.unwrap_or(0.0)),
         };
-        println!("{name} = {value}");
+        outln!("{name} = {value}");
     }
-    println!("caption = \"What this figure shows.\"\n```");
+    outln!("caption = \"What this figure shows.\"\n```");
 }
 
 /// An option's type, default, range, choices and help, on one line.

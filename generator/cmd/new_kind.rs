@@ -39,7 +39,7 @@ pub fn run(root: &Path, args: Args) -> anyhow::Result<()> {
     std::fs::create_dir_all(&dir)?;
     std::fs::write(&toml, DECLARATION)?;
     std::fs::write(&svg, TEMPLATE)?;
-    println!(
+    outln!(
         "wrote {path} and {}/{name}.toml; draw it in an article with\n\n```figure {name}\nprompt = \"NAME\"\nlayer = 0\nhead = 0\ncaption = \"Where the last token looks.\"\n```",
         tracebook_site::FIGURES_DIR
     );

@@ -42,6 +42,6 @@ fn ad_hoc(root: &Path, args: &Args, text: &str, out: &Path) -> anyhow::Result<()
     };
     let shown = shown_name(None, &model_id, root);
     let written = write_one(&model, "", &prompt, &options, out, shown.as_deref())?;
-    println!("wrote {} ({})", out.display(), HumanBytes(written));
+    outln!("wrote {} ({})", out.display(), HumanBytes(written));
     Ok(())
 }

@@ -17,7 +17,7 @@ pub fn run(root: &Path, args: &Args) -> anyhow::Result<()> {
     let site = load(root)?;
     let prompts = selected(&site, root, args)?;
     if prompts.is_empty() {
-        println!("the site names no prompts: nothing to trace");
+        outln!("the site names no prompts: nothing to trace");
         return Ok(());
     }
     let options = TraceOptions {
@@ -123,7 +123,7 @@ fn trace_with(
         // A model that is not on this machine (a reader's clone, CI without the folder) has
         // nothing to trace when its traces are fresh by what `check` compares without weights.
         Err(err) if !args.force && all_fresh_by_name(root, site, model_spec, prompts, options) => {
-            println!(
+            outln!(
                 "all {} traces of model {model_spec} are up to date (its weights are not here: \
                  checked by the model's name, as `check` does)",
                 prompts.len()
@@ -151,7 +151,7 @@ fn trace_with(
     }
     let fresh = prompts.len() - todo.len();
     if todo.is_empty() {
-        println!("all {fresh} traces of model {} are up to date", files.id);
+        outln!("all {fresh} traces of model {} are up to date", files.id);
         return Ok(());
     }
     eprintln!(
@@ -179,7 +179,7 @@ fn trace_with(
             shown.as_deref(),
         ) {
             Ok(n) => {
-                bar.suspend(|| println!("  wrote {} ({reason})", path.display()));
+                bar.suspend(|| outln!("  wrote {} ({reason})", path.display()));
                 written += 1;
                 bytes += n;
             }
@@ -192,7 +192,7 @@ fn trace_with(
         bar.inc(1);
     }
     bar.finish_and_clear();
-    println!(
+    outln!(
         "wrote {written} trace(s) ({}) to {}, {fresh} up to date, model {}",
         HumanBytes(bytes),
         root.join("traces").display(),

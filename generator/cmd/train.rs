@@ -341,7 +341,7 @@ impl Bar {
 
 fn summary(log: &TrainingLog, out: &Path) {
     let last = log.steps.last();
-    println!(
+    outln!(
         "trained {} steps ({} tokens) in {:.0} s, {:.0} tokens/s",
         log.steps_done(),
         last.map_or(0, |r| r.tokens_seen),
@@ -349,10 +349,10 @@ fn summary(log: &TrainingLog, out: &Path) {
         log.tokens_per_second()
     );
     if let Some(r) = last {
-        println!("final training loss {:.3}", r.loss);
+        outln!("final training loss {:.3}", r.loss);
     }
     if let (Some(v), Some(b)) = (log.last_val_loss(), log.bigram) {
-        println!("validation loss {v:.3} (bigram baseline {:.3})", b.val_loss);
+        outln!("validation loss {v:.3} (bigram baseline {:.3})", b.val_loss);
     }
-    println!("model saved to {}", out.display());
+    outln!("model saved to {}", out.display());
 }

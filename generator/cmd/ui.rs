@@ -39,7 +39,7 @@ impl Ui {
     /// A result line (what a command did), on stdout unless `--quiet`.
     pub fn say(&self, text: impl std::fmt::Display) {
         if self.verbosity >= Verbosity::Normal {
-            println!("{text}");
+            outln!("{text}");
         }
     }
 
@@ -98,6 +98,18 @@ pub enum Style {
     Error,
     Good,
     Dim,
+}
+
+/// One line of a command's output (the `outln!` macro): a closed pipe is no error, and the
+/// command goes on; any other failure to write stdout panics, as `println!` does.
+pub fn out_line(args: std::fmt::Arguments<'_>) {
+    use std::io::Write;
+    if let Err(e) = writeln!(std::io::stdout().lock(), "{args}") {
+        assert!(
+            e.kind() == std::io::ErrorKind::BrokenPipe,
+            "failed printing to stdout: {e}"
+        );
+    }
 }
 
 /// Prints a command's output (a listing, a tensor) to stdout: a reader that stops early

@@ -175,7 +175,8 @@ fn work(
         let folded: Vec<Step> = rest.iter().map(|&k| step(k)).collect();
         steps.push(Step {
             key: None,
-            label: Shown::plain(format!("{} others", rest.len())),
+            // Not a token: short enough for the key column at any count up to 999.
+            label: Shown::plain(format!("{} more", rest.len())),
             score: 0.0,
             weight: folded.iter().map(|s| s.weight).sum(),
             weighted: (0..dims)

@@ -143,7 +143,7 @@ fn many_keys_fold_the_lightest_into_one_row() {
     let figure = draw(&ids, "layer = 0\nhead = 0").unwrap();
     let labels = texts_in(&figure.svg, "tbf-m");
     assert_eq!(labels.len(), 12);
-    assert_eq!(labels[11], "9 others");
+    assert_eq!(labels[11], "9 more");
     let weights = pattern_row(0, 0, 19);
     let mut order: Vec<usize> = (0..20).collect();
     order.sort_by(|&a, &b| weights[b].total_cmp(&weights[a]));
@@ -203,4 +203,19 @@ fn options_are_checked() {
 #[test]
 fn snapshot() {
     insta::assert_snapshot!(draw(&ROBOTS, "layer = 1\nhead = 1").unwrap().svg);
+}
+
+#[test]
+fn the_folded_row_label_stays_in_the_figure_however_many_keys_it_folds() {
+    for n in [25, 120] {
+        let ids: Vec<u32> = (0..n).map(|i| i % 20).collect();
+        let figure = draw(&ids, "layer = 0\nhead = 0").unwrap();
+        let labels = texts_in(&figure.svg, "tbf-m");
+        assert_eq!(labels[11], format!("{} more", n - 11), "{n} keys");
+        assert_eq!(
+            crate::testing::test_svg::texts_outside(&figure.svg),
+            [],
+            "{n} keys"
+        );
+    }
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The Python package (python/, module tracebook_trace) equals the Rust reader bit for bit.
 #
-# Installs python/ with pip into a fresh venv outside the repository (numpy from PyPI), then
+# Installs python/ with pip into a fresh venv outside the repository (numpy and maturin from
+# PyPI; maturin builds the package's compiled part with cargo, which the reader does not use), then
 # python/tests/test_equal.py compares every tensor of these traces with `tracebook inspect
 # FILE --tensor NAME --json`, and their listings with `tracebook inspect FILE --json`:
 #   - the example site's traces (traces/*.json: format version 3, compact; GPT-2 and Llama

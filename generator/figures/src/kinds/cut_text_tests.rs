@@ -3,6 +3,7 @@
 //! cut or not, reaches past the figure's edges.
 
 use super::tests::{EXAMPLES, LLAMA_ONLY, SEQ2SEQ_ONLY};
+use crate::figure::Figure;
 use crate::render;
 use crate::testing::test_interventions::with_experiments;
 use crate::testing::test_llama::llama_trace;
@@ -43,13 +44,13 @@ fn cut_texts(svg: &str) -> Vec<(String, Option<String>)> {
         .collect()
 }
 
-#[test]
-fn every_cut_text_has_a_title_with_the_whole_of_it() {
+/// Every kind's example figure, drawn from its family's trace with a long token and prompt.
+fn drawn_long() -> Vec<(&'static str, Figure)> {
     let (gpt2, llama) = (traces(), lengthened(llama_trace()));
     let mut marian = seq2seq_trace();
     marian.meta.generation[1].text = LONG_TOKEN.to_string();
     let marian = lengthened(marian);
-    let mut cut_somewhere = 0;
+    let mut out = Vec::new();
     for (kind, body) in EXAMPLES {
         let options = options(&format!("prompt = \"robots\"\n{body}"));
         let traces = if LLAMA_ONLY.contains(kind) {
@@ -60,6 +61,15 @@ fn every_cut_text_has_a_title_with_the_whole_of_it() {
             &gpt2
         };
         let figure = render(kind, &options, traces).unwrap_or_else(|e| panic!("{kind}: {e:?}"));
+        out.push((*kind, figure));
+    }
+    out
+}
+
+#[test]
+fn every_cut_text_has_a_title_with_the_whole_of_it() {
+    let mut cut_somewhere = 0;
+    for (kind, figure) in drawn_long() {
         for (drawn, title) in cut_texts(&figure.svg) {
             let title = title.unwrap_or_else(|| panic!("{kind}: {drawn:?} is cut with no title"));
             let kept = drawn.trim_end_matches('…').trim_start_matches('…');
@@ -92,21 +102,8 @@ fn a_cut_token_label_names_the_whole_token() {
 
 #[test]
 fn no_text_leaves_its_figure_with_long_tokens_and_prompts() {
-    let (gpt2, llama) = (traces(), lengthened(llama_trace()));
-    let mut marian = seq2seq_trace();
-    marian.meta.generation[1].text = LONG_TOKEN.to_string();
-    let marian = lengthened(marian);
     let mut outside = Vec::new();
-    for (kind, body) in EXAMPLES {
-        let options = options(&format!("prompt = \"robots\"\n{body}"));
-        let traces = if LLAMA_ONLY.contains(kind) {
-            &llama
-        } else if SEQ2SEQ_ONLY.contains(kind) {
-            &marian
-        } else {
-            &gpt2
-        };
-        let figure = render(kind, &options, traces).unwrap_or_else(|e| panic!("{kind}: {e:?}"));
+    for (kind, figure) in drawn_long() {
         outside.extend(
             texts_outside(&figure.svg)
                 .into_iter()
